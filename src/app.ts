@@ -1,0 +1,58 @@
+import { cors } from "hono/cors";
+import { accountRoutes, publicAccountRoutes } from "./auth/accounts.routes";
+import { apiKeyRoutes } from "./auth/api-keys.routes";
+import { authenticate } from "./auth/authenticate";
+import { authorizePage } from "./auth/authorize/routes";
+import { oauthAppRoutes } from "./auth/oauth-apps.routes";
+import { tokenEndpoint } from "./auth/token-endpoint";
+import { describeTokenEndpoint } from "./auth/token-endpoint.openapi";
+import { createDocsPage } from "./docs/routes";
+import { ApiError } from "./http/errors";
+import { initRequest, limitBody, requireJsonBody } from "./http/middleware";
+import { registerOpenApi } from "./http/openapi-document";
+import { problemResponse, toApiError } from "./http/problem";
+import { perCredentialLimit } from "./http/rate-limit";
+import { createRouter } from "./http/router";
+import { meRoutes } from "./me/routes";
+import { homePage } from "./pages/home";
+
+/**
+ * Builds the whole application. Order matters: public /v1 routes (token, register, login, the
+ * OpenAPI document) are mounted before the authenticated group, whose middleware then guards
+ * every other /v1 path, unknown ones too.
+ */
+export function createApp() {
+  const app = createRouter();
+
+  app.use("*", initRequest);
+  app.onError((error, c) => problemResponse(c, toApiError(error, c.get("requestId"))));
+  app.notFound((c) => problemResponse(c, new ApiError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)));
+
+  // Pages a person uses in a browser.
+  app.route("/", homePage);
+  app.route("/", authorizePage);
+
+  // The JSON API. CORS is open: credentials travel in the Authorization header, never cookies.
+  const v1 = createRouter().basePath("/v1");
+  v1.use("*", cors({ origin: "*", allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"], exposeHeaders: ["X-Request-Id", "RateLimit", "RateLimit-Policy", "Retry-After"], maxAge: 600 }));
+  v1.use("*", limitBody);
+  v1.route("/", tokenEndpoint);
+  v1.use("*", requireJsonBody);
+  v1.route("/", publicAccountRoutes);
+  const openApiDocument = registerOpenApi(v1);
+  describeTokenEndpoint(v1);
+  app.route("/", createDocsPage(openApiDocument));
+
+  const authed = createRouter();
+  authed.use("*", authenticate, perCredentialLimit);
+  authed.route("/", accountRoutes);
+  authed.route("/", apiKeyRoutes);
+  authed.route("/", oauthAppRoutes);
+  authed.route("/", meRoutes);
+  v1.route("/", authed);
+
+  app.route("/", v1);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

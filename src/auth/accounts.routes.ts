@@ -1,0 +1,84 @@
+import { createRoute, createRouter, authedRoute, z } from "../http/router";
+import { ApiError } from "../http/errors";
+import { ProblemSchema } from "../http/schemas";
+import { perAddressAuthLimit } from "../http/rate-limit";
+import { checkPassword, presentUser, registerUser, startSession } from "./accounts";
+import { revokeGrant } from "./grants";
+import { Email, Password, TokenResponseSchema, UserSchema } from "./schemas";
+
+const problem = (description: string) => ({ description, content: { "application/problem+json": { schema: ProblemSchema } } });
+
+const register = createRoute({
+  method: "post",
+  path: "/auth/register",
+  tags: ["Authentication"],
+  summary: "Create an account",
+  description: "Creates a user and signs them in. Can be closed with the ALLOW_REGISTRATION var.",
+  middleware: [perAddressAuthLimit] as const,
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({ email: Email, password: Password, name: z.string().trim().min(1).max(100).nullish() }),
+        },
+      },
+    },
+  },
+  responses: {
+    201: { description: "Account created", content: { "application/json": { schema: TokenResponseSchema.extend({ user: UserSchema }) } } },
+    403: problem("Registration is closed on this deployment."),
+    409: problem("The email is already registered."),
+    422: problem("Invalid email or password."),
+    429: problem("Too many attempts from this address."),
+  },
+});
+
+const login = createRoute({
+  method: "post",
+  path: "/auth/login",
+  tags: ["Authentication"],
+  summary: "Sign in (internal JWT)",
+  description:
+    "Exchanges email and password for a JWT access token (1 hour) and a refresh token. Renew with `POST /v1/auth/token`, `grant_type=refresh_token`.",
+  middleware: [perAddressAuthLimit] as const,
+  request: { body: { required: true, content: { "application/json": { schema: z.object({ email: Email, password: z.string().max(256) }) } } } },
+  responses: {
+    200: { description: "Signed in", content: { "application/json": { schema: TokenResponseSchema } } },
+    401: problem("Wrong email or password."),
+    429: problem("Too many attempts from this address."),
+  },
+});
+
+const logout = authedRoute("data:read", {
+  method: "post",
+  path: "/auth/logout",
+  tags: ["Authentication"],
+  summary: "Sign out",
+  description: "Revokes the session or OAuth grant of the calling token, with all its access and refresh tokens.",
+  responses: { 204: { description: "Signed out" }, 400: problem("The credential is an API key; revoke it instead.") },
+});
+
+export const publicAccountRoutes = createRouter()
+  .openapi(register, async (c) => {
+    if (!c.get("config").allowRegistration) throw new ApiError("registration_closed", "Registration is closed on this deployment.");
+    const body = c.req.valid("json");
+    const user = await registerUser(c.get("db"), body);
+    const tokens = await startSession(c.get("db"), c.get("config"), user);
+    c.header("Cache-Control", "no-store");
+    return c.json({ user: presentUser(user), ...tokens }, 201);
+  })
+  .openapi(login, async (c) => {
+    const { email, password } = c.req.valid("json");
+    const user = await checkPassword(c.get("db"), email, password);
+    if (!user) throw new ApiError("invalid_credentials", "Wrong email or password.");
+    c.header("Cache-Control", "no-store");
+    return c.json(await startSession(c.get("db"), c.get("config"), user), 200);
+  });
+
+export const accountRoutes = createRouter().openapi(logout, async (c) => {
+  const principal = c.get("principal");
+  if (principal.kind === "api_key") throw new ApiError("bad_request", "API keys do not sign in; revoke the key with DELETE /v1/auth/api-keys/{id}.");
+  await revokeGrant(c.get("db"), principal.credentialId);
+  return c.body(null, 204);
+});

@@ -1,0 +1,50 @@
+import { eq } from "drizzle-orm";
+import type { Config } from "../env";
+import type { Db } from "../db/client";
+import { users, type User } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { createGrant, issueTokens, type TokenResponse } from "./grants";
+import { burnPasswordCheck, hashPassword, verifyPassword } from "./passwords";
+import { ALL_SCOPES, formatScopes } from "./scopes";
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export async function registerUser(db: Db, input: { email: string; password: string; name?: string | null }): Promise<User> {
+  const email = normalizeEmail(input.email);
+  const existing = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
+  if (existing) throw new ApiError("conflict", "An account with this email already exists.");
+  const [user] = await db
+    .insert(users)
+    .values({ email, name: input.name ?? null, passwordHash: await hashPassword(input.password) })
+    .onConflictDoNothing()
+    .returning();
+  if (!user) throw new ApiError("conflict", "An account with this email already exists.");
+  return user;
+}
+
+/** Checks an email and password; unknown emails cost the same time as wrong passwords. */
+export async function checkPassword(db: Db, email: string, password: string): Promise<User | undefined> {
+  const user = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+  if (!user) {
+    await burnPasswordCheck(password);
+    return undefined;
+  }
+  return (await verifyPassword(password, user.passwordHash)) ? user : undefined;
+}
+
+/** A login session: a grant with every scope, an access JWT and a rotating refresh token. */
+export async function startSession(db: Db, config: Config, user: User): Promise<TokenResponse> {
+  const grant = await createGrant(db, { userId: user.id, kind: "login", scopes: formatScopes(ALL_SCOPES) });
+  return issueTokens(db, config, grant);
+}
+
+export function presentUser(user: User) {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    default_provider: user.defaultProvider,
+    created_at: user.createdAt.toISOString(),
+    updated_at: user.updatedAt.toISOString(),
+  };
+}

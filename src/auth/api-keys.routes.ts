@@ -1,0 +1,102 @@
+import { authedRoute, createRouter, notFoundError, z } from "../http/router";
+import { ApiError } from "../http/errors";
+import { IntIdParam, Timestamp } from "../http/schemas";
+import { createApiKey, listApiKeys, modeForEnvironment, presentApiKey, revokeApiKey } from "./api-keys";
+import { ScopeSchema } from "./schemas";
+import { isSubset, type Scope } from "./scopes";
+
+const ApiKeySchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    mode: z.enum(["live", "test"]).openapi({ description: "live keys work against production, test keys against sandbox." }),
+    prefix: z.string().openapi({ example: "ahk_test_AbC123", description: "The first characters of the key, to recognise it." }),
+    scopes: z.array(ScopeSchema),
+    created_at: Timestamp,
+    last_used_at: Timestamp.nullable(),
+    expires_at: Timestamp.nullable(),
+  })
+  .openapi("ApiKey");
+
+const CreatedApiKeySchema = ApiKeySchema.extend({
+  key: z.string().openapi({ description: "The secret key. Shown only in this response: store it now." }),
+}).openapi("CreatedApiKey");
+
+const createKey = authedRoute("data:write", {
+  method: "post",
+  path: "/auth/api-keys",
+  tags: ["API keys"],
+  summary: "Create an API key",
+  description:
+    "The key is returned once, in `key`; only its hash is stored. Its scopes default to, and may not exceed, the calling credential's. `mode` defaults to this deployment's (test on sandbox, live on production).",
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z
+            .object({
+              name: z.string().trim().min(1).max(100),
+              scopes: z.array(ScopeSchema).min(1).optional(),
+              mode: z.enum(["live", "test"]).optional(),
+              expires_at: z.iso.datetime({ offset: true }).optional().openapi({ description: "When the key stops working." }),
+            })
+            .strict(),
+        },
+      },
+    },
+  },
+  responses: { 201: { description: "Created", content: { "application/json": { schema: CreatedApiKeySchema } } } },
+});
+
+const listKeys = authedRoute("data:read", {
+  method: "get",
+  path: "/auth/api-keys",
+  tags: ["API keys"],
+  summary: "List API keys",
+  description: "Active keys of the caller: prefix and metadata, never the secret.",
+  responses: { 200: { description: "Keys", content: { "application/json": { schema: z.object({ data: z.array(ApiKeySchema) }) } } } },
+});
+
+const deleteKey = authedRoute("data:write", {
+  method: "delete",
+  path: "/auth/api-keys/{id}",
+  tags: ["API keys"],
+  summary: "Revoke an API key",
+  description: "The key stops working at once.",
+  request: { params: IntIdParam("id") },
+  responses: { 204: { description: "Revoked" }, ...notFoundError },
+});
+
+export const apiKeyRoutes = createRouter()
+  .openapi(createKey, async (c) => {
+    const principal = c.get("principal");
+    const body = c.req.valid("json");
+    const scopes = (body.scopes ?? principal.scopes) as Scope[];
+    if (!isSubset(scopes, principal.scopes)) {
+      throw new ApiError("insufficient_scope", "A key cannot have scopes the calling credential does not have.");
+    }
+    const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw new ApiError("validation_failed", "expires_at must be in the future.", {
+        errors: [{ location: "body", field: "expires_at", message: "Must be in the future." }],
+      });
+    }
+    const { key, secret } = await createApiKey(c.get("db"), {
+      userId: principal.userId,
+      name: body.name,
+      mode: body.mode ?? modeForEnvironment(c.get("config").environment),
+      scopes,
+      expiresAt,
+    });
+    c.header("Cache-Control", "no-store");
+    return c.json({ ...presentApiKey(key), key: secret }, 201);
+  })
+  .openapi(listKeys, async (c) => {
+    const keys = await listApiKeys(c.get("db"), c.get("principal").userId);
+    return c.json({ data: keys.map(presentApiKey) }, 200);
+  })
+  .openapi(deleteKey, async (c) => {
+    await revokeApiKey(c.get("db"), c.get("principal").userId, c.req.valid("param").id);
+    return c.body(null, 204);
+  });

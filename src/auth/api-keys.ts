@@ -1,0 +1,81 @@
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { Environment } from "../env";
+import type { Db } from "../db/client";
+import { apiKeys, type ApiKey } from "../db/schema";
+import { notFound } from "../http/errors";
+import { hashSecret, randomToken } from "./crypto";
+import { formatScopes, readScopes, type Scope } from "./scopes";
+
+export type KeyMode = ApiKey["mode"];
+
+/** `ahk_live_` keys work against production, `ahk_test_` keys against sandbox deployments. */
+export const KEY_PREFIX: Record<KeyMode, string> = { live: "ahk_live_", test: "ahk_test_" };
+export const modeForEnvironment = (environment: Environment): KeyMode => (environment === "production" ? "live" : "test");
+
+export function keyModeOf(token: string): KeyMode | undefined {
+  if (token.startsWith(KEY_PREFIX.live)) return "live";
+  if (token.startsWith(KEY_PREFIX.test)) return "test";
+  return undefined;
+}
+
+export interface CreatedKey {
+  key: ApiKey;
+  secret: string;
+}
+
+export async function createApiKey(
+  db: Db,
+  input: { userId: number; name: string; mode: KeyMode; scopes: Scope[]; expiresAt?: Date | null },
+): Promise<CreatedKey> {
+  const secret = `${KEY_PREFIX[input.mode]}${randomToken(32)}`;
+  const [key] = await db
+    .insert(apiKeys)
+    .values({
+      userId: input.userId,
+      name: input.name,
+      mode: input.mode,
+      // Enough to recognise the key in a list, far too little to guess the rest.
+      prefix: secret.slice(0, KEY_PREFIX[input.mode].length + 6),
+      keyHash: await hashSecret(secret),
+      scopes: formatScopes(input.scopes),
+      expiresAt: input.expiresAt ?? null,
+    })
+    .returning();
+  return { key: key!, secret };
+}
+
+export function listApiKeys(db: Db, userId: number): Promise<ApiKey[]> {
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .orderBy(desc(apiKeys.id))
+    .all();
+}
+
+export async function revokeApiKey(db: Db, userId: number, id: number): Promise<void> {
+  const revoked = await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  if (revoked.length === 0) throw notFound("API key");
+}
+
+export async function findApiKeyBySecret(db: Db, secret: string): Promise<ApiKey | undefined> {
+  return db.select().from(apiKeys).where(eq(apiKeys.keyHash, await hashSecret(secret))).get();
+}
+
+/** What the API shows of a key: never the secret or its hash. */
+export function presentApiKey(key: ApiKey) {
+  return {
+    id: key.id,
+    name: key.name,
+    mode: key.mode,
+    prefix: key.prefix,
+    scopes: readScopes(key.scopes),
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    expires_at: key.expiresAt?.toISOString() ?? null,
+  };
+}

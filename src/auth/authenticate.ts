@@ -1,0 +1,83 @@
+import { eq } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import type { Config } from "../env";
+import type { Db } from "../db/client";
+import { apiKeys, grants, oauthApps } from "../db/schema";
+import type { AppEnv } from "../http/app-env";
+import { ApiError } from "../http/errors";
+import { findApiKeyBySecret, keyModeOf, modeForEnvironment } from "./api-keys";
+import { invalidToken, verifyAccessToken } from "./jwt";
+import type { Principal } from "./principal";
+import { readScopes } from "./scopes";
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * Resolves the bearer credential (API key, login JWT or OAuth access token) to a Principal.
+ * Every failure is a 401 with an RFC 6750 WWW-Authenticate header that says why.
+ */
+export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
+  const header = c.req.header("Authorization");
+  const match = header?.match(/^Bearer[ ]+([^\s]+)\s*$/i);
+  if (!match) {
+    throw new ApiError("unauthorized", header ? "The Authorization header must be `Bearer <credential>`." : "A Bearer credential is required.", {
+      headers: { "WWW-Authenticate": `Bearer realm="agent-automation-hub"` },
+    });
+  }
+  const credential = match[1]!;
+  const principal = keyModeOf(credential)
+    ? await principalFromApiKey(c.get("db"), c.get("config"), credential, (work) => c.executionCtx.waitUntil(work))
+    : await principalFromJwt(c.get("db"), c.get("config"), credential);
+  c.set("principal", principal);
+  await next();
+});
+
+async function principalFromApiKey(
+  db: Db,
+  config: Config,
+  secret: string,
+  waitUntil: (work: Promise<unknown>) => void,
+): Promise<Principal> {
+  const expected = modeForEnvironment(config.environment);
+  if (keyModeOf(secret) !== expected) {
+    throw invalidToken(
+      expected === "live"
+        ? "A sandbox API key (ahk_test_) cannot be used against production; use a production key (ahk_live_)."
+        : "A production API key (ahk_live_) cannot be used against a sandbox deployment; use a sandbox key (ahk_test_).",
+    );
+  }
+  const key = await findApiKeyBySecret(db, secret);
+  if (!key) throw invalidToken("The API key is not valid.");
+  if (key.revokedAt) throw invalidToken("The API key has been revoked.");
+  if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw invalidToken("The API key has expired.");
+
+  const now = Date.now();
+  if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    // Off the request path, and at most once a minute per key, so reads stay cheap.
+    waitUntil(db.update(apiKeys).set({ lastUsedAt: new Date(now) }).where(eq(apiKeys.id, key.id)).run());
+  }
+  return { userId: key.userId, scopes: readScopes(key.scopes), kind: "api_key", credentialId: `key_${key.id}`, clientId: null };
+}
+
+async function principalFromJwt(db: Db, config: Config, token: string): Promise<Principal> {
+  const claims = await verifyAccessToken(config, token);
+  // One indexed read: the grant must still be live, and so must the app it was issued to.
+  const row = await db
+    .select({ grant: grants, appRevokedAt: oauthApps.revokedAt, appId: oauthApps.id })
+    .from(grants)
+    .leftJoin(oauthApps, eq(oauthApps.clientId, grants.clientId))
+    .where(eq(grants.id, claims.gid))
+    .get();
+  if (!row || String(row.grant.userId) !== claims.sub) throw invalidToken("The access token is not valid.");
+  if (row.grant.revokedAt) throw invalidToken("The access token has been revoked.");
+  if (row.grant.clientId && (!row.appId || row.appRevokedAt)) throw invalidToken("The OAuth app of this token has been deleted.");
+  const granted = readScopes(row.grant.scopes);
+  return {
+    userId: row.grant.userId,
+    // A token never carries more than its grant, whatever the claim says.
+    scopes: readScopes(claims.scope).filter((s) => granted.includes(s)),
+    kind: row.grant.clientId ? "oauth" : "session",
+    credentialId: row.grant.id,
+    clientId: row.grant.clientId,
+  };
+}

@@ -1,0 +1,75 @@
+import type { Context } from "hono";
+import { getCookie, setCookie, deleteCookie } from "hono/cookie";
+import { SignJWT, jwtVerify } from "jose";
+import type { AppEnv } from "../../http/app-env";
+import { base64url, constantTimeEqual, randomToken } from "../crypto";
+import { signingKey } from "../jwt";
+
+const SESSION_COOKIE = "ahk_session";
+const CSRF_COOKIE = "ahk_csrf";
+const SESSION_TTL_SECONDS = 3600;
+
+const secure = (c: Context<AppEnv>) => new URL(c.req.url).protocol === "https:";
+
+/**
+ * The authorize page's own sign-in, kept in an HttpOnly cookie scoped to /auth. It only lets the
+ * person approve or deny apps; it is never accepted as an API credential (different audience).
+ */
+export async function startBrowserSession(c: Context<AppEnv>, userId: number): Promise<void> {
+  const config = c.get("config");
+  const token = await new SignJWT({})
+    .setProtectedHeader({ alg: "HS256", typ: "session+jwt" })
+    .setIssuer(config.jwtIssuer)
+    .setAudience(`${config.jwtIssuer}/authorize`)
+    .setSubject(String(userId))
+    .setIssuedAt()
+    .setExpirationTime(`${SESSION_TTL_SECONDS}s`)
+    .sign(signingKey(config));
+  setCookie(c, SESSION_COOKIE, token, { httpOnly: true, sameSite: "Lax", path: "/auth", secure: secure(c), maxAge: SESSION_TTL_SECONDS });
+}
+
+export async function browserSessionUser(c: Context<AppEnv>): Promise<number | undefined> {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (!token) return undefined;
+  const config = c.get("config");
+  try {
+    const { payload } = await jwtVerify(token, signingKey(config), {
+      algorithms: ["HS256"],
+      issuer: config.jwtIssuer,
+      audience: `${config.jwtIssuer}/authorize`,
+      typ: "session+jwt",
+    });
+    const id = Number(payload.sub);
+    return Number.isInteger(id) ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function endBrowserSession(c: Context<AppEnv>): void {
+  deleteCookie(c, SESSION_COOKIE, { path: "/auth", secure: secure(c) });
+}
+
+/**
+ * CSRF token for the page's forms: the cookie holds a random nonce, the form holds an HMAC of it.
+ * A cross-site form cannot read the cookie, and a cookie planted from elsewhere has no valid HMAC.
+ */
+export async function csrfToken(c: Context<AppEnv>): Promise<string> {
+  let nonce = getCookie(c, CSRF_COOKIE);
+  if (!nonce || nonce.length < 20) {
+    nonce = randomToken(24);
+    setCookie(c, CSRF_COOKIE, nonce, { httpOnly: true, sameSite: "Strict", path: "/auth", secure: secure(c) });
+  }
+  return sign(c, nonce);
+}
+
+export async function csrfValid(c: Context<AppEnv>, submitted: string | undefined): Promise<boolean> {
+  const nonce = getCookie(c, CSRF_COOKIE);
+  if (!nonce || !submitted) return false;
+  return constantTimeEqual(await sign(c, nonce), submitted);
+}
+
+async function sign(c: Context<AppEnv>, nonce: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", signingKey(c.get("config")), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return base64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`csrf:${nonce}`))));
+}

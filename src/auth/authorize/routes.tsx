@@ -1,0 +1,118 @@
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { eq } from "drizzle-orm";
+import { users } from "../../db/schema";
+import type { AppEnv } from "../../http/app-env";
+import { consumeRateLimit } from "../../http/rate-limit";
+import { checkPassword } from "../accounts";
+import { createAuthorizationCode } from "../authorization-codes";
+import { formatScopes } from "../scopes";
+import { browserSessionUser, csrfToken, csrfValid, endBrowserSession, startBrowserSession } from "./browser-session";
+import { ConsentPage, ErrorPage, SignInPage } from "./pages";
+import { checkAuthorizeRequest, redirectBack, type AuthorizeRequest } from "./request";
+
+/**
+ * GET /auth/authorize shows sign-in (if needed) then consent; the forms POST back to the same
+ * URL, so the authorization request travels in the query string throughout.
+ */
+export const authorizePage = new Hono<AppEnv>()
+  .get("/auth/authorize", async (c) => {
+    const check = await checkAuthorizeRequest(c.get("db"), new URL(c.req.url).searchParams);
+    if (check.kind === "page_error") return renderError(c, check.message);
+    if (check.kind === "redirect_error") {
+      return c.redirect(redirectBack(check.redirectUri, { error: check.error, error_description: check.description, state: check.state }), 302);
+    }
+    const userId = await browserSessionUser(c);
+    const user = userId ? await c.get("db").select().from(users).where(eq(users.id, userId)).get() : undefined;
+    return user ? renderConsent(c, check.request, user.email) : renderSignIn(c, check.request);
+  })
+  .post("/auth/authorize", async (c) => {
+    // Same-origin forms only: a foreign Origin is refused before anything else is read.
+    const origin = c.req.header("Origin");
+    if (origin && origin !== new URL(c.req.url).origin) return renderError(c, "Cross-site form submission refused.", 403);
+    const form = await c.req.parseBody();
+    if (!(await csrfValid(c, str(form.csrf_token)))) {
+      return renderError(c, "The form expired or did not come from this page. Go back and try again.", 403);
+    }
+    const check = await checkAuthorizeRequest(c.get("db"), new URL(c.req.url).searchParams);
+    if (check.kind === "page_error") return renderError(c, check.message);
+    if (check.kind === "redirect_error") {
+      return c.redirect(redirectBack(check.redirectUri, { error: check.error, error_description: check.description, state: check.state }), 302);
+    }
+    const request = check.request;
+    const step = str(form.step);
+
+    if (step === "sign_in") {
+      const address = c.req.header("CF-Connecting-IP") ?? "unknown";
+      const limit = await consumeRateLimit(c.env, `auth:${address}`, c.get("config").limits.authAttemptsPerMinute);
+      const email = str(form.email) ?? "";
+      if (!limit.allowed) return renderSignIn(c, request, { email, error: `Too many attempts. Try again in ${limit.resetSeconds} s.` }, 429);
+      const user = await checkPassword(c.get("db"), email, str(form.password) ?? "");
+      if (!user) return renderSignIn(c, request, { email, error: "Wrong email or password." }, 401);
+      await startBrowserSession(c, user.id);
+      return renderConsent(c, request, user.email);
+    }
+
+    const userId = await browserSessionUser(c);
+    if (!userId || step === "sign_out") {
+      endBrowserSession(c);
+      return renderSignIn(c, request, step === "sign_out" ? {} : { error: "Your sign-in expired. Sign in again." });
+    }
+    if (step === "deny") {
+      return c.redirect(redirectBack(request.redirectUri, { error: "access_denied", error_description: "The user denied the request.", state: request.state }), 302);
+    }
+    if (step === "approve") {
+      const code = await createAuthorizationCode(c.get("db"), {
+        clientId: request.app.clientId,
+        userId,
+        redirectUri: request.redirectUri,
+        scopes: formatScopes(request.scopes),
+        codeChallenge: request.codeChallenge,
+      });
+      return c.redirect(redirectBack(request.redirectUri, { code, state: request.state }), 302);
+    }
+    return renderError(c, "Unknown form action.");
+  });
+
+const str = (value: unknown) => (typeof value === "string" ? value : undefined);
+
+/** Pages are never framed or cached; forms may post only here and lead only to the client. */
+function pageHeaders(c: Context<AppEnv>, redirectUri?: string) {
+  const formTargets = ["'self'", redirectUri ? new URL(redirectUri).origin : ""].filter(Boolean).join(" ");
+  c.header("Content-Security-Policy", `default-src 'none'; style-src 'unsafe-inline'; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`);
+  c.header("X-Frame-Options", "DENY");
+  c.header("Cache-Control", "no-store");
+  c.header("Referrer-Policy", "no-referrer");
+}
+
+async function renderSignIn(c: Context<AppEnv>, request: AuthorizeRequest, extra: { email?: string; error?: string } = {}, status: 200 | 401 | 429 = 200) {
+  pageHeaders(c, request.redirectUri);
+  const csrf = await csrfToken(c);
+  return c.html(<SignInPage appName={request.app.name} action={formAction(c)} csrf={csrf} {...extra} />, status);
+}
+
+async function renderConsent(c: Context<AppEnv>, request: AuthorizeRequest, userEmail: string) {
+  pageHeaders(c, request.redirectUri);
+  const csrf = await csrfToken(c);
+  return c.html(
+    <ConsentPage
+      appName={request.app.name}
+      userEmail={userEmail}
+      scopes={request.scopes}
+      action={formAction(c)}
+      csrf={csrf}
+      redirectHost={new URL(request.redirectUri).host}
+    />,
+  );
+}
+
+function renderError(c: Context<AppEnv>, message: string, status: 400 | 403 = 400) {
+  pageHeaders(c);
+  return c.html(<ErrorPage message={message} />, status);
+}
+
+/** The form posts back to this very URL, query string included. */
+function formAction(c: Context<AppEnv>): string {
+  const url = new URL(c.req.url);
+  return `${url.pathname}${url.search}`;
+}

@@ -1,0 +1,83 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Config } from "../env";
+import type { Db } from "../db/client";
+import { grants, refreshTokens, type Grant } from "../db/schema";
+import { hashSecret, randomToken } from "./crypto";
+import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from "./jwt";
+
+const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+export const REFRESH_TOKEN_PREFIX = "ahr_";
+
+/** RFC 6749 §5.1 token response. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+}
+
+export async function createGrant(
+  db: Db,
+  grant: { userId: number; kind: Grant["kind"]; scopes: string; clientId?: string | null },
+): Promise<Grant> {
+  const [row] = await db
+    .insert(grants)
+    .values({ id: `grt_${randomToken(16)}`, userId: grant.userId, kind: grant.kind, scopes: grant.scopes, clientId: grant.clientId ?? null })
+    .returning();
+  return row!;
+}
+
+/** Issues an access token, and a refresh token unless the grant is client credentials. */
+export async function issueTokens(db: Db, config: Config, grant: Grant, scope = grant.scopes): Promise<TokenResponse> {
+  const accessToken = await signAccessToken(config, { userId: grant.userId, scope, grantId: grant.id, clientId: grant.clientId });
+  const response: TokenResponse = { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_SECONDS, scope };
+  if (grant.kind !== "client_credentials") {
+    const refreshToken = `${REFRESH_TOKEN_PREFIX}${randomToken(32)}`;
+    await db.insert(refreshTokens).values({
+      tokenHash: await hashSecret(refreshToken),
+      grantId: grant.id,
+      expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_MS),
+    });
+    response.refresh_token = refreshToken;
+  }
+  return response;
+}
+
+export async function revokeGrant(db: Db, grantId: string): Promise<void> {
+  await db.update(grants).set({ revokedAt: new Date() }).where(and(eq(grants.id, grantId), isNull(grants.revokedAt)));
+}
+
+export type RefreshOutcome =
+  | { ok: true; grant: Grant }
+  | { ok: false; reason: "unknown" | "expired" | "reused" | "revoked" | "wrong_client" };
+
+/**
+ * Consumes a refresh token (each is good for one use). Presenting a used token again is
+ * treated as theft: the whole grant is revoked, so the thief's and the owner's tokens die.
+ */
+export async function consumeRefreshToken(db: Db, token: string, clientId: string | null): Promise<RefreshOutcome> {
+  const tokenHash = await hashSecret(token);
+  const row = await db
+    .select({ token: refreshTokens, grant: grants })
+    .from(refreshTokens)
+    .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
+    .where(eq(refreshTokens.tokenHash, tokenHash))
+    .get();
+  if (!row) return { ok: false, reason: "unknown" };
+  if (row.grant.revokedAt) return { ok: false, reason: "revoked" };
+  // Checked before the token is spent, so a caller without the app's secret cannot burn it.
+  if (row.grant.clientId !== clientId) return { ok: false, reason: "wrong_client" };
+  // Mark used only if still unused: of two concurrent uses exactly one wins.
+  const claimed = await db
+    .update(refreshTokens)
+    .set({ usedAt: new Date() })
+    .where(and(eq(refreshTokens.tokenHash, tokenHash), isNull(refreshTokens.usedAt)))
+    .returning({ tokenHash: refreshTokens.tokenHash });
+  if (claimed.length === 0) {
+    await revokeGrant(db, row.grant.id);
+    return { ok: false, reason: "reused" };
+  }
+  if (row.token.expiresAt.getTime() < Date.now()) return { ok: false, reason: "expired" };
+  return { ok: true, grant: row.grant };
+}

@@ -1,0 +1,66 @@
+import { SignJWT, errors, jwtVerify } from "jose";
+import type { Config } from "../env";
+import { ApiError } from "../http/errors";
+import { randomToken } from "./crypto";
+
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+const ALGORITHM = "HS256";
+const TOKEN_TYPE = "at+jwt"; // RFC 9068 access-token header type
+
+export interface AccessTokenClaims {
+  sub: string;
+  scope: string;
+  /** The grant the token belongs to; revoking the grant revokes the token. */
+  gid: string;
+  client_id?: string;
+  jti: string;
+}
+
+export function signingKey(config: Config): Uint8Array {
+  if (!config.jwtSecret) {
+    throw new ApiError("misconfigured", "JWT_SECRET is not set (at least 32 characters). See the README, Configuration.");
+  }
+  return config.jwtSecret;
+}
+
+export async function signAccessToken(
+  config: Config,
+  claims: { userId: number; scope: string; grantId: string; clientId?: string | null },
+): Promise<string> {
+  return new SignJWT({ scope: claims.scope, gid: claims.grantId, ...(claims.clientId ? { client_id: claims.clientId } : {}) })
+    .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE })
+    .setIssuer(config.jwtIssuer)
+    .setAudience(config.jwtAudience)
+    .setSubject(String(claims.userId))
+    .setJti(randomToken(16))
+    .setIssuedAt()
+    .setExpirationTime(`${ACCESS_TOKEN_TTL_SECONDS}s`)
+    .sign(signingKey(config));
+}
+
+/** Verifies signature (HS256 only), issuer, audience, type and expiry; explains any failure. */
+export async function verifyAccessToken(config: Config, token: string): Promise<AccessTokenClaims> {
+  try {
+    const { payload } = await jwtVerify(token, signingKey(config), {
+      algorithms: [ALGORITHM],
+      issuer: config.jwtIssuer,
+      audience: config.jwtAudience,
+      typ: TOKEN_TYPE,
+      requiredClaims: ["sub", "jti", "exp", "iat"],
+    });
+    if (typeof payload.scope !== "string" || typeof payload.gid !== "string" || !payload.sub || !payload.jti) {
+      throw new errors.JWTClaimValidationFailed("missing claims", payload);
+    }
+    return payload as unknown as AccessTokenClaims;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    if (error instanceof errors.JWTExpired) throw invalidToken("The access token has expired.");
+    throw invalidToken("The access token is invalid.");
+  }
+}
+
+export function invalidToken(detail: string): ApiError {
+  return new ApiError("unauthorized", detail, {
+    headers: { "WWW-Authenticate": `Bearer realm="agent-automation-hub", error="invalid_token", error_description="${detail}"` },
+  });
+}

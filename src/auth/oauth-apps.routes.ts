@@ -1,0 +1,95 @@
+import { authedRoute, createRouter, notFoundError, z } from "../http/router";
+import { ApiError } from "../http/errors";
+import { Timestamp } from "../http/schemas";
+import { createOAuthApp, deleteOAuthApp, listOAuthApps, presentOAuthApp, redirectUriProblem } from "./oauth-apps";
+import { ScopeSchema } from "./schemas";
+import { isSubset, type Scope } from "./scopes";
+
+const OAuthAppSchema = z
+  .object({
+    client_id: z.string(),
+    name: z.string(),
+    redirect_uris: z.array(z.string()),
+    scopes: z.array(ScopeSchema).openapi({ description: "The most this app may be granted." }),
+    created_at: Timestamp,
+  })
+  .openapi("OAuthApp");
+
+const createApp = authedRoute("data:write", {
+  method: "post",
+  path: "/auth/apps",
+  tags: ["OAuth apps"],
+  summary: "Register an OAuth 2.0 app",
+  description:
+    "Returns `client_id` and `client_secret`; the secret is shown only in this response. Redirect URIs are matched exactly. The app's scopes may not exceed the calling credential's. A client-credentials token acts for the app's owner within these scopes.",
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z
+            .object({
+              name: z.string().trim().min(1).max(100),
+              redirect_uris: z.array(z.string().max(2000)).max(10).default([]),
+              scopes: z.array(ScopeSchema).min(1),
+            })
+            .strict(),
+        },
+      },
+    },
+  },
+  responses: {
+    201: {
+      description: "Registered",
+      content: { "application/json": { schema: OAuthAppSchema.extend({ client_secret: z.string() }).openapi("CreatedOAuthApp") } },
+    },
+  },
+});
+
+const listApps = authedRoute("data:read", {
+  method: "get",
+  path: "/auth/apps",
+  tags: ["OAuth apps"],
+  summary: "List OAuth apps",
+  responses: { 200: { description: "Apps", content: { "application/json": { schema: z.object({ data: z.array(OAuthAppSchema) }) } } } },
+});
+
+const deleteApp = authedRoute("data:write", {
+  method: "delete",
+  path: "/auth/apps/{client_id}",
+  tags: ["OAuth apps"],
+  summary: "Delete an OAuth app",
+  description: "Every token issued to the app stops working at once.",
+  request: { params: z.object({ client_id: z.string().max(100).openapi({ param: { name: "client_id", in: "path" } }) }) },
+  responses: { 204: { description: "Deleted" }, ...notFoundError },
+});
+
+export const oauthAppRoutes = createRouter()
+  .openapi(createApp, async (c) => {
+    const principal = c.get("principal");
+    const body = c.req.valid("json");
+    const errors = body.redirect_uris.flatMap((uri, i) => {
+      const problem = redirectUriProblem(uri, c.get("config").environment);
+      return problem ? [{ location: "body", field: `redirect_uris.${i}`, message: problem }] : [];
+    });
+    if (errors.length) throw new ApiError("validation_failed", "A redirect URI is not allowed.", { errors });
+    if (!isSubset(body.scopes, principal.scopes)) {
+      throw new ApiError("insufficient_scope", "An app cannot be allowed scopes the calling credential does not have.");
+    }
+    const { app, clientSecret } = await createOAuthApp(c.get("db"), {
+      userId: principal.userId,
+      name: body.name,
+      redirectUris: [...new Set(body.redirect_uris)],
+      scopes: body.scopes as Scope[],
+    });
+    c.header("Cache-Control", "no-store");
+    return c.json({ ...presentOAuthApp(app), client_secret: clientSecret }, 201);
+  })
+  .openapi(listApps, async (c) => {
+    const apps = await listOAuthApps(c.get("db"), c.get("principal").userId);
+    return c.json({ data: apps.map(presentOAuthApp) }, 200);
+  })
+  .openapi(deleteApp, async (c) => {
+    await deleteOAuthApp(c.get("db"), c.get("principal").userId, c.req.valid("param").client_id);
+    return c.body(null, 204);
+  });

@@ -1,0 +1,13 @@
+import type { Scope } from "./scopes";
+
+/** Who is calling, resolved from the bearer credential by the authenticate middleware. */
+export interface Principal {
+  userId: number;
+  scopes: Scope[];
+  /** api_key, session (login JWT) or oauth (a token issued to an OAuth app). */
+  kind: "api_key" | "session" | "oauth";
+  /** Stable id of the credential, used for rate limits and audit records: `key_12`, `grant_…`. */
+  credentialId: string;
+  /** The OAuth app acting for the user, if any. */
+  clientId: string | null;
+}

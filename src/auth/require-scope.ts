@@ -1,0 +1,19 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../http/app-env";
+import { ApiError } from "../http/errors";
+import type { Scope } from "./scopes";
+
+/** 403 with RFC 6750 `insufficient_scope` unless the caller's credential carries `scope`. */
+export function requireScope(scope: Scope) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const principal = c.get("principal");
+    if (!principal.scopes.includes(scope)) {
+      throw new ApiError("insufficient_scope", `This operation needs the scope "${scope}".`, {
+        headers: {
+          "WWW-Authenticate": `Bearer realm="agent-automation-hub", error="insufficient_scope", scope="${scope}"`,
+        },
+      });
+    }
+    await next();
+  });
+}

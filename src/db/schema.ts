@@ -1,0 +1,121 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+// Timestamps are stored as epoch milliseconds and surface as Date objects in code.
+const stampedAt = (name: string) =>
+  integer(name, { mode: "timestamp_ms" })
+    .notNull()
+    .default(sql`(unixepoch('subsec') * 1000)`);
+const createdAt = () => stampedAt("created_at");
+const timestamp = (name: string) => integer(name, { mode: "timestamp_ms" });
+
+export const users = sqliteTable("users", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  email: text("email").notNull().unique(),
+  name: text("name"),
+  passwordHash: text("password_hash").notNull(),
+  defaultProvider: text("default_provider"),
+  createdAt: createdAt(),
+  updatedAt: stampedAt("updated_at").$onUpdate(() => new Date()),
+});
+
+/** Only a SHA-256 hash of each key is kept; the key itself is shown once, at creation. */
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    mode: text("mode", { enum: ["live", "test"] }).notNull(),
+    prefix: text("prefix").notNull(),
+    keyHash: text("key_hash").notNull().unique(),
+    scopes: text("scopes").notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp("last_used_at"),
+    expiresAt: timestamp("expires_at"),
+    revokedAt: timestamp("revoked_at"),
+  },
+  (t) => [index("api_keys_user_idx").on(t.userId)],
+);
+
+/** OAuth 2.0 client applications registered in the developer portal. */
+export const oauthApps = sqliteTable(
+  "oauth_apps",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    clientId: text("client_id").notNull().unique(),
+    clientSecretHash: text("client_secret_hash").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    redirectUris: text("redirect_uris", { mode: "json" }).$type<string[]>().notNull(),
+    scopes: text("scopes").notNull(),
+    createdAt: createdAt(),
+    revokedAt: timestamp("revoked_at"),
+  },
+  (t) => [index("oauth_apps_user_idx").on(t.userId)],
+);
+
+/**
+ * A grant is one sign-in or one authorization: every JWT access token and refresh token
+ * belongs to one. Revoking the grant (logout, a reused authorization code, a reused refresh
+ * token, a deleted app) kills every token issued under it at once.
+ */
+export const grants = sqliteTable(
+  "grants",
+  {
+    id: text("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    clientId: text("client_id"),
+    kind: text("kind", { enum: ["login", "authorization_code", "client_credentials"] }).notNull(),
+    scopes: text("scopes").notNull(),
+    createdAt: createdAt(),
+    revokedAt: timestamp("revoked_at"),
+  },
+  (t) => [index("grants_user_idx").on(t.userId), index("grants_client_idx").on(t.clientId)],
+);
+
+export const authorizationCodes = sqliteTable(
+  "authorization_codes",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    clientId: text("client_id").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    redirectUri: text("redirect_uri").notNull(),
+    scopes: text("scopes").notNull(),
+    codeChallenge: text("code_challenge"),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at").notNull(),
+    usedAt: timestamp("used_at"),
+    /** The grant created when the code was exchanged; revoked if the code is presented again. */
+    grantId: text("grant_id"),
+  },
+  (t) => [index("authorization_codes_expiry_idx").on(t.expiresAt)],
+);
+
+export const refreshTokens = sqliteTable(
+  "refresh_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    grantId: text("grant_id")
+      .notNull()
+      .references(() => grants.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at").notNull(),
+    usedAt: timestamp("used_at"),
+  },
+  (t) => [index("refresh_tokens_grant_idx").on(t.grantId), index("refresh_tokens_expiry_idx").on(t.expiresAt)],
+);
+
+export type User = typeof users.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;
+export type OAuthApp = typeof oauthApps.$inferSelect;
+export type Grant = typeof grants.$inferSelect;
+

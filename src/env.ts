@@ -1,0 +1,68 @@
+import type { AutomationAgent } from "./agents/automation-agent";
+import type { ConversationObject } from "./conversations/conversation-object";
+import type { RateLimiter } from "./http/rate-limiter";
+import type { WorkflowRunMessage } from "./workflows/queue-consumer";
+
+/** Bindings, vars and secrets of the Worker (wrangler.toml, `.dev.vars`, `wrangler secret`). */
+export interface Env {
+  DB: D1Database;
+  CONVERSATIONS: DurableObjectNamespace<ConversationObject>;
+  AGENTS: DurableObjectNamespace<AutomationAgent>;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  WORKFLOW_RUNS: Queue<WorkflowRunMessage>;
+
+  ENVIRONMENT?: string;
+  JWT_ISSUER?: string;
+  JWT_SECRET?: string;
+  ENCRYPTION_KEY?: string;
+  ALLOW_REGISTRATION?: string;
+  REQUEST_RATE_LIMIT_PER_MINUTE?: string;
+  TOOL_RATE_LIMIT_PER_MINUTE?: string;
+  AUTH_RATE_LIMIT_PER_MINUTE?: string;
+}
+
+export type Environment = "production" | "sandbox";
+
+/** Deployment settings, parsed once per isolate from the raw bindings. */
+export interface Config {
+  environment: Environment;
+  jwtIssuer: string;
+  jwtAudience: string;
+  /** Undefined when the secret is missing: routes that sign or verify tokens then fail closed. */
+  jwtSecret: Uint8Array | undefined;
+  allowRegistration: boolean;
+  limits: { requestsPerMinute: number; toolCallsPerMinute: number; authAttemptsPerMinute: number };
+}
+
+const parsed = new WeakMap<Env, Config>();
+
+export function loadConfig(env: Env): Config {
+  let config = parsed.get(env);
+  if (!config) {
+    config = parseConfig(env);
+    parsed.set(env, config);
+  }
+  return config;
+}
+
+function parseConfig(env: Env): Config {
+  const environment: Environment = env.ENVIRONMENT === "production" ? "production" : "sandbox";
+  const issuer = env.JWT_ISSUER?.trim() || "agent-automation-hub";
+  return {
+    environment,
+    jwtIssuer: issuer,
+    jwtAudience: `${issuer}/v1`,
+    jwtSecret: env.JWT_SECRET && env.JWT_SECRET.length >= 32 ? new TextEncoder().encode(env.JWT_SECRET) : undefined,
+    allowRegistration: (env.ALLOW_REGISTRATION ?? "true").toLowerCase() !== "false",
+    limits: {
+      requestsPerMinute: positiveInt(env.REQUEST_RATE_LIMIT_PER_MINUTE, 600),
+      toolCallsPerMinute: positiveInt(env.TOOL_RATE_LIMIT_PER_MINUTE, 60),
+      authAttemptsPerMinute: positiveInt(env.AUTH_RATE_LIMIT_PER_MINUTE, 30),
+    },
+  };
+}
+
+function positiveInt(raw: string | undefined, fallback: number): number {
+  const value = Number(raw);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+}

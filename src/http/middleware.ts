@@ -1,0 +1,45 @@
+import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
+import { loadConfig } from "../env";
+import { createDb } from "../db/client";
+import type { AppEnv } from "./app-env";
+import { ApiError } from "./errors";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/** Builds the per-request services once: request id, parsed config, database client. */
+export const initRequest = createMiddleware<AppEnv>(async (c, next) => {
+  const incoming = c.req.header("X-Request-Id");
+  const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+  c.set("requestId", requestId);
+  c.set("config", loadConfig(c.env));
+  c.set("db", createDb(c.env.DB));
+  await next();
+  c.header("X-Request-Id", requestId);
+});
+
+/** 413 for bodies over 1 MiB, whether or not Content-Length was sent. */
+export const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+  },
+});
+
+const JSON_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
+
+/**
+ * The API speaks JSON: a request that carries a body in another format gets 415 rather than
+ * being read as empty. The OAuth token endpoint (form-encoded by RFC 6749) checks its own.
+ */
+export const requireJsonBody = createMiddleware<AppEnv>(async (c, next) => {
+  const hasBody = c.req.header("Content-Length") ? c.req.header("Content-Length") !== "0" : c.req.raw.body !== null;
+  if (hasBody && !["GET", "HEAD", "DELETE", "OPTIONS"].includes(c.req.method)) {
+    const type = c.req.header("Content-Type") ?? "";
+    if (!JSON_TYPE.test(type)) {
+      throw new ApiError("unsupported_media_type", `Send the body as application/json (got ${type ? `"${type}"` : "no Content-Type"}).`);
+    }
+  }
+  await next();
+});

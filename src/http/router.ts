@@ -1,0 +1,61 @@
+import { OpenAPIHono, createRoute, z, type RouteConfig } from "@hono/zod-openapi";
+import type { Hook } from "@hono/zod-openapi";
+import type { AppEnv } from "./app-env";
+import { validationFailed, type FieldError } from "./errors";
+import { ProblemSchema } from "./schemas";
+import { requireScope } from "../auth/require-scope";
+import type { Scope } from "../auth/scopes";
+
+const LOCATIONS: Record<string, string> = { json: "body", form: "form", query: "query", param: "path", header: "header" };
+
+/** Every validation failure, wherever it happens, becomes a 422 problem listing each field. */
+const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
+  if (result.success) return;
+  const location = LOCATIONS[result.target] ?? result.target;
+  const errors: FieldError[] = result.error.issues.map((issue) => ({
+    location,
+    field: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+  throw validationFailed(errors);
+};
+
+/** A router for one feature; all routers share the validation hook. */
+export function createRouter() {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+}
+
+const problem = (description: string) => ({
+  description,
+  content: { "application/problem+json": { schema: ProblemSchema } },
+});
+
+/** Error responses every authenticated operation may give. */
+export const commonErrors = {
+  400: problem("Malformed JSON or request."),
+  401: problem("Missing, invalid, expired or revoked credential."),
+  403: problem("The credential lacks the scope this operation needs."),
+  413: problem("Request body larger than 1 MiB."),
+  415: problem("Request body is not JSON."),
+  422: problem("A field failed validation; `errors` lists each one."),
+  429: problem("Rate limit exceeded; see Retry-After."),
+} as const;
+
+export const notFoundError = { 404: problem("Unknown, or belongs to another user.") } as const;
+export const conflictError = { 409: problem("Conflicts with an existing resource.") } as const;
+
+/**
+ * One authenticated operation: its OpenAPI description, its scope check and its error
+ * responses come from this single definition, so the document and the behaviour agree.
+ */
+export function authedRoute<const R extends Omit<RouteConfig, "security" | "middleware">>(scope: Scope, config: R) {
+  return createRoute({
+    ...config,
+    security: [{ bearerAuth: [scope] }],
+    middleware: [requireScope(scope)] as const,
+    responses: { ...commonErrors, ...config.responses },
+    description: `${config.description ?? ""}\n\nRequires scope \`${scope}\`.`.trim(),
+  });
+}
+
+export { createRoute, z };

@@ -1,0 +1,19 @@
+import { createApp } from "./app";
+import { createDb } from "./db/client";
+import type { Env } from "./env";
+import { removeExpiredCredentials } from "./scheduled/housekeeping";
+import { consumeWorkflowRuns, type WorkflowRunMessage } from "./workflows/queue-consumer";
+
+export { ConversationObject } from "./conversations/conversation-object";
+export { AutomationAgent } from "./agents/automation-agent";
+export { RateLimiter } from "./http/rate-limiter";
+
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+  queue: (batch, env) => consumeWorkflowRuns(batch, env),
+  async scheduled(_controller, env, ctx) {
+    ctx.waitUntil(removeExpiredCredentials(createDb(env.DB)).then(() => undefined));
+  },
+} satisfies ExportedHandler<Env, WorkflowRunMessage>;

@@ -1,0 +1,46 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Two projects: the suite that runs inside the Workers runtime (workerd, real D1, Durable
+// Objects, Queues), and end-to-end tests that start `wrangler dev` and drive a real browser.
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  return {
+    test: {
+      projects: [
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  JWT_SECRET: "test-jwt-secret-that-is-long-enough-0123456789",
+                  ENCRYPTION_KEY: "dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy0wMTI=",
+                  ENVIRONMENT: "sandbox",
+                  REQUEST_RATE_LIMIT_PER_MINUTE: "120",
+                },
+              },
+            }),
+          ],
+          test: {
+            name: "workers",
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/e2e/**"],
+            setupFiles: ["./test/helpers/apply-migrations.ts"],
+          },
+        },
+        {
+          test: {
+            name: "e2e",
+            include: ["test/e2e/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 60_000,
+            hookTimeout: 120_000,
+          },
+        },
+      ],
+    },
+  };
+});
