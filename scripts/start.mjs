@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+// Starts the hub locally: secrets for local use, D1 migrations, a first user with a sandbox API
+// key (on a non-production start with no users), then `wrangler dev` on 127.0.0.1:$PORT.
+// Also imported by the end-to-end tests, which start their own hub with startHub().
+import { spawn, execFile } from "node:child_process";
+import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const wranglerBin = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+const quietEnv = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", NO_D1_WARNING: "true" };
+
+const b64url = (buffer) => Buffer.from(buffer).toString("base64url");
+
+/** `.dev.vars` holds the local secrets; it is created once and never overwritten. */
+export function ensureDevVars(file = path.join(root, ".dev.vars")) {
+  if (existsSync(file)) return;
+  writeFileSync(
+    file,
+    [
+      "# Local secrets for `npm start` (not committed). Deployed Workers use `wrangler secret put`.",
+      `JWT_SECRET=${b64url(randomBytes(48))}`,
+      `ENCRYPTION_KEY=${randomBytes(32).toString("base64")}`,
+      "",
+    ].join("\n"),
+    { mode: 0o600 },
+  );
+}
+
+function wrangler(args, persistTo) {
+  const full = [wranglerBin, ...args, ...(persistTo ? ["--persist-to", persistTo] : [])];
+  return run(process.execPath, full, { cwd: root, env: quietEnv, maxBuffer: 16 * 1024 * 1024 });
+}
+
+async function d1(sql, persistTo) {
+  const { stdout } = await wrangler(["d1", "execute", "DB", "--local", "--json", "--command", sql], persistTo);
+  return JSON.parse(stdout)[0]?.results ?? [];
+}
+
+export async function applyMigrations(persistTo) {
+  await wrangler(["d1", "migrations", "apply", "DB", "--local"], persistTo);
+}
+
+const sqlString = (value) => `'${String(value).replaceAll("'", "''")}'`;
+
+/**
+ * Creates the first local user and a sandbox API key straight in local D1, hashed exactly as
+ * the Worker hashes them (PBKDF2-SHA256 passwords, SHA-256 keys). Returns undefined if any
+ * user exists already.
+ */
+export async function bootstrapUser(persistTo) {
+  const [{ n }] = await d1("SELECT COUNT(*) AS n FROM users", persistTo);
+  if (n > 0) return undefined;
+  const email = "admin@localhost.test";
+  const password = b64url(randomBytes(12));
+  const salt = randomBytes(16);
+  const passwordHash = `pbkdf2_sha256$100000$${b64url(salt)}$${b64url(pbkdf2Sync(password, salt, 100000, 32, "sha256"))}`;
+  const apiKey = `ahk_test_${b64url(randomBytes(32))}`;
+  const keyHash = createHash("sha256").update(apiKey).digest("base64url");
+  const scopes = "data:read data:write workflow:execute connections:write";
+  await d1(
+    `INSERT INTO users (email, name, password_hash) VALUES (${sqlString(email)}, 'Local admin', ${sqlString(passwordHash)});
+     INSERT INTO api_keys (user_id, name, mode, prefix, key_hash, scopes)
+       SELECT id, 'local bootstrap key', 'test', ${sqlString(apiKey.slice(0, 15))}, ${sqlString(keyHash)}, ${sqlString(scopes)}
+       FROM users WHERE email = ${sqlString(email)};`,
+    persistTo,
+  );
+  return { email, password, apiKey };
+}
+
+async function waitUntilUp(url, child, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the hub did not answer at ${url} within ${timeoutMs / 1000} s`);
+}
+
+/**
+ * Starts a hub and resolves once it answers. Options: port, persistTo (a state folder; tests
+ * use a fresh one), vars (extra Worker vars), stdio ("inherit" or "pipe").
+ */
+export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inherit", bootstrap = true } = {}) {
+  ensureDevVars();
+  if (persistTo) mkdirSync(persistTo, { recursive: true });
+  await applyMigrations(persistTo);
+  const production = vars.ENVIRONMENT === "production";
+  const credentials = bootstrap && !production ? await bootstrapUser(persistTo) : undefined;
+  const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"];
+  if (persistTo) args.push("--persist-to", persistTo);
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  const child = spawn(process.execPath, args, { cwd: root, env: quietEnv, stdio: stdio === "inherit" ? "inherit" : "pipe" });
+  const origin = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilUp(`${origin}/v1/openapi.json`, child);
+  } catch (error) {
+    child.kill("SIGTERM");
+    throw error;
+  }
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", resolve);
+      child.kill("SIGTERM");
+    });
+  return { origin, child, credentials, stop };
+}
+
+function printWelcome(origin, credentials) {
+  const lines = [``, `Agent Automation Hub is running at ${origin}  (API: ${origin}/v1, docs: ${origin}/docs)`];
+  if (credentials) {
+    lines.push(
+      ``,
+      `A local user was created (this is shown once; it is also saved in .wrangler/local-credentials.txt):`,
+      `  email:    ${credentials.email}`,
+      `  password: ${credentials.password}`,
+      `  API key:  ${credentials.apiKey}`,
+      ``,
+      `Try it:`,
+      `  curl -s ${origin}/v1/me -H "Authorization: Bearer ${credentials.apiKey}"`,
+    );
+    mkdirSync(path.join(root, ".wrangler"), { recursive: true });
+    writeFileSync(path.join(root, ".wrangler", "local-credentials.txt"), lines.slice(3).join("\n") + "\n", { mode: 0o600 });
+  } else if (existsSync(path.join(root, ".wrangler", "local-credentials.txt"))) {
+    lines.push(`Local credentials from the first start: .wrangler/local-credentials.txt`);
+  }
+  console.log(lines.join("\n") + "\n");
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const port = Number(process.env.PORT ?? 8787);
+  const vars = process.env.ENVIRONMENT ? { ENVIRONMENT: process.env.ENVIRONMENT } : {};
+  const hub = await startHub({ port, vars });
+  printWelcome(hub.origin, hub.credentials);
+  const shutdown = () => hub.stop().then(() => process.exit(0));
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+  hub.child.on("exit", (code) => process.exit(code ?? 0));
+}
