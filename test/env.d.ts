@@ -1,12 +1,13 @@
-import type { D1Migration } from "cloudflare:test";
-import type { Env } from "../src/env";
+// Types of the test runtime: the Worker's bindings plus the test-only migrations binding, and the
+// main module's exports (for `exports.default.fetch`).
+type HubWorkerEnv = import("../src/env").Env;
+type HubMainModule = typeof import("../src/index");
 
-declare global {
-  namespace Cloudflare {
-    interface Env extends import("../src/env").Env {
-      TEST_MIGRATIONS: D1Migration[];
-    }
+declare namespace Cloudflare {
+  interface Env extends HubWorkerEnv {
+    TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+  }
+  interface GlobalProps {
+    mainModule: HubMainModule;
   }
 }
-
-export type { Env };

@@ -1,3 +1,4 @@
+import { HtmlDocument } from "../http/html-document";
 import type { Child } from "hono/jsx";
 import { ERROR_CODES } from "../http/errors";
 import { SCOPES } from "../auth/scopes";
@@ -83,7 +84,8 @@ export function DocsPage(props: { doc: Doc }) {
     </section>
   );
   return (
-    <html lang="en">
+    <HtmlDocument>
+      <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -140,5 +142,6 @@ export function DocsPage(props: { doc: Doc }) {
         </main>
       </body>
     </html>
+      </HtmlDocument>
   );
 }

@@ -1,10 +1,12 @@
+import { HtmlDocument } from "../http/html-document";
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env";
 
 /** GET /: what this service is and where to go next. */
 export const homePage = new Hono<AppEnv>().get("/", (c) =>
   c.html(
-    <html lang="en">
+    <HtmlDocument>
+      <html lang="en">
       <head>
         <meta charset="utf-8" />
         <title>Agent Automation Hub</title>
@@ -18,6 +20,7 @@ export const homePage = new Hono<AppEnv>().get("/", (c) =>
           <li><a href="/v1/openapi.json">OpenAPI 3.1 document</a></li>
         </ul>
       </body>
-    </html>,
+    </html>
+      </HtmlDocument>,
   ),
 );

@@ -1,3 +1,4 @@
+import { HtmlDocument } from "../../http/html-document";
 import type { Child } from "hono/jsx";
 import { SCOPES, type Scope } from "../scopes";
 
@@ -21,7 +22,8 @@ const styles = `
 
 function Layout(props: { title: string; children: Child }) {
   return (
-    <html lang="en">
+    <HtmlDocument>
+      <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -33,6 +35,7 @@ function Layout(props: { title: string; children: Child }) {
         <main>{props.children}</main>
       </body>
     </html>
+      </HtmlDocument>
   );
 }
 
