@@ -1,0 +1,40 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { call, expectProblem, newApiKey, newUser } from "../helpers/api";
+
+describe("rate limits", () => {
+  it("limits each credential per minute with RateLimit headers, then 429 and Retry-After", async () => {
+    const user = await newUser();
+    const { key } = await newApiKey(user);
+    const limit = Number(env.REQUEST_RATE_LIMIT_PER_MINUTE);
+    const first = await call("/v1/me", { token: key });
+    expect(first.headers.get("RateLimit-Policy")).toBe(`"requests";q=${limit};w=60`);
+    expect(first.headers.get("RateLimit")).toMatch(new RegExp(`^"requests";r=${limit - 1};t=\\d+$`));
+
+    // Spend the rest of the window (it may roll over mid-test; then spend the new one too).
+    let response = first;
+    for (let i = 1; i <= 2 * limit && response.status !== 429; i++) response = await call("/v1/me", { token: key });
+    const body = await expectProblem(response, 429, "rate_limited");
+    expect(body.detail).toContain(String(limit));
+    const retryAfter = Number(response.headers.get("Retry-After"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(response.headers.get("RateLimit")).toMatch(/r=0/);
+
+    // Another credential of the same user has its own budget.
+    const other = await newApiKey(user);
+    expect((await call("/v1/me", { token: other.key })).status).toBe(200);
+  });
+
+  it("limits sign-in attempts per client address", async () => {
+    const limit = Number(env.AUTH_RATE_LIMIT_PER_MINUTE ?? 30);
+    const headers = { "CF-Connecting-IP": "203.0.113.77" };
+    let response: Response | undefined;
+    for (let i = 0; i <= 2 * limit && response?.status !== 429; i++) {
+      response = await call("/v1/auth/login", { json: { email: "nobody@example.com", password: "guess number " + i }, headers });
+    }
+    await expectProblem(response!, 429, "rate_limited");
+    // Other addresses are unaffected.
+    await expectProblem(await call("/v1/auth/login", { json: { email: "nobody@example.com", password: "x" } }), 401, "invalid_credentials");
+  });
+});
