@@ -3,6 +3,7 @@ import { accountRoutes, publicAccountRoutes } from "./auth/accounts.routes";
 import { apiKeyRoutes } from "./auth/api-keys.routes";
 import { authenticate } from "./auth/authenticate";
 import { authorizePage } from "./auth/authorize/routes";
+import { oauthMetadata } from "./auth/metadata";
 import { oauthAppRoutes } from "./auth/oauth-apps.routes";
 import { tokenEndpoint } from "./auth/token-endpoint";
 import { describeTokenEndpoint } from "./auth/token-endpoint.openapi";
@@ -31,6 +32,7 @@ export function createApp() {
   // Pages a person uses in a browser.
   app.route("/", homePage);
   app.route("/", authorizePage);
+  app.route("/", oauthMetadata);
 
   // The JSON API. CORS is open: credentials travel in the Authorization header, never cookies.
   const v1 = createRouter().basePath("/v1");

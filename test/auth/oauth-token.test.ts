@@ -163,3 +163,23 @@ describe("refresh_token", () => {
     expect(widened).toMatchObject({ status: 400, body: { error: "invalid_scope" } });
   });
 });
+
+describe("discovery", () => {
+  it("publishes RFC 8414 metadata whose endpoints are the ones that work", async () => {
+    const response = await call("/.well-known/oauth-authorization-server");
+    expect(response.status).toBe(200);
+    const metadata = await json(response);
+    expect(metadata).toMatchObject({
+      issuer: "http://hub.test",
+      authorization_endpoint: "http://hub.test/auth/authorize",
+      token_endpoint: "http://hub.test/v1/auth/token",
+      code_challenge_methods_supported: ["S256"],
+      grant_types_supported: expect.arrayContaining(["authorization_code", "client_credentials", "refresh_token"]),
+      scopes_supported: ["data:read", "data:write", "workflow:execute", "connections:write"],
+    });
+    const app = await newApp(await newUser());
+    const tokenPath = new URL(metadata.token_endpoint).pathname;
+    const issued = await call(tokenPath, { form: { grant_type: "client_credentials", client_id: app.client_id, client_secret: app.client_secret } });
+    expect(issued.status).toBe(200);
+  });
+});

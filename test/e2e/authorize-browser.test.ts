@@ -106,6 +106,12 @@ async function signIn(page: Page, email: string, password: string): Promise<PwRe
   return response;
 }
 
+/** What the page says went wrong, for assertion messages. */
+async function pageAlert(page: Page): Promise<string> {
+  const alert = page.getByRole("alert");
+  return (await alert.count()) ? `page says: ${await alert.first().innerText()}` : `page title: ${await page.title()}`;
+}
+
 /** Opens the authorize URL, checks the sign-in page, signs in and waits for the consent screen. */
 async function reachConsent(page: Page, params: Record<string, string>) {
   const opened = await page.goto(authorizeUrl(params));
@@ -113,7 +119,7 @@ async function reachConsent(page: Page, params: Record<string, string>) {
   await page.getByRole("heading", { name: "Sign in" }).waitFor();
   expect(await page.locator("main").innerText()).toContain(`${APP_NAME} wants to connect to your Agent Automation Hub account`);
   const answer = await signIn(page, user.email, user.password);
-  expect(answer.status()).toBe(200);
+  expect(answer.status(), `sign-in answered ${answer.status()}; ${await pageAlert(page)}`).toBe(200);
   await page.getByRole("heading", { name: `Authorize ${APP_NAME}` }).waitFor();
 }
 
@@ -195,9 +201,12 @@ afterAll(async () => {
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 }, 60_000);
 
+let hubLogShown = false;
 beforeEach(({ onTestFailed }) => {
   onTestFailed(() => {
-    if (hubLog) console.error(`--- wrangler dev output (tail) ---\n${hubLog}`);
+    if (!hubLog || hubLogShown) return;
+    hubLogShown = true;
+    console.error(`--- wrangler dev output (tail) ---\n${hubLog}`);
   });
 });
 
@@ -291,7 +300,7 @@ describe("OAuth authorize page in a real browser", () => {
       await page.goto(url);
       await page.getByRole("heading", { name: "Sign in" }).waitFor();
       const answer = await signIn(page, user.email, `${user.password}-wrong`);
-      expect(answer.status()).toBe(401);
+      expect(answer.status(), `sign-in answered ${answer.status()}; ${await pageAlert(page)}`).toBe(401);
       expect(answer.headers().location).toBeUndefined();
 
       const alert = page.getByRole("alert");
