@@ -7,12 +7,13 @@ const REDIRECT = "https://app.example/callback";
 describe("GET /auth/authorize", () => {
   it("shows an error page and never redirects for an unknown client or unregistered redirect_uri", async () => {
     const app = await newApp(await newUser());
-    for (const params of [
+    const cases: Record<string, string>[] = [
       { client_id: "ahc_unknown", redirect_uri: REDIRECT },
       { client_id: app.client_id, redirect_uri: "https://evil.example/callback" },
       { client_id: app.client_id, redirect_uri: `${REDIRECT}?extra=1` },
       { client_id: app.client_id },
-    ]) {
+    ];
+    for (const params of cases) {
       const response = await call(authorizeUrl(params));
       expect(response.status).toBe(400);
       expect(response.headers.get("Location")).toBeNull();

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module"; const require = createRequire(import.meta.url);
 // End to end: a real `wrangler dev` hub, a real browser (Debian's chromium driven by
 // playwright-core) and a real OAuth client redirect target, walking the authorization code
 // flow with PKCE the way a person and a third-party app would.
@@ -156,7 +157,7 @@ beforeAll(async () => {
   hub = await startHub({ port: await freePort(), persistTo: stateDir, stdio: "pipe", bootstrap: false });
   // Keep the pipes drained (a full pipe would stall wrangler) and keep a tail for failures.
   const keep = (chunk: Buffer) => {
-    hubLog = (hubLog + chunk.toString()).slice(-20_000);
+    hubLog = (hubLog + chunk.toString()).slice(-20_000); require("node:fs").appendFileSync("/tmp/hub-e2e.log", chunk);
   };
   hub.child.stdout?.on("data", keep);
   hub.child.stderr?.on("data", keep);

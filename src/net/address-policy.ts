@@ -1,0 +1,83 @@
+/**
+ * Which hosts a user-given URL may point at. The WHATWG URL parser has already normalised
+ * hostnames (decimal, octal and hex IPv4 forms become dotted quads; IPv6 is bracketed), so the
+ * checks below see one canonical spelling.
+ */
+export interface AddressPolicy {
+  /** Loopback and private ranges (RFC 1918, CGNAT, IPv6 ULA): allowed off production only. */
+  allowPrivateNetworks: boolean;
+}
+
+export type AddressVerdict = { ok: true } | { ok: false; reason: string };
+
+const METADATA_HOSTS = new Set(["metadata.google.internal", "metadata", "metadata.azure.com", "instance-data", "instance-data.ec2.internal"]);
+
+export function checkHost(hostname: string, policy: AddressPolicy): AddressVerdict {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  if (METADATA_HOSTS.has(host)) return refuse("cloud metadata endpoints are never reachable");
+  const v4 = parseIPv4(host);
+  const v6 = !v4 && host.startsWith("[") ? parseIPv6(host.slice(1, -1)) : undefined;
+  const mapped = v6 ? ipv4FromMapped(v6) : undefined;
+  const ipv4 = v4 ?? mapped;
+
+  if (ipv4) {
+    const [a = 0, b = 0] = ipv4;
+    if (a === 169 && b === 254) return refuse("link-local and metadata addresses are never reachable");
+    if (a === 0 || a >= 224) return refuse("reserved, multicast and broadcast addresses are not reachable");
+    const loopback = a === 127;
+    const privateRange = a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19));
+    if ((loopback || privateRange) && !policy.allowPrivateNetworks) return refuse("loopback and private addresses are not reachable from this deployment");
+    return { ok: true };
+  }
+  if (v6) {
+    const first = v6[0]!;
+    if ((first & 0xffc0) === 0xfe80) return refuse("link-local and metadata addresses are never reachable");
+    if (first === 0xfd00 && v6[1] === 0x0ec2) return refuse("cloud metadata endpoints are never reachable"); // AWS fd00:ec2::254
+    if ((first & 0xff00) === 0xff00) return refuse("multicast addresses are not reachable");
+    const unspecified = v6.every((part) => part === 0);
+    const loopback = v6.slice(0, 7).every((part) => part === 0) && v6[7] === 1;
+    if (unspecified) return refuse("the unspecified address is not reachable");
+    const uniqueLocal = (first & 0xfe00) === 0xfc00;
+    if ((loopback || uniqueLocal) && !policy.allowPrivateNetworks) return refuse("loopback and private addresses are not reachable from this deployment");
+    return { ok: true };
+  }
+  const localName = host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal") || !host.includes(".");
+  if (localName && !policy.allowPrivateNetworks) return refuse("local host names are not reachable from this deployment");
+  return { ok: true };
+}
+
+const refuse = (reason: string): AddressVerdict => ({ ok: false, reason });
+
+function parseIPv4(host: string): number[] | undefined {
+  const parts = host.split(".");
+  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p))) return undefined;
+  const bytes = parts.map(Number);
+  return bytes.every((b) => b <= 255) ? bytes : undefined;
+}
+
+/** Eight 16-bit groups, or undefined if the text is not an IPv6 address. */
+function parseIPv6(text: string): number[] | undefined {
+  let address = text.split("%")[0]!;
+  const tail = address.match(/(\d+\.\d+\.\d+\.\d+)$/);
+  if (tail) {
+    const v4 = parseIPv4(tail[1]!);
+    if (!v4) return undefined;
+    address = address.slice(0, -tail[1]!.length) + `${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
+  }
+  const halves = address.split("::");
+  if (halves.length > 2) return undefined;
+  const head = halves[0] ? halves[0].split(":") : [];
+  const rest = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
+  const missing = 8 - head.length - rest.length;
+  if (halves.length === 1 ? head.length !== 8 : missing < 0) return undefined;
+  const groups = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...rest];
+  if (!groups.every((g) => /^[0-9a-f]{1,4}$/i.test(g))) return undefined;
+  return groups.map((g) => parseInt(g, 16));
+}
+
+/** ::ffff:a.b.c.d and the deprecated ::a.b.c.d carry an IPv4 address; judge that instead. */
+function ipv4FromMapped(v6: number[]): number[] | undefined {
+  const prefixZero = v6.slice(0, 5).every((p) => p === 0);
+  if (!prefixZero || (v6[5] !== 0xffff && v6[5] !== 0) || (v6[5] === 0 && v6[6] === 0)) return undefined;
+  return [v6[6]! >> 8, v6[6]! & 0xff, v6[7]! >> 8, v6[7]! & 0xff];
+}
