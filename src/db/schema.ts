@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 // Timestamps are stored as epoch milliseconds and surface as Date objects in code.
 const stampedAt = (name: string) =>
@@ -119,3 +119,70 @@ export type ApiKey = typeof apiKeys.$inferSelect;
 export type OAuthApp = typeof oauthApps.$inferSelect;
 export type Grant = typeof grants.$inferSelect;
 
+
+/**
+ * A user's connection to one platform. `config` is the platform's config with every secret
+ * field sealed (see connections/secret-box.ts); `uid` is the record identity the seals are bound to.
+ */
+export const connections = sqliteTable(
+  "connections",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    uid: text("uid").notNull().unique(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    platform: text("platform").notNull(),
+    name: text("name").notNull(),
+    config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    status: text("status", { enum: ["active", "error", "expired"] }).notNull().default("active"),
+    errorMessage: text("error_message"),
+    /** For MCP connections: the server's tool list as last loaded. */
+    toolsCache: text("tools_cache", { mode: "json" }).$type<unknown[]>(),
+    toolsCachedAt: timestamp("tools_cached_at"),
+    lastUsedAt: timestamp("last_used_at"),
+    createdAt: createdAt(),
+    updatedAt: stampedAt("updated_at").$onUpdate(() => new Date()),
+  },
+  (t) => [index("connections_user_idx").on(t.userId, t.platform)],
+);
+
+/** One row per tool call: who, with which credential, what (secrets redacted), how it went. */
+export const auditLogs = sqliteTable(
+  "audit_logs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    credentialId: text("credential_id").notNull(),
+    callId: text("call_id").notNull(),
+    tool: text("tool").notNull(),
+    connectionId: integer("connection_id"),
+    arguments: text("arguments", { mode: "json" }).$type<unknown>(),
+    outcome: text("outcome", { enum: ["success", "error"] }).notNull(),
+    errorMessage: text("error_message"),
+    durationMs: integer("duration_ms").notNull(),
+    source: text("source").notNull().default("api"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("audit_logs_user_idx").on(t.userId, t.id)],
+);
+
+/** The built-in memory tools' per-user key-value store. */
+export const memoryEntries = sqliteTable(
+  "memory_entries",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    value: text("value", { mode: "json" }).$type<unknown>(),
+    expiresAt: timestamp("expires_at"),
+    updatedAt: stampedAt("updated_at").$onUpdate(() => new Date()),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.key] })],
+);
+
+export type Connection = typeof connections.$inferSelect;
+export type AuditLog = typeof auditLogs.$inferSelect;

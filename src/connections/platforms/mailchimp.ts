@@ -1,0 +1,72 @@
+import { z } from "@hono/zod-openapi";
+import { baseUrlField, definePlatform, platformTool, secret } from "./types";
+
+type MailchimpConfig = { api_key: string; base_url?: string };
+
+/** The data center is the key's suffix: "…-us21" lives at us21.api.mailchimp.com. */
+function dataCenterUrl(config: MailchimpConfig): string {
+  if (config.base_url) return config.base_url;
+  const dc = config.api_key.split("-").pop();
+  if (!dc || !/^[a-z]+\d+$/.test(dc)) throw new Error("A Mailchimp API key ends in its data center, like -us21.");
+  return `https://${dc}.api.mailchimp.com/3.0`;
+}
+
+async function subscriberHash(email: string): Promise<string> {
+  // Mailchimp addresses members by the MD5 of the lower-cased email; WebCrypto has no MD5 in
+  // browsers, but workerd's does.
+  const digest = await crypto.subtle.digest("MD5", new TextEncoder().encode(email.toLowerCase()));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export const mailchimp = definePlatform<MailchimpConfig>({
+  id: "mailchimp",
+  name: "Mailchimp",
+  description: "Add or update subscribers in Mailchimp audiences, tag them, and list audiences.",
+  category: "marketing",
+  authKind: "basic",
+  config: z.object({ api_key: secret("A Mailchimp API key, ending in its data center (…-us21)."), base_url: baseUrlField }),
+  secretFields: ["api_key"],
+  baseUrl: dataCenterUrl,
+  authHeaders: (config) => ({ Authorization: `Basic ${btoa(`hub:${config.api_key}`)}` }),
+  async test(client) {
+    const ping = await client.request<{ health_status: string }>({ method: "GET", path: "/ping" });
+    return `Connected: ${ping.health_status}`;
+  },
+  tools: [
+    platformTool({
+      action: "upsert_member",
+      title: "Add or update a Mailchimp subscriber",
+      description: "Adds a contact to an audience or updates it (PUT /lists/{list_id}/members/{subscriber_hash}), with merge fields and tags.",
+      input: z.object({
+        list_id: z.string().regex(/^[a-z0-9]{4,20}$/),
+        email: z.string().email(),
+        status: z.enum(["subscribed", "pending", "unsubscribed", "transactional"]).default("subscribed"),
+        merge_fields: z.record(z.string(), z.union([z.string(), z.number()])).optional().describe("E.g. {FNAME: \"Ada\"}."),
+        tags: z.array(z.string().max(100)).max(50).optional(),
+      }),
+      async run(client, args) {
+        const hash = await subscriberHash(args.email);
+        const member = await client.request<{ id: string; status: string; email_address: string }>({
+          method: "PUT",
+          path: `/lists/${args.list_id}/members/${hash}`,
+          body: { email_address: args.email, status_if_new: args.status, merge_fields: args.merge_fields, tags: args.tags },
+        });
+        return { id: member.id, email: member.email_address, status: member.status };
+      },
+    }),
+    platformTool({
+      action: "list_audiences",
+      title: "List Mailchimp audiences",
+      description: "Lists audiences with their member counts (GET /lists).",
+      input: z.object({ count: z.number().int().min(1).max(1000).default(100) }),
+      async run(client, args) {
+        const lists = await client.request<{ lists: { id: string; name: string; stats: { member_count: number } }[] }>({
+          method: "GET",
+          path: "/lists",
+          query: { count: args.count, fields: "lists.id,lists.name,lists.stats.member_count" },
+        });
+        return { audiences: lists.lists.map((l) => ({ id: l.id, name: l.name, member_count: l.stats?.member_count ?? null })) };
+      },
+    }),
+  ],
+});

@@ -1,0 +1,70 @@
+import { z } from "@hono/zod-openapi";
+import { baseUrlField, definePlatform, platformTool, secret } from "./types";
+
+type NotionConfig = { api_key: string; base_url?: string };
+
+const NOTION_VERSION = "2022-06-28";
+const NotionId = z.string().regex(/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i);
+
+export const notion = definePlatform<NotionConfig>({
+  id: "notion",
+  name: "Notion",
+  description: "Create pages in Notion databases (content calendars, lead lists) and query them, with an internal integration token.",
+  category: "productivity",
+  authKind: "bearer_token",
+  config: z.object({ api_key: secret("An internal integration secret (ntn_… or secret_…); share the databases with the integration."), base_url: baseUrlField }),
+  secretFields: ["api_key"],
+  defaultBaseUrl: "https://api.notion.com/v1",
+  authHeaders: (config) => ({ Authorization: `Bearer ${config.api_key}`, "Notion-Version": NOTION_VERSION }),
+  async test(client) {
+    const me = await client.request<{ name?: string; bot?: { workspace_name?: string } }>({ method: "GET", path: "/users/me" });
+    return `Connected as ${me.name ?? "integration"}${me.bot?.workspace_name ? ` in ${me.bot.workspace_name}` : ""}.`;
+  },
+  tools: [
+    platformTool({
+      action: "create_page",
+      title: "Create a Notion page",
+      description:
+        "Adds a page to a database (POST /pages). `title` fills the database's title property; other `properties` use Notion's property-value objects; `content` becomes paragraphs.",
+      input: z.object({
+        database_id: NotionId,
+        title: z.string().min(1).max(2000),
+        title_property: z.string().max(100).default("Name"),
+        properties: z.record(z.string(), z.unknown()).optional(),
+        content: z.string().max(20_000).optional(),
+      }),
+      async run(client, args) {
+        const paragraphs = (args.content ?? "").split(/\n{2,}/).filter(Boolean).slice(0, 100);
+        const page = await client.request<{ id: string; url: string }>({
+          method: "POST",
+          path: "/pages",
+          body: {
+            parent: { database_id: args.database_id },
+            properties: { ...args.properties, [args.title_property]: { title: [{ text: { content: args.title } }] } },
+            children: paragraphs.map((text) => ({ object: "block", type: "paragraph", paragraph: { rich_text: [{ type: "text", text: { content: text.slice(0, 2000) } }] } })),
+          },
+        });
+        return { id: page.id, url: page.url };
+      },
+    }),
+    platformTool({
+      action: "query_database",
+      title: "Query a Notion database",
+      description: "Lists a database's pages (POST /databases/{id}/query) with an optional Notion filter and sorts.",
+      input: z.object({
+        database_id: NotionId,
+        filter: z.record(z.string(), z.unknown()).optional(),
+        sorts: z.array(z.record(z.string(), z.unknown())).max(10).optional(),
+        page_size: z.number().int().min(1).max(100).default(20),
+      }),
+      async run(client, args) {
+        const result = await client.request<{ results: { id: string; url: string; properties: Record<string, unknown> }[]; next_cursor: string | null }>({
+          method: "POST",
+          path: `/databases/${args.database_id}/query`,
+          body: { filter: args.filter, sorts: args.sorts, page_size: args.page_size },
+        });
+        return { pages: result.results.map((p) => ({ id: p.id, url: p.url, properties: p.properties })), next_cursor: result.next_cursor };
+      },
+    }),
+  ],
+});

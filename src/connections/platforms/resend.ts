@@ -1,0 +1,60 @@
+import { z } from "@hono/zod-openapi";
+import { baseUrlField, definePlatform, platformTool, secret } from "./types";
+
+type ResendConfig = { api_key: string; default_from?: string; base_url?: string };
+
+const Addresses = z.union([z.string().email(), z.array(z.string().email()).min(1).max(50)]);
+
+export const resend = definePlatform<ResendConfig>({
+  id: "resend",
+  name: "Resend (email)",
+  description: "Send transactional and marketing email through Resend, and check a sent email's delivery status.",
+  category: "email",
+  authKind: "api_key",
+  config: z.object({
+    api_key: secret("A Resend API key (re_…)."),
+    default_from: z.string().max(320).optional().meta({ description: 'Sender used when a call names none, e.g. "Acme <hello@acme.com>".' }),
+    base_url: baseUrlField,
+  }),
+  secretFields: ["api_key"],
+  defaultBaseUrl: "https://api.resend.com",
+  authHeaders: (config) => ({ Authorization: `Bearer ${config.api_key}` }),
+  async test(client) {
+    const domains = await client.request<{ data: { name: string }[] }>({ method: "GET", path: "/domains" });
+    return `Connected; ${domains.data.length} sending domain(s).`;
+  },
+  tools: [
+    platformTool({
+      action: "send_email",
+      title: "Send an email",
+      description: "Sends an email (POST /emails) with HTML and/or plain text, optional reply-to, cc, bcc and tags.",
+      input: z.object({
+        from: z.string().max(320).optional(),
+        to: Addresses,
+        subject: z.string().min(1).max(998),
+        html: z.string().max(500_000).optional(),
+        text: z.string().max(500_000).optional(),
+        reply_to: z.string().email().optional(),
+        cc: Addresses.optional(),
+        bcc: Addresses.optional(),
+        tags: z.array(z.object({ name: z.string().max(256), value: z.string().max(256) })).max(10).optional(),
+      }),
+      async run(client, args) {
+        const from = args.from ?? client.config.default_from;
+        if (!from) throw new Error("Name a sender in `from`, or set default_from on the connection.");
+        if (!args.html && !args.text) throw new Error("Give the email an html or a text body.");
+        const sent = await client.request<{ id: string }>({ method: "POST", path: "/emails", body: { ...args, from } });
+        return { id: sent.id };
+      },
+    }),
+    platformTool({
+      action: "get_email",
+      title: "Get a sent email",
+      description: "Reads a sent email and its last delivery event (GET /emails/{id}).",
+      input: z.object({ email_id: z.string().min(1).max(100) }),
+      async run(client, args) {
+        return client.request({ method: "GET", path: `/emails/${encodeURIComponent(args.email_id)}` });
+      },
+    }),
+  ],
+});

@@ -1,0 +1,67 @@
+import { z } from "@hono/zod-openapi";
+import { PlatformError, baseUrlField, definePlatform, platformTool, secret } from "./types";
+
+type TelegramConfig = { bot_token: string; default_chat_id?: string; base_url?: string };
+
+/** Telegram puts the token in the path: https://api.telegram.org/bot<token>/<method>. */
+const method = (name: string) => `/${name}`;
+
+export const telegram = definePlatform<TelegramConfig>({
+  id: "telegram",
+  name: "Telegram",
+  description: "Send messages to Telegram chats and channels and read chat details, with a bot token from @BotFather.",
+  category: "messaging",
+  authKind: "bot_token",
+  config: z.object({
+    bot_token: secret("The token @BotFather gave your bot (123456:ABC-…)."),
+    default_chat_id: z.string().max(100).optional().meta({ description: "Chat ID or @channelusername used when a call names none." }),
+    base_url: baseUrlField,
+  }),
+  secretFields: ["bot_token"],
+  defaultBaseUrl: "https://api.telegram.org",
+  baseUrl: (config) => `${(config.base_url ?? "https://api.telegram.org").replace(/\/$/, "")}/bot${config.bot_token}`,
+  inspect(status, body) {
+    if (body && typeof body === "object" && body.ok === false) {
+      const auth = status === 401 ? "error" : undefined;
+      return new PlatformError(`Telegram refused the call: ${body.description ?? status}`, status, auth);
+    }
+    return undefined;
+  },
+  async test(client) {
+    const me = await client.request<{ result: { username: string } }>({ method: "GET", path: method("getMe") });
+    return `Connected as @${me.result.username}.`;
+  },
+  tools: [
+    platformTool({
+      action: "send_message",
+      title: "Send a Telegram message",
+      description: "Sends a text message to a chat (sendMessage), with optional HTML or MarkdownV2 formatting.",
+      input: z.object({
+        chat_id: z.string().max(100).optional(),
+        text: z.string().min(1).max(4096),
+        parse_mode: z.enum(["HTML", "MarkdownV2"]).optional(),
+        disable_notification: z.boolean().optional(),
+      }),
+      async run(client, args) {
+        const chatId = args.chat_id ?? client.config.default_chat_id;
+        if (!chatId) throw new PlatformError("Name a chat_id, or set default_chat_id on the connection.", 400);
+        const sent = await client.request<{ result: { message_id: number; chat: { id: number } } }>({
+          method: "POST",
+          path: method("sendMessage"),
+          body: { chat_id: chatId, text: args.text, parse_mode: args.parse_mode, disable_notification: args.disable_notification },
+        });
+        return { message_id: sent.result.message_id, chat_id: sent.result.chat.id };
+      },
+    }),
+    platformTool({
+      action: "get_chat",
+      title: "Get a Telegram chat",
+      description: "Reads a chat's title, type and member count (getChat).",
+      input: z.object({ chat_id: z.string().max(100) }),
+      async run(client, args) {
+        const chat = await client.request<{ result: Record<string, unknown> }>({ method: "GET", path: method("getChat"), query: { chat_id: args.chat_id } });
+        return chat.result;
+      },
+    }),
+  ],
+});

@@ -1,0 +1,52 @@
+import { z } from "@hono/zod-openapi";
+import { OutboundRefused, safeFetch } from "../../net/safe-fetch";
+import { ToolError, defineBuiltin } from "../types";
+
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+export const httpRequest = defineBuiltin({
+  name: "http_request",
+  title: "HTTP request",
+  description:
+    "Calls any public HTTP(S) URL and returns status, headers and body (JSON parsed when possible). Private, loopback (on production), link-local and cloud metadata addresses are refused, redirects are re-checked, and responses are capped at 1 MiB.",
+  input: z.object({
+    url: z.string().url().max(4096),
+    method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]).default("GET"),
+    headers: z.record(z.string().max(200), z.string().max(8192)).optional(),
+    query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+    body: z.unknown().optional().describe("Sent as JSON unless it is a string."),
+    timeout_seconds: z.number().min(1).max(30).default(15),
+  }),
+  async run(ctx, args) {
+    const url = new URL(args.url);
+    for (const [name, value] of Object.entries(args.query ?? {})) url.searchParams.set(name, String(value));
+    const headers = new Headers(args.headers);
+    let body: string | undefined;
+    if (args.body !== undefined && args.method !== "GET" && args.method !== "HEAD") {
+      body = typeof args.body === "string" ? args.body : JSON.stringify(args.body);
+      if (typeof args.body !== "string" && !headers.has("Content-Type")) headers.set("Content-Type", "application/json");
+    }
+    try {
+      const response = await safeFetch(url.toString(), { method: args.method, headers, body }, {
+        policy: ctx.policy,
+        maxBytes: MAX_RESPONSE_BYTES,
+        timeoutMs: args.timeout_seconds * 1000,
+        signal: ctx.signal,
+      });
+      const text = response.text();
+      let parsed: unknown = text;
+      if ((response.headers.get("Content-Type") ?? "").includes("json")) {
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // keep the text
+        }
+      }
+      return { status: response.status, ok: response.status < 400, url: response.url, headers: Object.fromEntries(response.headers), body: parsed };
+    } catch (error) {
+      if (error instanceof OutboundRefused) throw new ToolError(error.message);
+      if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) throw new ToolError("The request timed out or was cancelled.");
+      throw new ToolError(`The request failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  },
+});

@@ -1,0 +1,78 @@
+import { z } from "@hono/zod-openapi";
+import { and, asc, eq, gt, isNull, like, or, sql } from "drizzle-orm";
+import { memoryEntries } from "../../db/schema";
+import { ToolError, defineBuiltin, type ToolContext } from "../types";
+
+const MAX_KEYS_PER_USER = 1000;
+const MAX_VALUE_BYTES = 64 * 1024;
+const Key = z.string().min(1).max(200).regex(/^[\w.:\-/]+$/, "Letters, digits and _ . : - / only.");
+
+const live = (now: Date) => or(isNull(memoryEntries.expiresAt), gt(memoryEntries.expiresAt, now));
+
+export const memoryTool = defineBuiltin({
+  name: "memory_store",
+  title: "Per-user memory",
+  description:
+    "A small key-value memory that persists across runs, per user: `set` (with optional ttl_seconds), `get`, `delete`, `list` (by prefix). Useful for de-duplication (\"already emailed this lead?\") and counters. Up to 1,000 keys of 64 KiB each.",
+  input: z.object({
+    operation: z.enum(["set", "get", "delete", "list"]),
+    key: Key.optional(),
+    value: z.unknown().optional(),
+    ttl_seconds: z.number().int().min(1).max(31_536_000).optional(),
+    prefix: z.string().max(200).optional(),
+  }),
+  async run(ctx, args) {
+    const now = new Date();
+    const needKey = () => {
+      if (!args.key) throw new ToolError(`${args.operation} needs a key.`);
+      return args.key;
+    };
+    switch (args.operation) {
+      case "get": {
+        const row = await ctx.db
+          .select()
+          .from(memoryEntries)
+          .where(and(eq(memoryEntries.userId, ctx.userId), eq(memoryEntries.key, needKey()), live(now)))
+          .get();
+        return { key: args.key, found: Boolean(row), value: row?.value ?? null };
+      }
+      case "set":
+        return set(ctx, needKey(), args.value ?? null, args.ttl_seconds, now);
+      case "delete": {
+        const deleted = await ctx.db
+          .delete(memoryEntries)
+          .where(and(eq(memoryEntries.userId, ctx.userId), eq(memoryEntries.key, needKey())))
+          .returning({ key: memoryEntries.key });
+        return { key: args.key, deleted: deleted.length > 0 };
+      }
+      case "list": {
+        const escaped = (args.prefix ?? "").replace(/[\\%_]/g, (c) => `\\${c}`);
+        const rows = await ctx.db
+          .select({ key: memoryEntries.key, value: memoryEntries.value, expiresAt: memoryEntries.expiresAt })
+          .from(memoryEntries)
+          .where(and(eq(memoryEntries.userId, ctx.userId), live(now), like(memoryEntries.key, sql`${`${escaped}%`} ESCAPE '\\'`)))
+          .orderBy(asc(memoryEntries.key))
+          .limit(100);
+        return { entries: rows.map((r) => ({ key: r.key, value: r.value, expires_at: r.expiresAt?.toISOString() ?? null })) };
+      }
+    }
+  },
+});
+
+async function set(ctx: ToolContext, key: string, value: unknown, ttlSeconds: number | undefined, now: Date) {
+  if (new TextEncoder().encode(JSON.stringify(value)).byteLength > MAX_VALUE_BYTES) throw new ToolError("The value is larger than 64 KiB.");
+  const [{ count }] = (await ctx.db
+    .select({ count: sql<number>`count(*)` })
+    .from(memoryEntries)
+    .where(and(eq(memoryEntries.userId, ctx.userId), live(now)))) as [{ count: number }];
+  const expiresAt = ttlSeconds ? new Date(now.getTime() + ttlSeconds * 1000) : null;
+  if (count >= MAX_KEYS_PER_USER) {
+    const exists = await ctx.db.select({ key: memoryEntries.key }).from(memoryEntries).where(and(eq(memoryEntries.userId, ctx.userId), eq(memoryEntries.key, key))).get();
+    if (!exists) throw new ToolError("Memory is full (1,000 keys); delete some first.");
+  }
+  await ctx.db
+    .insert(memoryEntries)
+    .values({ userId: ctx.userId, key, value, expiresAt })
+    .onConflictDoUpdate({ target: [memoryEntries.userId, memoryEntries.key], set: { value, expiresAt, updatedAt: now } });
+  return { key, stored: true, expires_at: expiresAt?.toISOString() ?? null };
+}
