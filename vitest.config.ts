@@ -20,6 +20,7 @@ export default defineConfig(async () => {
                   ENCRYPTION_KEY: "dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy0wMTI=",
                   ENVIRONMENT: "sandbox",
                   REQUEST_RATE_LIMIT_PER_MINUTE: "120",
+                  USER_RATE_LIMIT_PER_MINUTE: "200",
                 },
               },
             }),

@@ -17,6 +17,7 @@ export interface Env {
   ENCRYPTION_KEY?: string;
   ALLOW_REGISTRATION?: string;
   REQUEST_RATE_LIMIT_PER_MINUTE?: string;
+  USER_RATE_LIMIT_PER_MINUTE?: string;
   TOOL_RATE_LIMIT_PER_MINUTE?: string;
   AUTH_RATE_LIMIT_PER_MINUTE?: string;
 }
@@ -31,7 +32,12 @@ export interface Config {
   /** Undefined when the secret is missing: routes that sign or verify tokens then fail closed. */
   jwtSecret: Uint8Array | undefined;
   allowRegistration: boolean;
-  limits: { requestsPerMinute: number; toolCallsPerMinute: number; authAttemptsPerMinute: number };
+  limits: {
+    requestsPerMinute: number;
+    userRequestsPerMinute: number;
+    toolCallsPerMinute: number;
+    authAttemptsPerMinute: number;
+  };
 }
 
 const parsed = new WeakMap<Env, Config>();
@@ -56,6 +62,7 @@ function parseConfig(env: Env): Config {
     allowRegistration: (env.ALLOW_REGISTRATION ?? "true").toLowerCase() !== "false",
     limits: {
       requestsPerMinute: positiveInt(env.REQUEST_RATE_LIMIT_PER_MINUTE, 600),
+      userRequestsPerMinute: positiveInt(env.USER_RATE_LIMIT_PER_MINUTE, 1800),
       toolCallsPerMinute: positiveInt(env.TOOL_RATE_LIMIT_PER_MINUTE, 60),
       authAttemptsPerMinute: positiveInt(env.AUTH_RATE_LIMIT_PER_MINUTE, 30),
     },

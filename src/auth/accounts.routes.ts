@@ -1,4 +1,4 @@
-import { createRoute, createRouter, authedRoute, z } from "../http/router";
+import { createRoute, createRouter, authedRoute, publicErrors, z } from "../http/router";
 import { ApiError } from "../http/errors";
 import { ProblemSchema } from "../http/schemas";
 import { perAddressAuthLimit } from "../http/rate-limit";
@@ -14,6 +14,7 @@ const register = createRoute({
   tags: ["Authentication"],
   summary: "Create an account",
   description: "Creates a user and signs them in. Can be closed with the ALLOW_REGISTRATION var.",
+  security: [],
   middleware: [perAddressAuthLimit] as const,
   request: {
     body: {
@@ -26,6 +27,7 @@ const register = createRoute({
     },
   },
   responses: {
+    ...publicErrors,
     201: { description: "Account created", content: { "application/json": { schema: TokenResponseSchema.extend({ user: UserSchema }) } } },
     403: problem("Registration is closed on this deployment."),
     409: problem("The email is already registered."),
@@ -42,8 +44,10 @@ const login = createRoute({
   description:
     "Exchanges email and password for a JWT access token (1 hour) and a refresh token. Renew with `POST /v1/auth/token`, `grant_type=refresh_token`.",
   middleware: [perAddressAuthLimit] as const,
+  security: [],
   request: { body: { required: true, content: { "application/json": { schema: z.object({ email: Email, password: z.string().max(256) }) } } } },
   responses: {
+    ...publicErrors,
     200: { description: "Signed in", content: { "application/json": { schema: TokenResponseSchema } } },
     401: problem("Wrong email or password."),
     429: problem("Too many attempts from this address."),

@@ -1,6 +1,7 @@
-import { authedRoute, createRouter, notFoundError, z } from "../http/router";
+import { authedRoute, conflictError, createRouter, notFoundError, z } from "../http/router";
 import { ApiError } from "../http/errors";
 import { IntIdParam, Timestamp } from "../http/schemas";
+import { IdCursor, PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
 import { createApiKey, listApiKeys, modeForEnvironment, presentApiKey, revokeApiKey } from "./api-keys";
 import { ScopeSchema } from "./schemas";
 import { isSubset, type Scope } from "./scopes";
@@ -28,7 +29,7 @@ const createKey = authedRoute("data:write", {
   tags: ["API keys"],
   summary: "Create an API key",
   description:
-    "The key is returned once, in `key`; only its hash is stored. Its scopes default to, and may not exceed, the calling credential's. `mode` defaults to this deployment's (test on sandbox, live on production).",
+    "The key is returned once, in `key`; only its hash is stored. Its scopes default to, and may not exceed, the calling credential's. Its mode is this deployment's: `ahk_test_` keys on sandbox, `ahk_live_` keys on production.",
   request: {
     body: {
       required: true,
@@ -38,7 +39,6 @@ const createKey = authedRoute("data:write", {
             .object({
               name: z.string().trim().min(1).max(100),
               scopes: z.array(ScopeSchema).min(1).optional(),
-              mode: z.enum(["live", "test"]).optional(),
               expires_at: z.iso.datetime({ offset: true }).optional().openapi({ description: "When the key stops working." }),
             })
             .strict(),
@@ -46,17 +46,18 @@ const createKey = authedRoute("data:write", {
       },
     },
   },
-  responses: { 201: { description: "Created", content: { "application/json": { schema: CreatedApiKeySchema } } } },
-});
+  responses: { 201: { description: "Created", content: { "application/json": { schema: CreatedApiKeySchema } } }, ...conflictError },
+}, { firstPartyOnly: true });
 
 const listKeys = authedRoute("data:read", {
   method: "get",
   path: "/auth/api-keys",
   tags: ["API keys"],
   summary: "List API keys",
-  description: "Active keys of the caller: prefix and metadata, never the secret.",
-  responses: { 200: { description: "Keys", content: { "application/json": { schema: z.object({ data: z.array(ApiKeySchema) }) } } } },
-});
+  description: "Active keys of the caller, newest first: prefix and metadata, never the secret. Paginated with `limit` and `cursor`.",
+  request: { query: PageQuery },
+  responses: { 200: { description: "Keys", content: { "application/json": { schema: pageOf(ApiKeySchema) } } } },
+}, { firstPartyOnly: true });
 
 const deleteKey = authedRoute("data:write", {
   method: "delete",
@@ -66,7 +67,7 @@ const deleteKey = authedRoute("data:write", {
   description: "The key stops working at once.",
   request: { params: IntIdParam("id") },
   responses: { 204: { description: "Revoked" }, ...notFoundError },
-});
+}, { firstPartyOnly: true });
 
 export const apiKeyRoutes = createRouter()
   .openapi(createKey, async (c) => {
@@ -85,7 +86,7 @@ export const apiKeyRoutes = createRouter()
     const { key, secret } = await createApiKey(c.get("db"), {
       userId: principal.userId,
       name: body.name,
-      mode: body.mode ?? modeForEnvironment(c.get("config").environment),
+      mode: modeForEnvironment(c.get("config").environment),
       scopes,
       expiresAt,
     });
@@ -93,8 +94,11 @@ export const apiKeyRoutes = createRouter()
     return c.json({ ...presentApiKey(key), key: secret }, 201);
   })
   .openapi(listKeys, async (c) => {
-    const keys = await listApiKeys(c.get("db"), c.get("principal").userId);
-    return c.json({ data: keys.map(presentApiKey) }, 200);
+    const { limit, cursor } = c.req.valid("query");
+    const after = decodeCursor(cursor, IdCursor);
+    const rows = await listApiKeys(c.get("db"), c.get("principal").userId, limit + 1, after?.id);
+    const { page, nextCursor } = paginate(rows, limit, (key) => ({ id: key.id }));
+    return c.json({ data: page.map(presentApiKey), next_cursor: nextCursor }, 200);
   })
   .openapi(deleteKey, async (c) => {
     await revokeApiKey(c.get("db"), c.get("principal").userId, c.req.valid("param").id);

@@ -1,8 +1,8 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
 import type { Environment } from "../env";
 import type { Db } from "../db/client";
 import { apiKeys, type ApiKey } from "../db/schema";
-import { notFound } from "../http/errors";
+import { ApiError, notFound } from "../http/errors";
 import { hashSecret, randomToken } from "./crypto";
 import { formatScopes, readScopes, type Scope } from "./scopes";
 
@@ -18,6 +18,8 @@ export function keyModeOf(token: string): KeyMode | undefined {
   return undefined;
 }
 
+export const MAX_KEYS_PER_USER = 100;
+
 export interface CreatedKey {
   key: ApiKey;
   secret: string;
@@ -27,6 +29,10 @@ export async function createApiKey(
   db: Db,
   input: { userId: number; name: string; mode: KeyMode; scopes: Scope[]; expiresAt?: Date | null },
 ): Promise<CreatedKey> {
+  const [active] = await db.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.userId, input.userId), isNull(apiKeys.revokedAt)));
+  if ((active?.n ?? 0) >= MAX_KEYS_PER_USER) {
+    throw new ApiError("quota_exceeded", `An account can hold at most ${MAX_KEYS_PER_USER} active API keys; revoke one first.`);
+  }
   const secret = `${KEY_PREFIX[input.mode]}${randomToken(32)}`;
   const [key] = await db
     .insert(apiKeys)
@@ -44,12 +50,14 @@ export async function createApiKey(
   return { key: key!, secret };
 }
 
-export function listApiKeys(db: Db, userId: number): Promise<ApiKey[]> {
+/** Newest first; `beforeId` continues after a previous page. Fetches `limit` rows. */
+export function listApiKeys(db: Db, userId: number, limit: number, beforeId?: number): Promise<ApiKey[]> {
   return db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), beforeId ? lt(apiKeys.id, beforeId) : undefined))
     .orderBy(desc(apiKeys.id))
+    .limit(limit)
     .all();
 }
 

@@ -6,6 +6,11 @@ import { hashSecret, randomToken } from "./crypto";
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from "./jwt";
 
 const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+/**
+ * A used token presented again within this many milliseconds is refused without revoking the
+ * grant: that is a client retrying (two tabs, a timeout), not a thief replaying.
+ */
+export const REFRESH_RETRY_GRACE_MS = 10_000;
 export const REFRESH_TOKEN_PREFIX = "ahr_";
 
 /** RFC 6749 §5.1 token response. */
@@ -53,8 +58,9 @@ export type RefreshOutcome =
   | { ok: false; reason: "unknown" | "expired" | "reused" | "revoked" | "wrong_client" };
 
 /**
- * Consumes a refresh token (each is good for one use). Presenting a used token again is
- * treated as theft: the whole grant is revoked, so the thief's and the owner's tokens die.
+ * Consumes a refresh token (each is good for one use). Presenting a used token again, after the
+ * short retry grace, is treated as theft: the whole grant is revoked, so the thief's and the
+ * owner's tokens die.
  */
 export async function consumeRefreshToken(db: Db, token: string, clientId: string | null): Promise<RefreshOutcome> {
   const tokenHash = await hashSecret(token);
@@ -75,7 +81,9 @@ export async function consumeRefreshToken(db: Db, token: string, clientId: strin
     .where(and(eq(refreshTokens.tokenHash, tokenHash), isNull(refreshTokens.usedAt)))
     .returning({ tokenHash: refreshTokens.tokenHash });
   if (claimed.length === 0) {
-    await revokeGrant(db, row.grant.id);
+    // usedAt is null when the token was spent by a request racing this one.
+    const usedAt = row.token.usedAt?.getTime() ?? Date.now();
+    if (Date.now() - usedAt > REFRESH_RETRY_GRACE_MS) await revokeGrant(db, row.grant.id);
     return { ok: false, reason: "reused" };
   }
   if (row.token.expiresAt.getTime() < Date.now()) return { ok: false, reason: "expired" };

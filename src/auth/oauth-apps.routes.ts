@@ -1,4 +1,5 @@
-import { authedRoute, createRouter, notFoundError, z } from "../http/router";
+import { authedRoute, conflictError, createRouter, notFoundError, z } from "../http/router";
+import { IdCursor, PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
 import { ApiError } from "../http/errors";
 import { Timestamp } from "../http/schemas";
 import { createOAuthApp, deleteOAuthApp, listOAuthApps, presentOAuthApp, redirectUriProblem } from "./oauth-apps";
@@ -43,16 +44,19 @@ const createApp = authedRoute("data:write", {
       description: "Registered",
       content: { "application/json": { schema: OAuthAppSchema.extend({ client_secret: z.string() }).openapi("CreatedOAuthApp") } },
     },
+    ...conflictError,
   },
-});
+}, { firstPartyOnly: true });
 
 const listApps = authedRoute("data:read", {
   method: "get",
   path: "/auth/apps",
   tags: ["OAuth apps"],
   summary: "List OAuth apps",
-  responses: { 200: { description: "Apps", content: { "application/json": { schema: z.object({ data: z.array(OAuthAppSchema) }) } } } },
-});
+  description: "The caller's apps, newest first, without their secrets. Paginated with `limit` and `cursor`.",
+  request: { query: PageQuery },
+  responses: { 200: { description: "Apps", content: { "application/json": { schema: pageOf(OAuthAppSchema) } } } },
+}, { firstPartyOnly: true });
 
 const deleteApp = authedRoute("data:write", {
   method: "delete",
@@ -62,7 +66,7 @@ const deleteApp = authedRoute("data:write", {
   description: "Every token issued to the app stops working at once.",
   request: { params: z.object({ client_id: z.string().max(100).openapi({ param: { name: "client_id", in: "path" } }) }) },
   responses: { 204: { description: "Deleted" }, ...notFoundError },
-});
+}, { firstPartyOnly: true });
 
 export const oauthAppRoutes = createRouter()
   .openapi(createApp, async (c) => {
@@ -86,8 +90,11 @@ export const oauthAppRoutes = createRouter()
     return c.json({ ...presentOAuthApp(app), client_secret: clientSecret }, 201);
   })
   .openapi(listApps, async (c) => {
-    const apps = await listOAuthApps(c.get("db"), c.get("principal").userId);
-    return c.json({ data: apps.map(presentOAuthApp) }, 200);
+    const { limit, cursor } = c.req.valid("query");
+    const after = decodeCursor(cursor, IdCursor);
+    const rows = await listOAuthApps(c.get("db"), c.get("principal").userId, limit + 1, after?.id);
+    const { page, nextCursor } = paginate(rows, limit, (app) => ({ id: app.id }));
+    return c.json({ data: page.map(presentOAuthApp), next_cursor: nextCursor }, 200);
   })
   .openapi(deleteApp, async (c) => {
     await deleteOAuthApp(c.get("db"), c.get("principal").userId, c.req.valid("param").client_id);

@@ -1,15 +1,21 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
 import type { Environment } from "../env";
 import type { Db } from "../db/client";
 import { grants, oauthApps, type OAuthApp } from "../db/schema";
-import { notFound } from "../http/errors";
+import { ApiError, notFound } from "../http/errors";
 import { constantTimeEqual, hashSecret, randomToken } from "./crypto";
 import { formatScopes, readScopes, type Scope } from "./scopes";
+
+export const MAX_APPS_PER_USER = 50;
 
 export async function createOAuthApp(
   db: Db,
   input: { userId: number; name: string; redirectUris: string[]; scopes: Scope[] },
 ): Promise<{ app: OAuthApp; clientSecret: string }> {
+  const [active] = await db.select({ n: count() }).from(oauthApps).where(and(eq(oauthApps.userId, input.userId), isNull(oauthApps.revokedAt)));
+  if ((active?.n ?? 0) >= MAX_APPS_PER_USER) {
+    throw new ApiError("quota_exceeded", `An account can register at most ${MAX_APPS_PER_USER} OAuth apps; delete one first.`);
+  }
   const clientSecret = `ahs_${randomToken(32)}`;
   const [app] = await db
     .insert(oauthApps)
@@ -25,12 +31,14 @@ export async function createOAuthApp(
   return { app: app!, clientSecret };
 }
 
-export const listOAuthApps = (db: Db, userId: number) =>
+/** Newest first; `beforeId` continues after a previous page. Fetches `limit` rows. */
+export const listOAuthApps = (db: Db, userId: number, limit: number, beforeId?: number) =>
   db
     .select()
     .from(oauthApps)
-    .where(and(eq(oauthApps.userId, userId), isNull(oauthApps.revokedAt)))
+    .where(and(eq(oauthApps.userId, userId), isNull(oauthApps.revokedAt), beforeId ? lt(oauthApps.id, beforeId) : undefined))
     .orderBy(desc(oauthApps.id))
+    .limit(limit)
     .all();
 
 /** Deleting an app also revokes every grant made to it, so its tokens stop at once. */

@@ -17,3 +17,14 @@ export function requireScope(scope: Scope) {
     await next();
   });
 }
+
+/**
+ * Managing credentials (API keys, OAuth apps) is for the account holder only: a token an app
+ * obtained could otherwise mint credentials that outlive the app's revocation.
+ */
+export const requireFirstParty = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.get("principal").kind === "oauth") {
+    throw new ApiError("forbidden", "Tokens issued to OAuth apps cannot manage API keys or OAuth apps; sign in or use an API key.");
+  }
+  await next();
+});

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { Db } from "../db/client";
 import type { AppEnv } from "../http/app-env";
-import { perAddressAuthLimit } from "../http/rate-limit";
+import { clientAddress, consumeRateLimits, exhaustedOf, rateLimitHeaders } from "../http/rate-limit";
 import {
   PKCE_VERIFIER,
   claimAuthorizationCode,
@@ -31,8 +31,10 @@ class OAuthError extends Error {
 type Form = URLSearchParams;
 
 /** POST /v1/auth/token: client_credentials, authorization_code (with PKCE) and refresh_token. */
-export const tokenEndpoint = new Hono<AppEnv>().post("/auth/token", perAddressAuthLimit, async (c) => {
+export const tokenEndpoint = new Hono<AppEnv>().post("/auth/token", async (c) => {
   try {
+    // An address that keeps failing client authentication is stopped before secrets are checked.
+    await limitAddress(c, 0);
     const form = await readForm(c);
     const grantType = form.get("grant_type");
     const db = c.get("db");
@@ -45,7 +47,7 @@ export const tokenEndpoint = new Hono<AppEnv>().post("/auth/token", perAddressAu
     return c.json(body, 200, { "Cache-Control": "no-store", Pragma: "no-cache" });
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
-    return c.json({ error: error.error, error_description: error.message }, error.status as 400, {
+    return c.json({ error: error.error, error_description: error.message }, error.status as 400 | 401 | 429, {
       ...error.headers,
       "Cache-Control": "no-store",
       Pragma: "no-cache",
@@ -73,6 +75,7 @@ async function requireClient(c: Context<AppEnv>, db: Db, form: Form): Promise<OA
   const clientId = basic?.id ?? form.get("client_id");
   const secret = basic?.secret ?? posted;
   if (!clientId || !secret) {
+    await limitAddress(c, 1);
     throw new OAuthError("invalid_client", "Client authentication is required (client_id and client_secret).", 401, {
       "WWW-Authenticate": `Basic realm="agent-automation-hub"`,
     });
@@ -82,11 +85,32 @@ async function requireClient(c: Context<AppEnv>, db: Db, form: Form): Promise<OA
   }
   const app = await authenticateClient(db, clientId, secret);
   if (!app) {
+    await limitAddress(c, 1);
     throw new OAuthError("invalid_client", "Unknown client or wrong client secret.", 401, {
       "WWW-Authenticate": `Basic realm="agent-automation-hub"`,
     });
   }
+  // An authenticated client gets a budget of its own, so a backend serving many users is not
+  // throttled by its shared address.
+  await enforce(c, `client:${app.clientId}`, [{ name: "token_requests", limit: c.get("config").limits.requestsPerMinute }], 1);
   return app;
+}
+
+/** Failed client authentications and client-less refreshes count against the caller's address. */
+function limitAddress(c: Context<AppEnv>, cost: 0 | 1) {
+  return enforce(c, `addr:${clientAddress(c)}`, [{ name: "auth", limit: c.get("config").limits.authAttemptsPerMinute }], cost);
+}
+
+async function enforce(c: Context<AppEnv>, subject: string, counters: { name: string; limit: number }[], cost: 0 | 1) {
+  const results = await consumeRateLimits(c.env, subject, counters, cost);
+  const hit = exhaustedOf(results);
+  if (hit) {
+    // RFC 8628 registers slow_down for the token endpoint; clients back off on it.
+    throw new OAuthError("slow_down", `Too many token requests; retry in ${hit.resetSeconds} s.`, 429, {
+      ...rateLimitHeaders(results),
+      "Retry-After": String(hit.resetSeconds),
+    });
+  }
 }
 
 function parseBasic(header: string | undefined): { id: string; secret: string } | undefined {
@@ -105,7 +129,8 @@ function parseBasic(header: string | undefined): { id: string; secret: string } 
 
 /** The requested scope, which must lie within `allowed`; no scope parameter means all of `allowed`. */
 function narrowScope(requested: string | null, allowed: Scope[]): Scope[] {
-  if (requested === null) return allowed;
+  // An empty scope parameter is treated like an absent one, as several client libraries send it.
+  if (requested === null || requested.trim() === "") return allowed;
   const parts = requested.split(" ").filter(Boolean);
   if (parts.length === 0 || !parts.every(isScope)) throw new OAuthError("invalid_scope", "Unknown scope requested.");
   if (!isSubset(parts, allowed)) throw new OAuthError("invalid_scope", "The requested scope exceeds what was granted.");
@@ -156,6 +181,7 @@ async function refreshToken(c: Context<AppEnv>, db: Db, form: Form) {
   // Tokens from an OAuth app need that app's authentication; login sessions have no client.
   const sentClient = Boolean(form.get("client_id") || form.get("client_secret") || parseBasic(c.req.header("Authorization")));
   const app = sentClient ? await requireClient(c, db, form) : undefined;
+  if (!app) await limitAddress(c, 1);
   const outcome = await consumeRefreshToken(db, token, app?.clientId ?? null);
   if (!outcome.ok) {
     const why = {

@@ -28,13 +28,17 @@ export function toApiError(error: unknown, requestId: string | undefined): ApiEr
     const code = codeForStatus(error.status, error.message);
     return new ApiError(code, error.message || ERROR_CODES[code].title);
   }
-  // Our own fault: log enough to find it, never the request (it may hold credentials).
+  // Our own fault: log enough to find it, never the request or query parameters (they may hold
+  // emails, hashes or credentials). Drizzle's query errors carry the parameters in their message.
+  const queryError = error instanceof Error && "query" in error && "params" in error;
+  const cause = queryError ? (error as Error & { cause?: unknown }).cause : undefined;
   console.error(
     JSON.stringify({
       level: "error",
       request_id: requestId,
-      message: error instanceof Error ? error.message : String(error),
-      stack: error instanceof Error ? error.stack : undefined,
+      message: queryError ? `Database query failed: ${cause instanceof Error ? cause.message : String(cause)}` : error instanceof Error ? error.message : String(error),
+      query: queryError ? (error as Error & { query: string }).query : undefined,
+      stack: !queryError && error instanceof Error ? error.stack : undefined,
     }),
   );
   return new ApiError("internal_error", "An unexpected error occurred. Quote the request_id when reporting it.");

@@ -3,52 +3,70 @@ import { createMiddleware } from "hono/factory";
 import type { Env } from "../env";
 import type { AppEnv } from "./app-env";
 import { ApiError } from "./errors";
-import type { RateLimitResult } from "./rate-limiter";
+import type { CounterSpec, RateLimitResult } from "./rate-limiter";
 
-const WINDOW_SECONDS = 60;
+export const WINDOW_SECONDS = 60;
 
-export async function consumeRateLimit(env: Env, key: string, limit: number): Promise<RateLimitResult> {
-  const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(key));
-  return stub.hit(limit, WINDOW_SECONDS);
+/**
+ * Counts a hit against counters of one subject (`user:12`, `addr:203.0.113.7`), all kept in that
+ * subject's RateLimiter object, so one round trip checks them all. Counter names are
+ * `<policy>` or `<policy>:<key>`; the policy part names them in the response headers.
+ */
+export async function consumeRateLimits(env: Env, subject: string, counters: CounterSpec[], cost = 1): Promise<RateLimitResult[]> {
+  const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
+  return stub.hit(counters, WINDOW_SECONDS, cost);
 }
 
-/** IETF RateLimit / RateLimit-Policy fields (draft-ietf-httpapi-ratelimit-headers). */
-export function rateLimitHeaders(policy: string, result: RateLimitResult): Record<string, string> {
+const policyOf = (result: RateLimitResult) => result.name.split(":")[0]!;
+
+/** IETF RateLimit / RateLimit-Policy fields (draft-ietf-httpapi-ratelimit-headers), one item per policy. */
+export function rateLimitHeaders(results: RateLimitResult[]): Record<string, string> {
   return {
-    "RateLimit-Policy": `"${policy}";q=${result.limit};w=${WINDOW_SECONDS}`,
-    RateLimit: `"${policy}";r=${result.remaining};t=${result.resetSeconds}`,
+    "RateLimit-Policy": results.map((r) => `"${policyOf(r)}";q=${r.limit};w=${WINDOW_SECONDS}`).join(", "),
+    RateLimit: results.map((r) => `"${policyOf(r)}";r=${r.remaining};t=${r.resetSeconds}`).join(", "),
   };
 }
 
-export function rateLimited(policy: string, result: RateLimitResult, what: string): ApiError {
-  return new ApiError("rate_limited", `Rate limit of ${result.limit} ${what} per minute exceeded; retry in ${result.resetSeconds} s.`, {
-    headers: { ...rateLimitHeaders(policy, result), "Retry-After": String(result.resetSeconds) },
+/** The first exhausted counter, if any. */
+export const exhaustedOf = (results: RateLimitResult[]) => results.find((r) => !r.allowed);
+
+export function rateLimited(results: RateLimitResult[], what: Record<string, string> = {}): ApiError {
+  const hit = exhaustedOf(results) ?? results[0]!;
+  const policy = policyOf(hit);
+  return new ApiError("rate_limited", `Rate limit of ${hit.limit} ${what[policy] ?? policy} per minute exceeded; retry in ${hit.resetSeconds} s.`, {
+    headers: { ...rateLimitHeaders(results), "Retry-After": String(hit.resetSeconds) },
   });
 }
 
-/**
- * Counts a request against a key chosen per route; on success the headers go on the response,
- * over the limit it is a 429 with Retry-After.
- */
-export function rateLimit(policy: string, pick: (c: Context<AppEnv>) => { key: string; limit: number }, what = "requests") {
+const DESCRIPTIONS = { requests: "requests for this credential", user: "requests for this account", auth: "sign-in attempts from this address" };
+
+function limitBy(pick: (c: Context<AppEnv>) => { subject: string; counters: CounterSpec[] }) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const { key, limit } = pick(c);
-    const result = await consumeRateLimit(c.env, `${policy}:${key}`, limit);
-    if (!result.allowed) throw rateLimited(policy, result, what);
+    const { subject, counters } = pick(c);
+    const results = await consumeRateLimits(c.env, subject, counters);
+    if (exhaustedOf(results)) throw rateLimited(results, DESCRIPTIONS);
     await next();
-    for (const [name, value] of Object.entries(rateLimitHeaders(policy, result))) c.header(name, value);
+    for (const [name, value] of Object.entries(rateLimitHeaders(results))) c.header(name, value);
   });
 }
 
-/** Per credential: every authenticated request counts. */
-export const perCredentialLimit = rateLimit("requests", (c) => ({
-  key: c.get("principal").credentialId,
-  limit: c.get("config").limits.requestsPerMinute,
-}));
+/** Every authenticated request counts against its credential and against its user. */
+export const perCredentialLimit = limitBy((c) => {
+  const principal = c.get("principal");
+  const limits = c.get("config").limits;
+  return {
+    subject: `user:${principal.userId}`,
+    counters: [
+      { name: `requests:${principal.credentialId}`, limit: limits.requestsPerMinute },
+      { name: "user", limit: limits.userRequestsPerMinute },
+    ],
+  };
+});
 
-/** Per client address: sign-in, registration and token requests, which have no credential yet. */
-export const perAddressAuthLimit = rateLimit(
-  "auth",
-  (c) => ({ key: c.req.header("CF-Connecting-IP") ?? "unknown", limit: c.get("config").limits.authAttemptsPerMinute }),
-  "sign-in attempts",
-);
+export const clientAddress = (c: Context<AppEnv>) => c.req.header("CF-Connecting-IP") ?? "unknown";
+
+/** Per client address: sign-in and registration, which have no credential yet. */
+export const perAddressAuthLimit = limitBy((c) => ({
+  subject: `addr:${clientAddress(c)}`,
+  counters: [{ name: "auth", limit: c.get("config").limits.authAttemptsPerMinute }],
+}));

@@ -2,6 +2,8 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 
 export interface RateLimitResult {
+  /** The counter's name, used as the policy name in the RateLimit headers. */
+  name: string;
   allowed: boolean;
   limit: number;
   remaining: number;
@@ -9,30 +11,46 @@ export interface RateLimitResult {
   resetSeconds: number;
 }
 
+export interface CounterSpec {
+  name: string;
+  limit: number;
+}
+
 /**
- * One object per rate-limited key (a credential, a user's tool calls, an IP's sign-ins).
- * A Durable Object runs one request at a time, so the fixed-window counter needs no locks;
- * it lives in memory because losing it on eviction only ever forgives, never blocks.
+ * One object per rate-limited subject (a user, or a client address), holding fixed-window
+ * counters for that subject: e.g. all of a user's requests, each of their credentials, their
+ * tool calls. A Durable Object runs one call at a time, so counting needs no locks; counters live
+ * in memory because losing them on eviction only ever forgives, never blocks.
  */
 export class RateLimiter extends DurableObject<Env> {
   private windowStart = 0;
-  private count = 0;
+  private counts = new Map<string, number>();
 
-  hit(limit: number, windowSeconds: number, cost = 1): RateLimitResult {
+  /**
+   * Counts one hit against every named counter, all or nothing: if any is exhausted none is
+   * charged. `cost` 0 only reads the counters.
+   */
+  hit(counters: CounterSpec[], windowSeconds: number, cost = 1): RateLimitResult[] {
     const now = Date.now();
     const windowMs = windowSeconds * 1000;
     const start = now - (now % windowMs);
     if (start !== this.windowStart) {
       this.windowStart = start;
-      this.count = 0;
+      this.counts.clear();
     }
-    const allowed = this.count + cost <= limit;
-    if (allowed) this.count += cost;
-    return {
-      allowed,
+    const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
+    const used = (name: string) => this.counts.get(name) ?? 0;
+    // A read (cost 0) passes while a counter has room left; a hit passes if it fits entirely.
+    const fits = ({ name, limit }: CounterSpec) => (cost === 0 ? used(name) < limit : used(name) + cost <= limit);
+    const exhausted = new Set(counters.filter((counter) => !fits(counter)).map((counter) => counter.name));
+    const allowed = exhausted.size === 0;
+    if (allowed) for (const { name } of counters) this.counts.set(name, used(name) + cost);
+    return counters.map(({ name, limit }) => ({
+      name,
       limit,
-      remaining: Math.max(0, limit - this.count),
-      resetSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)),
-    };
+      allowed: !exhausted.has(name),
+      remaining: Math.max(0, limit - used(name)),
+      resetSeconds,
+    }));
   }
 }

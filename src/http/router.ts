@@ -3,7 +3,7 @@ import type { Hook } from "@hono/zod-openapi";
 import type { AppEnv } from "./app-env";
 import { validationFailed, type FieldError } from "./errors";
 import { ProblemSchema } from "./schemas";
-import { requireScope } from "../auth/require-scope";
+import { requireFirstParty, requireScope } from "../auth/require-scope";
 import type { Scope } from "../auth/scopes";
 
 const LOCATIONS: Record<string, string> = { json: "body", form: "form", query: "query", param: "path", header: "header" };
@@ -39,6 +39,17 @@ export const commonErrors = {
   415: problem("Request body is not JSON."),
   422: problem("A field failed validation; `errors` lists each one."),
   429: problem("Rate limit exceeded; see Retry-After."),
+  500: problem("Our fault; quote the request_id."),
+} as const;
+
+/** Error responses of operations that need no credential (no 401/403). */
+export const publicErrors = {
+  400: commonErrors[400],
+  413: commonErrors[413],
+  415: commonErrors[415],
+  422: commonErrors[422],
+  429: commonErrors[429],
+  500: commonErrors[500],
 } as const;
 
 export const notFoundError = { 404: problem("Unknown, or belongs to another user.") } as const;
@@ -48,13 +59,18 @@ export const conflictError = { 409: problem("Conflicts with an existing resource
  * One authenticated operation: its OpenAPI description, its scope check and its error
  * responses come from this single definition, so the document and the behaviour agree.
  */
-export function authedRoute<const R extends Omit<RouteConfig, "security" | "middleware">>(scope: Scope, config: R) {
+export function authedRoute<const R extends Omit<RouteConfig, "security" | "middleware">>(
+  scope: Scope,
+  config: R,
+  options: { firstPartyOnly?: boolean } = {},
+) {
+  const note = options.firstPartyOnly ? " Only with a login token or an API key, not with a token issued to an OAuth app." : "";
   return createRoute({
     ...config,
     security: [{ bearerAuth: [scope] }],
-    middleware: [requireScope(scope)] as const,
+    middleware: (options.firstPartyOnly ? [requireScope(scope), requireFirstParty] : [requireScope(scope)]) as [ReturnType<typeof requireScope>],
     responses: { ...commonErrors, ...config.responses },
-    description: `${config.description ?? ""}\n\nRequires scope \`${scope}\`.`.trim(),
+    description: `${config.description ?? ""}\n\nRequires scope \`${scope}\`.${note}`.trim(),
   });
 }
 

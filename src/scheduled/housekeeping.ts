@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, lt, or } from "drizzle-orm";
+import { and, eq, isNotNull, lt, ne, notExists, or } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { authorizationCodes, grants, refreshTokens } from "../db/schema";
 import { ACCESS_TOKEN_TTL_SECONDS } from "../auth/jwt";
@@ -8,7 +8,9 @@ const USED_CODE_RETENTION_MS = 24 * 3600 * 1000;
 
 /**
  * Runs on the every-minute cron: deletes authorization codes and refresh tokens that can never
- * be used again, and client-credentials grants older than their last access token.
+ * be used again, and grants none of whose tokens can still work: client-credentials grants older
+ * than their access token, revoked grants after a day, and other grants whose refresh tokens
+ * have all expired (their last access token was issued with the last refresh token).
  */
 export async function removeExpiredCredentials(db: Db, now = Date.now()): Promise<{ codes: number; refreshTokens: number; grants: number }> {
   const codes = await db
@@ -21,9 +23,20 @@ export async function removeExpiredCredentials(db: Db, now = Date.now()): Promis
     )
     .returning({ id: authorizationCodes.codeHash });
   const tokens = await db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, new Date(now))).returning({ id: refreshTokens.tokenHash });
+  const accessTokenLifetime = new Date(now - ACCESS_TOKEN_TTL_SECONDS * 1000 - 60_000);
   const oldGrants = await db
     .delete(grants)
-    .where(and(eq(grants.kind, "client_credentials"), lt(grants.createdAt, new Date(now - ACCESS_TOKEN_TTL_SECONDS * 1000 - 60_000))))
+    .where(
+      or(
+        and(eq(grants.kind, "client_credentials"), lt(grants.createdAt, accessTokenLifetime)),
+        and(isNotNull(grants.revokedAt), lt(grants.revokedAt, new Date(now - USED_CODE_RETENTION_MS))),
+        and(
+          ne(grants.kind, "client_credentials"),
+          lt(grants.createdAt, accessTokenLifetime),
+          notExists(db.select({ one: refreshTokens.tokenHash }).from(refreshTokens).where(eq(refreshTokens.grantId, grants.id))),
+        ),
+      ),
+    )
     .returning({ id: grants.id });
   return { codes: codes.length, refreshTokens: tokens.length, grants: oldGrants.length };
 }

@@ -74,6 +74,26 @@ describe("POST /auth/authorize", () => {
     expect(await ok.text()).toContain("Approve");
   });
 
+  it("refuses an anonymous form token for approving, and oversized or non-form posts", async () => {
+    const user = await newUser();
+    const app = await newApp(await newUser());
+    const url = authorizeUrl({ client_id: app.client_id, redirect_uri: REDIRECT });
+    const jar = new CookieJar();
+    const page = await call(url);
+    jar.store(page);
+    const anonymousToken = csrfFrom(await page.text());
+    const consent = await postForm(url, jar, { csrf_token: anonymousToken, step: "sign_in", email: user.email, password: user.password });
+    expect(consent.status).toBe(200);
+    // The sign-in page's token was bound to nobody (and its nonce rotated at sign-in): it cannot approve.
+    expect((await postForm(url, jar, { csrf_token: anonymousToken, step: "approve" })).status).toBe(403);
+    expect((await postForm(url, jar, { csrf_token: csrfFrom(await consent.text()), step: "approve" })).status).toBe(302);
+
+    const big = await call(url, { form: { csrf_token: "x", step: "sign_in", email: "a".repeat(20_000) }, headers: { Cookie: jar.header() } });
+    expect(big.status).toBe(413);
+    const json = await call(url, { json: { step: "sign_in" }, headers: { Cookie: jar.header() } });
+    expect(json.status).toBe(415);
+  });
+
   it("keeps the person on the sign-in form after a wrong password", async () => {
     const user = await newUser();
     const app = await newApp(await newUser());

@@ -1,6 +1,8 @@
 import { SignJWT, UnsecuredJWT } from "jose";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createApiKey } from "../../src/auth/api-keys";
+import { createDb } from "../../src/db/client";
 import { call, expectProblem, json, newApiKey, newApp, newUser } from "../helpers/api";
 
 const secret = () => new TextEncoder().encode(env.JWT_SECRET!);
@@ -100,7 +102,8 @@ describe("API keys", () => {
 
   it("refuses a production key on a sandbox deployment with a message that says so", async () => {
     const user = await newUser();
-    const { key } = await newApiKey(user, { mode: "live" });
+    // The API only mints keys of this deployment's mode; a live key comes from a production deployment.
+    const { secret: key } = await createApiKey(createDb(env.DB), { userId: user.id, name: "prod", mode: "live", scopes: ["data:read"] });
     expect(key).toMatch(/^ahk_live_/);
     const body = await expectProblem(await call("/v1/me", { token: key }), 401, "unauthorized");
     expect(body.detail).toMatch(/production API key.*sandbox/);
@@ -119,6 +122,33 @@ describe("API keys", () => {
       403,
       "insufficient_scope",
     );
+  });
+
+  it("paginates the key list with limit and cursor", async () => {
+    const user = await newUser();
+    const created = [];
+    for (let i = 0; i < 5; i++) created.push(await newApiKey(user, { name: `key ${i}` }));
+    const first = await json(await call("/v1/auth/api-keys?limit=2", { token: user.accessToken }));
+    expect(first.data.map((k: any) => k.name)).toEqual(["key 4", "key 3"]);
+    const second = await json(await call(`/v1/auth/api-keys?limit=2&cursor=${first.next_cursor}`, { token: user.accessToken }));
+    expect(second.data.map((k: any) => k.name)).toEqual(["key 2", "key 1"]);
+    const third = await json(await call(`/v1/auth/api-keys?limit=2&cursor=${second.next_cursor}`, { token: user.accessToken }));
+    expect(third).toMatchObject({ data: [{ name: "key 0" }], next_cursor: null });
+    await expectProblem(await call("/v1/auth/api-keys?cursor=garbage", { token: user.accessToken }), 422, "validation_failed");
+  });
+
+  it("does not let a token issued to an OAuth app manage keys or apps", async () => {
+    const owner = await newUser();
+    const app = await newApp(owner, { scopes: ["data:read", "data:write"] });
+    const { access_token } = await json(
+      await call("/v1/auth/token", { form: { grant_type: "client_credentials", client_id: app.client_id, client_secret: app.client_secret } }),
+    );
+    await expectProblem(await call("/v1/auth/api-keys", { token: access_token, json: { name: "persist" } }), 403, "forbidden");
+    await expectProblem(await call("/v1/auth/api-keys", { token: access_token }), 403, "forbidden");
+    await expectProblem(await call("/v1/auth/apps", { token: access_token, json: { name: "x", scopes: ["data:read"] } }), 403, "forbidden");
+    await expectProblem(await call(`/v1/auth/apps/${app.client_id}`, { method: "DELETE", token: access_token }), 403, "forbidden");
+    // Ordinary data:write operations still work for it.
+    expect((await call("/v1/me", { method: "PATCH", token: access_token, json: { name: "via app" } })).status).toBe(200);
   });
 
   it("enforces each key's scopes per route with 403 insufficient_scope", async () => {

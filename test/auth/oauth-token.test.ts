@@ -134,6 +134,16 @@ describe("refresh_token", () => {
     expect(first.status).toBe(200);
     expect(first.body.refresh_token).toMatch(/^ahr_/);
 
+    // A retry within seconds (two tabs, a timeout) is refused but does not end the session…
+    const retry = await token({ grant_type: "refresh_token", refresh_token: user.refreshToken });
+    expect(retry).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect((await call("/v1/me", { token: first.body.access_token })).status).toBe(200);
+
+    // …a replay later looks like theft and does.
+    const { env } = await import("cloudflare:workers");
+    await env.DB.prepare("UPDATE refresh_tokens SET used_at = ? WHERE used_at IS NOT NULL AND grant_id IN (SELECT id FROM grants WHERE user_id = ?)")
+      .bind(Date.now() - 60_000, user.id)
+      .run();
     const replay = await token({ grant_type: "refresh_token", refresh_token: user.refreshToken });
     expect(replay).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     // The reuse looks like theft, so the rotated token and its access token die too.
@@ -161,6 +171,32 @@ describe("refresh_token", () => {
     const issued = await token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: app.client_id, client_secret: app.client_secret });
     const widened = await token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: app.client_id, client_secret: app.client_secret, scope: "data:read data:write" });
     expect(widened).toMatchObject({ status: 400, body: { error: "invalid_scope" } });
+  });
+});
+
+describe("token endpoint limits", () => {
+  it("stops an address that keeps failing client authentication, with an RFC-shaped 429", async () => {
+    const app = await newApp(await newUser());
+    const headers = { "CF-Connecting-IP": "203.0.113.90" };
+    let result = await token({ grant_type: "client_credentials", client_id: app.client_id, client_secret: "wrong" }, headers);
+    for (let i = 0; i < 100 && result.status !== 429; i++) {
+      result = await token({ grant_type: "client_credentials", client_id: app.client_id, client_secret: "wrong" }, headers);
+    }
+    expect(result.status).toBe(429);
+    expect(result.body).toMatchObject({ error: "slow_down" });
+    expect(Number(result.headers.get("Retry-After"))).toBeGreaterThan(0);
+    // Even the right secret waits now, from that address; another address is unaffected.
+    expect((await token({ grant_type: "client_credentials", client_id: app.client_id, client_secret: app.client_secret }, headers)).status).toBe(429);
+    expect((await token({ grant_type: "client_credentials", client_id: app.client_id, client_secret: app.client_secret })).status).toBe(200);
+  });
+
+  it("gives an authenticated client its own budget, beyond the per-address sign-in limit", async () => {
+    const app = await newApp(await newUser());
+    const headers = { "CF-Connecting-IP": "203.0.113.91" };
+    for (let i = 0; i < 40; i++) {
+      const result = await token({ grant_type: "client_credentials", client_id: app.client_id, client_secret: app.client_secret }, headers);
+      expect(result.status).toBe(200);
+    }
   });
 });
 

@@ -26,6 +26,14 @@ describe("OpenAPI document and docs page", () => {
     );
   });
 
+  it("marks register, login and token as needing no credential", async () => {
+    const doc = await json(await call("/v1/openapi.json"));
+    for (const path of ["/v1/auth/register", "/v1/auth/login", "/v1/auth/token"]) {
+      expect(doc.paths[path].post.security, path).toEqual([]);
+      expect(doc.paths[path].post.responses["429"], path).toBeDefined();
+    }
+  });
+
   it("documents the scope and the error responses of every authenticated operation", async () => {
     const doc = await json(await call("/v1/openapi.json"));
     for (const [path, item] of Object.entries<any>(doc.paths)) {

@@ -8,8 +8,9 @@ describe("rate limits", () => {
     const { key } = await newApiKey(user);
     const limit = Number(env.REQUEST_RATE_LIMIT_PER_MINUTE);
     const first = await call("/v1/me", { token: key });
-    expect(first.headers.get("RateLimit-Policy")).toBe(`"requests";q=${limit};w=60`);
-    expect(first.headers.get("RateLimit")).toMatch(new RegExp(`^"requests";r=${limit - 1};t=\\d+$`));
+    const perUser = Number(env.USER_RATE_LIMIT_PER_MINUTE);
+    expect(first.headers.get("RateLimit-Policy")).toBe(`"requests";q=${limit};w=60, "user";q=${perUser};w=60`);
+    expect(first.headers.get("RateLimit")).toMatch(new RegExp(`^"requests";r=${limit - 1};t=\\d+, "user";r=\\d+;t=\\d+$`));
 
     // Spend the rest of the window (it may roll over mid-test; then spend the new one too).
     let response = first;
@@ -24,6 +25,20 @@ describe("rate limits", () => {
     // Another credential of the same user has its own budget.
     const other = await newApiKey(user);
     expect((await call("/v1/me", { token: other.key })).status).toBe(200);
+  });
+
+  it("also limits each user across all their credentials", async () => {
+    const user = await newUser();
+    const perUser = Number(env.USER_RATE_LIMIT_PER_MINUTE);
+    const perCredential = Number(env.REQUEST_RATE_LIMIT_PER_MINUTE);
+    expect(perUser).toBeLessThan(2 * perCredential);
+    const keys = [await newApiKey(user), await newApiKey(user)];
+    let response: Response | undefined;
+    // Spread requests over two keys: neither reaches its own limit before the user's is spent.
+    for (let i = 0; i < 2 * perUser && response?.status !== 429; i++) response = await call("/v1/me", { token: keys[i % 2]!.key });
+    const body = await expectProblem(response!, 429, "rate_limited");
+    expect(body.detail).toContain("for this account");
+    expect(response!.headers.get("RateLimit-Policy")).toContain(`"user";q=${perUser};w=60`);
   });
 
   it("limits sign-in attempts per client address", async () => {

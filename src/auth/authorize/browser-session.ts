@@ -51,25 +51,31 @@ export function endBrowserSession(c: Context<AppEnv>): void {
 }
 
 /**
- * CSRF token for the page's forms: the cookie holds a random nonce, the form holds an HMAC of it.
- * A cross-site form cannot read the cookie, and a cookie planted from elsewhere has no valid HMAC.
+ * CSRF token for the page's forms: the cookie (SameSite=Strict, HttpOnly) holds a random nonce,
+ * the form an HMAC of that nonce and of who is signed in. A cross-site form gets neither, and a
+ * pair harvested by an attacker on their own visit is bound to their sign-in, not the victim's.
  */
-export async function csrfToken(c: Context<AppEnv>): Promise<string> {
-  let nonce = getCookie(c, CSRF_COOKIE);
-  if (!nonce || nonce.length < 20) {
-    nonce = randomToken(24);
-    setCookie(c, CSRF_COOKIE, nonce, { httpOnly: true, sameSite: "Strict", path: "/auth", secure: secure(c) });
-  }
-  return sign(c, nonce);
+export async function csrfToken(c: Context<AppEnv>, userId: number | undefined, freshNonce?: string): Promise<string> {
+  let nonce = freshNonce ?? getCookie(c, CSRF_COOKIE);
+  if (!nonce || nonce.length < 20) nonce = rotateCsrfNonce(c);
+  return sign(c, nonce, userId);
 }
 
-export async function csrfValid(c: Context<AppEnv>, submitted: string | undefined): Promise<boolean> {
+/** A new nonce, set at sign-in so that tokens from before it stop working. */
+export function rotateCsrfNonce(c: Context<AppEnv>): string {
+  const nonce = randomToken(24);
+  setCookie(c, CSRF_COOKIE, nonce, { httpOnly: true, sameSite: "Strict", path: "/auth", secure: secure(c) });
+  return nonce;
+}
+
+export async function csrfValid(c: Context<AppEnv>, submitted: string | undefined, userId: number | undefined): Promise<boolean> {
   const nonce = getCookie(c, CSRF_COOKIE);
   if (!nonce || !submitted) return false;
-  return constantTimeEqual(await sign(c, nonce), submitted);
+  return constantTimeEqual(await sign(c, nonce, userId), submitted);
 }
 
-async function sign(c: Context<AppEnv>, nonce: string): Promise<string> {
+async function sign(c: Context<AppEnv>, nonce: string, userId: number | undefined): Promise<string> {
   const key = await crypto.subtle.importKey("raw", signingKey(c.get("config")), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return base64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`csrf:${nonce}`))));
+  const message = new TextEncoder().encode(`csrf:${nonce}:${userId ?? "anonymous"}`);
+  return base64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, message)));
 }

@@ -1,15 +1,18 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import type { AppEnv } from "../../http/app-env";
-import { consumeRateLimit } from "../../http/rate-limit";
+import { clientAddress, consumeRateLimits } from "../../http/rate-limit";
 import { checkPassword } from "../accounts";
 import { createAuthorizationCode } from "../authorization-codes";
 import { formatScopes } from "../scopes";
-import { browserSessionUser, csrfToken, csrfValid, endBrowserSession, startBrowserSession } from "./browser-session";
+import { browserSessionUser, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, startBrowserSession } from "./browser-session";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
 import { checkAuthorizeRequest, redirectBack, type AuthorizeRequest } from "./request";
+
+const MAX_FORM_BYTES = 16 * 1024;
 
 /**
  * GET /auth/authorize shows sign-in (if needed) then consent; the forms POST back to the same
@@ -24,14 +27,20 @@ export const authorizePage = new Hono<AppEnv>()
     }
     const userId = await browserSessionUser(c);
     const user = userId ? await c.get("db").select().from(users).where(eq(users.id, userId)).get() : undefined;
-    return user ? renderConsent(c, check.request, user.email) : renderSignIn(c, check.request);
+    return user ? renderConsent(c, check.request, user.id, user.email) : renderSignIn(c, check.request);
   })
-  .post("/auth/authorize", async (c) => {
+  .post("/auth/authorize", bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => renderError(c, "The form is too large.", 413) }), async (c) => {
     // Same-origin forms only: a foreign Origin is refused before anything else is read.
     const origin = c.req.header("Origin");
-    if (origin && origin !== new URL(c.req.url).origin) return renderError(c, "Cross-site form submission refused.", 403);
+    if ((origin && origin !== new URL(c.req.url).origin) || c.req.header("Sec-Fetch-Site") === "cross-site") {
+      return renderError(c, "Cross-site form submission refused.", 403);
+    }
+    if (!/^application\/x-www-form-urlencoded\b/i.test(c.req.header("Content-Type") ?? "")) return renderError(c, "Unsupported form encoding.", 415);
     const form = await c.req.parseBody();
-    if (!(await csrfValid(c, str(form.csrf_token)))) {
+    const step = str(form.step);
+    const sessionUser = await browserSessionUser(c);
+    // The sign-in form was rendered for nobody; every later form for the signed-in user.
+    if (!(await csrfValid(c, str(form.csrf_token), step === "sign_in" ? undefined : sessionUser))) {
       return renderError(c, "The form expired or did not come from this page. Go back and try again.", 403);
     }
     const check = await checkAuthorizeRequest(c.get("db"), new URL(c.req.url).searchParams);
@@ -40,20 +49,18 @@ export const authorizePage = new Hono<AppEnv>()
       return c.redirect(redirectBack(check.redirectUri, { error: check.error, error_description: check.description, state: check.state }), 302);
     }
     const request = check.request;
-    const step = str(form.step);
 
     if (step === "sign_in") {
-      const address = c.req.header("CF-Connecting-IP") ?? "unknown";
-      const limit = await consumeRateLimit(c.env, `auth:${address}`, c.get("config").limits.authAttemptsPerMinute);
+      const [limit] = await consumeRateLimits(c.env, `addr:${clientAddress(c)}`, [{ name: "auth", limit: c.get("config").limits.authAttemptsPerMinute }]);
       const email = str(form.email) ?? "";
-      if (!limit.allowed) return renderSignIn(c, request, { email, error: `Too many attempts. Try again in ${limit.resetSeconds} s.` }, 429);
+      if (!limit!.allowed) return renderSignIn(c, request, { email, error: `Too many attempts. Try again in ${limit!.resetSeconds} s.` }, 429);
       const user = await checkPassword(c.get("db"), email, str(form.password) ?? "");
       if (!user) return renderSignIn(c, request, { email, error: "Wrong email or password." }, 401);
       await startBrowserSession(c, user.id);
-      return renderConsent(c, request, user.email);
+      return renderConsent(c, request, user.id, user.email, rotateCsrfNonce(c));
     }
 
-    const userId = await browserSessionUser(c);
+    const userId = sessionUser;
     if (!userId || step === "sign_out") {
       endBrowserSession(c);
       return renderSignIn(c, request, step === "sign_out" ? {} : { error: "Your sign-in expired. Sign in again." });
@@ -87,13 +94,13 @@ function pageHeaders(c: Context<AppEnv>, redirectUri?: string) {
 
 async function renderSignIn(c: Context<AppEnv>, request: AuthorizeRequest, extra: { email?: string; error?: string } = {}, status: 200 | 401 | 429 = 200) {
   pageHeaders(c, request.redirectUri);
-  const csrf = await csrfToken(c);
+  const csrf = await csrfToken(c, undefined);
   return c.html(<SignInPage appName={request.app.name} action={formAction(c)} csrf={csrf} {...extra} />, status);
 }
 
-async function renderConsent(c: Context<AppEnv>, request: AuthorizeRequest, userEmail: string) {
+async function renderConsent(c: Context<AppEnv>, request: AuthorizeRequest, userId: number, userEmail: string, freshNonce?: string) {
   pageHeaders(c, request.redirectUri);
-  const csrf = await csrfToken(c);
+  const csrf = await csrfToken(c, userId, freshNonce);
   return c.html(
     <ConsentPage
       appName={request.app.name}
@@ -106,7 +113,7 @@ async function renderConsent(c: Context<AppEnv>, request: AuthorizeRequest, user
   );
 }
 
-function renderError(c: Context<AppEnv>, message: string, status: 400 | 403 = 400) {
+function renderError(c: Context<AppEnv>, message: string, status: 400 | 403 | 413 | 415 = 400) {
   pageHeaders(c);
   return c.html(<ErrorPage message={message} />, status);
 }
