@@ -101,12 +101,17 @@ export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inh
   if (persistTo) args.push("--persist-to", persistTo);
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn(process.execPath, args, { cwd: root, env: quietEnv, stdio: stdio === "inherit" ? "inherit" : "pipe" });
+  // With piped output, keep the tail so a failed start can say why.
+  let tail = "";
+  const keep = (chunk) => (tail = (tail + chunk).slice(-4000));
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
   const origin = `http://127.0.0.1:${port}`;
   try {
     await waitUntilUp(`${origin}/v1/openapi.json`, child);
   } catch (error) {
     child.kill("SIGTERM");
-    throw error;
+    throw new Error(`${error.message}${tail ? `\n--- wrangler output ---\n${tail}` : ""}`);
   }
   const stop = () =>
     new Promise((resolve) => {

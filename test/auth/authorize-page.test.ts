@@ -68,10 +68,14 @@ describe("POST /auth/authorize", () => {
     expect((await postForm(url, jar, { ...fields, csrf_token: `${csrf.slice(0, -2)}xx` })).status).toBe(403);
     expect((await postForm(url, new CookieJar(), { ...fields, csrf_token: csrf })).status).toBe(403);
     expect((await postForm(url, jar, { ...fields, csrf_token: csrf }, { Origin: "https://evil.example" })).status).toBe(403);
-    // The genuine form still works.
-    const ok = await postForm(url, jar, { ...fields, csrf_token: csrf }, { Origin: "http://hub.test" });
-    expect(ok.status).toBe(200);
-    expect(await ok.text()).toContain("Approve");
+    expect((await postForm(url, jar, { ...fields, csrf_token: csrf }, { "Sec-Fetch-Site": "cross-site" })).status).toBe(403);
+    expect((await postForm(url, jar, { ...fields, csrf_token: csrf }, { Origin: "null" })).status).toBe(403);
+    // The genuine form still works, including from a browser that hides its origin.
+    const hidden = await postForm(url, jar, { ...fields, csrf_token: csrf }, { Origin: "null", "Sec-Fetch-Site": "same-origin" });
+    expect(hidden.status).toBe(200);
+    expect(await hidden.text()).toContain("Approve");
+    // Signing in rotated the nonce: the sign-in page's token is spent.
+    expect((await postForm(url, jar, { ...fields, csrf_token: csrf }, { Origin: "http://hub.test" })).status).toBe(403);
   });
 
   it("refuses an anonymous form token for approving, and oversized or non-form posts", async () => {

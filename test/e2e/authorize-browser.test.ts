@@ -1,4 +1,3 @@
-import { createRequire } from "node:module"; const require = createRequire(import.meta.url);
 // End to end: a real `wrangler dev` hub, a real browser (Debian's chromium driven by
 // playwright-core) and a real OAuth client redirect target, walking the authorization code
 // flow with PKCE the way a person and a third-party app would.
@@ -27,6 +26,7 @@ interface Hit {
 
 let hub: Hub | undefined;
 let hubLog = "";
+let hubLogDropped = 0; // characters of wrangler's output no longer kept in hubLog
 let stateDir: string | undefined;
 let browser: Browser | undefined;
 let callbackServer: Server | undefined;
@@ -157,7 +157,11 @@ beforeAll(async () => {
   hub = await startHub({ port: await freePort(), persistTo: stateDir, stdio: "pipe", bootstrap: false });
   // Keep the pipes drained (a full pipe would stall wrangler) and keep a tail for failures.
   const keep = (chunk: Buffer) => {
-    hubLog = (hubLog + chunk.toString()).slice(-20_000); require("node:fs").appendFileSync("/tmp/hub-e2e.log", chunk);
+    hubLog += chunk.toString();
+    if (hubLog.length > 40_000) {
+      hubLogDropped += hubLog.length - 20_000;
+      hubLog = hubLog.slice(-20_000);
+    }
   };
   hub.child.stdout?.on("data", keep);
   hub.child.stderr?.on("data", keep);
@@ -202,12 +206,22 @@ afterAll(async () => {
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 }, 60_000);
 
-let hubLogShown = false;
+// On a failure: is the hub still answering, is the browser still there, and what did wrangler
+// print since the last failure (its request log shows which requests reached the Worker).
+let hubLogShownUpTo = 0;
 beforeEach(({ onTestFailed }) => {
-  onTestFailed(() => {
-    if (!hubLog || hubLogShown) return;
-    hubLogShown = true;
-    console.error(`--- wrangler dev output (tail) ---\n${hubLog}`);
+  onTestFailed(async () => {
+    const started = Date.now();
+    const health = await fetch(`${hub?.origin}/v1/openapi.json`, { signal: AbortSignal.timeout(5_000) }).then(
+      (response) => `answered ${response.status} in ${Date.now() - started} ms`,
+      (error: Error) => `did not answer (${error.name})`,
+    );
+    const fresh = hubLog.slice(Math.max(0, hubLogShownUpTo - hubLogDropped));
+    hubLogShownUpTo = hubLogDropped + hubLog.length;
+    console.error(
+      `--- after the failure: hub ${health}; browser ${browser?.isConnected() ? "connected" : "gone"} ---\n` +
+        `--- wrangler dev output since the last failure ---\n${fresh}`,
+    );
   });
 });
 

@@ -27,7 +27,7 @@ function Layout(props: { title: string; children: Child }) {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
+        <meta name="referrer" content="same-origin" />
         <title>{props.title} · Agent Automation Hub</title>
         <style>{styles}</style>
       </head>

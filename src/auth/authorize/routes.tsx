@@ -30,11 +30,9 @@ export const authorizePage = new Hono<AppEnv>()
     return user ? renderConsent(c, check.request, user.id, user.email) : renderSignIn(c, check.request);
   })
   .post("/auth/authorize", bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => renderError(c, "The form is too large.", 413) }), async (c) => {
-    // Same-origin forms only: a foreign Origin is refused before anything else is read.
-    const origin = c.req.header("Origin");
-    if ((origin && origin !== new URL(c.req.url).origin) || c.req.header("Sec-Fetch-Site") === "cross-site") {
-      return renderError(c, "Cross-site form submission refused.", 403);
-    }
+    // Same-origin forms only: a foreign Origin is refused before anything else is read. Browsers
+    // send "Origin: null" in some privacy modes; then only their own same-origin marker will do.
+    if (!sameOriginPost(c)) return renderError(c, "Cross-site form submission refused.", 403);
     if (!/^application\/x-www-form-urlencoded\b/i.test(c.req.header("Content-Type") ?? "")) return renderError(c, "Unsupported form encoding.", 415);
     const form = await c.req.parseBody();
     const step = str(form.step);
@@ -81,6 +79,14 @@ export const authorizePage = new Hono<AppEnv>()
     return renderError(c, "Unknown form action.");
   });
 
+function sameOriginPost(c: Context<AppEnv>): boolean {
+  const origin = c.req.header("Origin");
+  const fetchSite = c.req.header("Sec-Fetch-Site");
+  if (fetchSite && fetchSite !== "same-origin" && fetchSite !== "none") return false;
+  if (origin === "null") return fetchSite === "same-origin";
+  return !origin || origin === new URL(c.req.url).origin;
+}
+
 const str = (value: unknown) => (typeof value === "string" ? value : undefined);
 
 /** Pages are never framed or cached; forms may post only here and lead only to the client. */
@@ -89,7 +95,9 @@ function pageHeaders(c: Context<AppEnv>, redirectUri?: string) {
   c.header("Content-Security-Policy", `default-src 'none'; style-src 'unsafe-inline'; form-action ${formTargets}; frame-ancestors 'none'; base-uri 'none'`);
   c.header("X-Frame-Options", "DENY");
   c.header("Cache-Control", "no-store");
-  c.header("Referrer-Policy", "no-referrer");
+  // same-origin, not no-referrer: with no-referrer browsers send "Origin: null" on our own forms,
+  // and the authorize URL must still never leak to other sites.
+  c.header("Referrer-Policy", "same-origin");
 }
 
 async function renderSignIn(c: Context<AppEnv>, request: AuthorizeRequest, extra: { email?: string; error?: string } = {}, status: 200 | 401 | 429 = 200) {
