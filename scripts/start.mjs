@@ -90,6 +90,7 @@ async function waitUntilUp(url, child, timeoutMs = 90_000) {
 /**
  * Starts a hub and resolves once it answers. Options: port, persistTo (a state folder; tests
  * use a fresh one), vars (extra Worker vars), stdio ("inherit" or "pipe").
+ * @param {{ port?: number, persistTo?: string, vars?: Record<string, string>, stdio?: "inherit" | "pipe", bootstrap?: boolean }} [options]
  */
 export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inherit", bootstrap = true } = {}) {
   ensureDevVars();
