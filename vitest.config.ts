@@ -8,6 +8,7 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
     test: {
+      reporters: ["default", "./test/summary-reporter.ts"],
       projects: [
         {
           plugins: [
