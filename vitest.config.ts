@@ -1,11 +1,26 @@
+import net from "node:net";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 // Two projects: the suite that runs inside the Workers runtime (workerd, real D1, Durable
 // Objects, Queues), and end-to-end tests that start `wrangler dev` and drive a real browser.
+/** A free loopback port, for the servers test/global-setup.ts starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  process.env.TEST_MCP_PORT ??= String(await freePort());
+  process.env.TEST_FAKE_PORT ??= String(await freePort());
   return {
     test: {
       reporters: ["default", "./test/summary-reporter.ts"],
@@ -22,6 +37,9 @@ export default defineConfig(async () => {
                   ENVIRONMENT: "sandbox",
                   REQUEST_RATE_LIMIT_PER_MINUTE: "120",
                   USER_RATE_LIMIT_PER_MINUTE: "200",
+                  TOOL_RATE_LIMIT_PER_MINUTE: "1000",
+                  TEST_MCP_URL: `http://127.0.0.1:${process.env.TEST_MCP_PORT}/mcp`,
+                  TEST_FAKE_URL: `http://127.0.0.1:${process.env.TEST_FAKE_PORT}`,
                 },
               },
             }),
@@ -31,6 +49,7 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: ["test/e2e/**"],
             setupFiles: ["./test/helpers/apply-migrations.ts"],
+            globalSetup: ["./test/global-setup.ts"],
           },
         },
         {

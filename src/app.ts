@@ -15,6 +15,8 @@ import { problemResponse, toApiError } from "./http/problem";
 import { perCredentialLimit } from "./http/rate-limit";
 import { createRouter } from "./http/router";
 import { meRoutes } from "./me/routes";
+import { connectionRoutes } from "./connections/routes";
+import { toolRoutes } from "./tools/routes";
 import { homePage } from "./pages/home";
 
 /**
@@ -51,6 +53,8 @@ export function createApp() {
   authed.route("/", apiKeyRoutes);
   authed.route("/", oauthAppRoutes);
   authed.route("/", meRoutes);
+  authed.route("/", connectionRoutes);
+  authed.route("/", toolRoutes);
   v1.route("/", authed);
 
   app.route("/", v1);

@@ -15,7 +15,11 @@ export interface Env {
   JWT_ISSUER?: string;
   JWT_SECRET?: string;
   ENCRYPTION_KEY?: string;
+  /** Key rotation: `kid:base64,kid:base64`; the first encrypts, all decrypt. Overrides ENCRYPTION_KEY. */
+  ENCRYPTION_KEYS?: string;
   ALLOW_REGISTRATION?: string;
+  /** "true" lets user-given URLs reach loopback and private networks (default: off production only). */
+  ALLOW_PRIVATE_NETWORK_URLS?: string;
   REQUEST_RATE_LIMIT_PER_MINUTE?: string;
   USER_RATE_LIMIT_PER_MINUTE?: string;
   TOOL_RATE_LIMIT_PER_MINUTE?: string;

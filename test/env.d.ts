@@ -6,6 +6,10 @@ type HubMainModule = typeof import("../src/index");
 declare namespace Cloudflare {
   interface Env extends HubWorkerEnv {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    /** The reference MCP server (server-everything) on loopback. */
+    TEST_MCP_URL: string;
+    /** The fake platform APIs on loopback (test/fakes/platform-fake.mjs). */
+    TEST_FAKE_URL: string;
   }
   interface GlobalProps {
     mainModule: HubMainModule;

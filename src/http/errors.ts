@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   not_found: { status: 404, title: "Not found" },
   conflict: { status: 409, title: "Conflict" },
   quota_exceeded: { status: 409, title: "Quota exceeded" },
+  tool_unavailable: { status: 409, title: "Tool unavailable" },
   payload_too_large: { status: 413, title: "Payload too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },
   validation_failed: { status: 422, title: "Validation failed" },

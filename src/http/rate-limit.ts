@@ -46,7 +46,8 @@ function limitBy(pick: (c: Context<AppEnv>) => { subject: string; counters: Coun
     const results = await consumeRateLimits(c.env, subject, counters);
     if (exhaustedOf(results)) throw rateLimited(results, DESCRIPTIONS);
     await next();
-    for (const [name, value] of Object.entries(rateLimitHeaders(results))) c.header(name, value);
+    // Appended: a route may already have reported a limit of its own (tool calls).
+    for (const [name, value] of Object.entries(rateLimitHeaders(results))) c.header(name, value, { append: true });
   });
 }
 

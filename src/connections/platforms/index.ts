@@ -1,0 +1,25 @@
+import { airtable } from "./airtable";
+import { discord } from "./discord";
+import { httpApi } from "./http-api";
+import { hubspot } from "./hubspot";
+import { mailchimp } from "./mailchimp";
+import { mcp } from "./mcp";
+import { anthropic, openai } from "./model-providers";
+import { notion } from "./notion";
+import { resend } from "./resend";
+import { slack } from "./slack";
+import { telegram } from "./telegram";
+import type { Platform } from "./types";
+import { webhook } from "./webhook";
+
+/** Every platform a connection can be made to, in the order the registry lists them. */
+export const PLATFORMS: Platform[] = [mcp, slack, discord, telegram, resend, hubspot, mailchimp, airtable, notion, webhook, httpApi, openai, anthropic];
+
+const byId = new Map(PLATFORMS.map((platform) => [platform.id, platform]));
+
+export function findPlatform(id: string): Platform | undefined {
+  return byId.get(id);
+}
+
+/** Platform tool names: `<platform>_<action>`. */
+export const platformToolName = (platform: Platform, action: string) => `${platform.id}_${action}`;

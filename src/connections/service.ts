@@ -1,0 +1,154 @@
+import { and, desc, eq, lt } from "drizzle-orm";
+import type { z } from "@hono/zod-openapi";
+import type { Db } from "../db/client";
+import { connections, type Connection } from "../db/schema";
+import { ApiError, notFound, type FieldError } from "../http/errors";
+import { randomToken } from "../auth/crypto";
+import { MASK, maskConfig, openConfig, sealConfig } from "./config-codec";
+import { findPlatform } from "./platforms";
+import type { Platform } from "./platforms/types";
+import type { SecretBox } from "./secret-box";
+
+export const MAX_CONNECTIONS_PER_USER = 200;
+export type ConnectionStatus = Connection["status"];
+
+export function requirePlatform(id: string): Platform {
+  const platform = findPlatform(id);
+  if (!platform) {
+    throw new ApiError("validation_failed", `Unknown platform "${id}"; GET /v1/connections/platforms lists them.`, {
+      errors: [{ location: "body", field: "platform", message: "Unknown platform." }],
+    });
+  }
+  return platform;
+}
+
+/** Validates a config against the platform's schema; field errors name `config.<field>`. */
+export function validateConfig(platform: Platform, config: unknown): Record<string, unknown> {
+  const result = (platform.config as z.ZodType).safeParse(config);
+  if (!result.success) {
+    const errors: FieldError[] = result.error.issues.map((issue) => ({
+      location: "body",
+      field: ["config", ...issue.path.map(String)].join("."),
+      message: issue.message,
+    }));
+    throw new ApiError("validation_failed", `The config does not fit the ${platform.name} schema.`, { errors });
+  }
+  return result.data as Record<string, unknown>;
+}
+
+export async function createConnection(
+  db: Db,
+  box: SecretBox,
+  input: { userId: number; platform: string; name: string; config: unknown },
+): Promise<Connection> {
+  const platform = requirePlatform(input.platform);
+  const config = validateConfig(platform, input.config);
+  const existing = await db.$count(connections, eq(connections.userId, input.userId));
+  if (existing >= MAX_CONNECTIONS_PER_USER) throw new ApiError("quota_exceeded", `An account can hold at most ${MAX_CONNECTIONS_PER_USER} connections.`);
+  const uid = `con_${randomToken(16)}`;
+  const [row] = await db
+    .insert(connections)
+    .values({ uid, userId: input.userId, platform: platform.id, name: input.name, config: await sealConfig(platform, config, uid, box) })
+    .returning();
+  return row!;
+}
+
+export async function getConnection(db: Db, userId: number, id: number): Promise<Connection> {
+  const row = await db.select().from(connections).where(and(eq(connections.id, id), eq(connections.userId, userId))).get();
+  if (!row) throw notFound("Connection");
+  return row;
+}
+
+export function listConnections(db: Db, userId: number, limit: number, beforeId?: number): Promise<Connection[]> {
+  return db
+    .select()
+    .from(connections)
+    .where(and(eq(connections.userId, userId), beforeId ? lt(connections.id, beforeId) : undefined))
+    .orderBy(desc(connections.id))
+    .limit(limit)
+    .all();
+}
+
+/** Every connection of a user, for building their tool catalog. */
+export function allConnections(db: Db, userId: number): Promise<Connection[]> {
+  return db.select().from(connections).where(eq(connections.userId, userId)).orderBy(desc(connections.id)).all();
+}
+
+/**
+ * Replaces name, status and config. Secret fields sent back masked ("••••abcd") keep the stored
+ * value, so a client can round-trip what it read without knowing the secret.
+ */
+export async function updateConnection(
+  db: Db,
+  box: SecretBox,
+  userId: number,
+  id: number,
+  input: { name: string; status: ConnectionStatus; config: Record<string, unknown> },
+): Promise<Connection> {
+  const current = await getConnection(db, userId, id);
+  const platform = requirePlatform(current.platform);
+  const stored = await openConfig(platform, current.config, current.uid, box);
+  const merged: Record<string, unknown> = { ...input.config };
+  for (const field of platform.secretFields) merged[field] = keepMasked(merged[field], stored[field]);
+  const config = validateConfig(platform, merged);
+  const [row] = await db
+    .update(connections)
+    .set({
+      name: input.name,
+      status: input.status,
+      errorMessage: input.status === "active" ? null : current.errorMessage,
+      config: await sealConfig(platform, config, current.uid, box),
+      // A changed config may expose other tools; MCP tools are loaded again on next use.
+      toolsCache: null,
+      toolsCachedAt: null,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(connections.id, id), eq(connections.userId, userId)))
+    .returning();
+  return row!;
+}
+
+function keepMasked(sent: unknown, stored: unknown): unknown {
+  if (typeof sent === "string" && sent.startsWith(MASK)) return stored;
+  if (sent && typeof sent === "object" && !Array.isArray(sent)) {
+    const storedObject = (stored && typeof stored === "object" ? stored : {}) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(sent).map(([key, value]) => [key, value === MASK ? storedObject[key] : value]));
+  }
+  return sent;
+}
+
+export async function deleteConnection(db: Db, userId: number, id: number): Promise<void> {
+  const deleted = await db.delete(connections).where(and(eq(connections.id, id), eq(connections.userId, userId))).returning({ id: connections.id });
+  if (deleted.length === 0) throw notFound("Connection");
+}
+
+/** Records the outcome of using a connection: auth failures flag it, a success clears the flag. */
+export async function recordConnectionHealth(db: Db, connection: Connection, outcome: { status: ConnectionStatus; message?: string | null }): Promise<void> {
+  const unchanged = connection.status === outcome.status && (outcome.status === "active" || connection.errorMessage === outcome.message);
+  if (unchanged) {
+    // last_used_at is kept to the minute, so busy connections do not cost a write per call.
+    if (!connection.lastUsedAt || Date.now() - connection.lastUsedAt.getTime() > 60_000) {
+      await db.update(connections).set({ lastUsedAt: new Date() }).where(eq(connections.id, connection.id));
+    }
+    return;
+  }
+  await db
+    .update(connections)
+    .set({ status: outcome.status, errorMessage: outcome.status === "active" ? null : (outcome.message ?? null), lastUsedAt: new Date(), updatedAt: new Date() })
+    .where(eq(connections.id, connection.id));
+}
+
+export async function presentConnection(connection: Connection, box: SecretBox) {
+  const platform = findPlatform(connection.platform);
+  return {
+    connection_id: connection.id,
+    platform: connection.platform,
+    name: connection.name,
+    config: platform ? await maskConfig(platform, connection.config, connection.uid, box) : {},
+    status: connection.status,
+    error_message: connection.errorMessage,
+    last_used_at: connection.lastUsedAt?.toISOString() ?? null,
+    created_at: connection.createdAt.toISOString(),
+    updated_at: connection.updatedAt.toISOString(),
+  };
+}

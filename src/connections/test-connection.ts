@@ -1,0 +1,37 @@
+import type { Config, Env } from "../env";
+import { randomToken } from "../auth/crypto";
+import { addressPolicy } from "../tools/executor";
+import { McpError, listMcpTools } from "../tools/mcp/client";
+import { platformClient } from "./platforms/client";
+import type { McpConfig } from "./platforms/mcp";
+import { PlatformError, type Platform } from "./platforms/types";
+
+export interface ConnectionTestResult {
+  success: boolean;
+  status: "active" | "error" | "expired";
+  message: string;
+  tools?: string[];
+}
+
+/**
+ * Tries a config before it is saved: an MCP server is connected to and its tools listed; other
+ * platforms make their cheapest authenticated call. Nothing is stored.
+ */
+export async function testConnectionConfig(env: Env, config: Config, platform: Platform, settings: Record<string, unknown>, signal?: AbortSignal): Promise<ConnectionTestResult> {
+  const policy = addressPolicy(config, env);
+  try {
+    if (platform.id === "mcp") {
+      const tools = await listMcpTools(`test_${randomToken(8)}`, settings as McpConfig, { policy, signal });
+      return { success: true, status: "active", message: `Connected; the server offers ${tools.length} tool(s).`, tools: tools.map((t) => t.name) };
+    }
+    if (!platform.test) {
+      return { success: true, status: "active", message: `The config is valid. ${platform.name} has no side-effect-free test call, so nothing was sent.` };
+    }
+    const message = await platform.test(platformClient(platform, settings, { policy, signal }));
+    return { success: true, status: "active", message };
+  } catch (error) {
+    if (error instanceof PlatformError) return { success: false, status: error.authFailure ?? "error", message: error.message };
+    if (error instanceof McpError) return { success: false, status: "error", message: error.message };
+    return { success: false, status: "error", message: error instanceof Error ? error.message : String(error) };
+  }
+}

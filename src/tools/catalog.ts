@@ -1,0 +1,126 @@
+import { z } from "@hono/zod-openapi";
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { connections, type Connection } from "../db/schema";
+import { PLATFORMS, findPlatform, platformToolName } from "../connections/platforms";
+import type { Platform, PlatformTool } from "../connections/platforms/types";
+import { BUILTIN_TOOLS } from "./builtin";
+import { inputJsonSchema, toolNameFragment } from "./schemas";
+import type { BuiltinTool, JsonSchema, ToolInfo } from "./types";
+
+/** MCP tool lists are reloaded after this long, or on demand (`?refresh=true`). */
+export const MCP_CACHE_TTL_MS = 10 * 60 * 1000;
+
+const ConnectionChoice = z.object({
+  connection_id: z.number().int().positive().optional().describe("Which of your connections to use; defaults to the most recently created active one."),
+});
+
+/** A platform tool's input: its own fields plus the optional connection choice. */
+export function platformToolInput(tool: PlatformTool): z.ZodType {
+  const cached = platformInputs.get(tool);
+  if (cached) return cached;
+  const input = tool.input instanceof z.ZodObject ? tool.input.extend(ConnectionChoice.shape) : tool.input;
+  platformInputs.set(tool, input);
+  return input;
+}
+const platformInputs = new WeakMap<PlatformTool, z.ZodType>();
+
+export const mcpToolName = (connectionId: number, toolName: string) => `mcp_${connectionId}_${toolNameFragment(toolName, 64 - `mcp_${connectionId}_`.length)}`;
+
+export function builtinInfo(tool: BuiltinTool): ToolInfo {
+  return { name: tool.name, title: tool.title, description: tool.description, source: "builtin", platform: null, connection_id: null, input_schema: inputJsonSchema(tool.input), available: true };
+}
+
+function platformInfo(platform: Platform, tool: PlatformTool, connection: Connection | undefined, available: boolean, reason?: string): ToolInfo {
+  return {
+    name: platformToolName(platform, tool.action),
+    title: tool.title,
+    description: tool.description,
+    source: "platform",
+    platform: platform.id,
+    connection_id: connection?.id ?? null,
+    input_schema: inputJsonSchema(platformToolInput(tool)),
+    available,
+    ...(reason ? { unavailable_reason: reason } : {}),
+  };
+}
+
+export function mcpInfo(connection: Connection, tool: McpTool, available: boolean, reason?: string): ToolInfo {
+  return {
+    name: mcpToolName(connection.id, tool.name),
+    title: tool.title ?? tool.annotations?.title ?? tool.name,
+    description: tool.description ?? "",
+    source: "mcp",
+    platform: "mcp",
+    connection_id: connection.id,
+    input_schema: (tool.inputSchema ?? { type: "object" }) as JsonSchema,
+    available,
+    ...(reason ? { unavailable_reason: reason } : {}),
+  };
+}
+
+const unavailableReason = (connection: Connection) =>
+  connection.status === "expired"
+    ? `Connection ${connection.id} (${connection.name}) has an expired token; update it.`
+    : `Connection ${connection.id} (${connection.name}) failed: ${connection.errorMessage ?? "authentication error"}.`;
+
+export interface CatalogOptions {
+  /** Also tools of the caller's connections that need attention (status error or expired). */
+  includeAll: boolean;
+  /** Also tools of platforms the caller has not connected. */
+  all: boolean;
+  /** Loads (or reloads) an MCP connection's tool list; failures leave the connection flagged. */
+  loadMcpTools: (connection: Connection) => Promise<McpTool[] | undefined>;
+}
+
+/** The tools a user can see, built-ins first, then per platform and per MCP connection. */
+export async function buildCatalog(db: Db, userId: number, options: CatalogOptions): Promise<ToolInfo[]> {
+  const owned = await db.select().from(connections).where(eq(connections.userId, userId)).all();
+  const tools: ToolInfo[] = BUILTIN_TOOLS.map(builtinInfo);
+
+  for (const platform of PLATFORMS) {
+    if (platform.id === "mcp" || platform.tools.length === 0) continue;
+    const mine = owned.filter((c) => c.platform === platform.id).sort((a, b) => b.id - a.id);
+    const active = mine.find((c) => c.status === "active");
+    for (const tool of platform.tools) {
+      if (active) tools.push(platformInfo(platform, tool, active, true));
+      else if (mine.length && options.includeAll) tools.push(platformInfo(platform, tool, mine[0], false, unavailableReason(mine[0]!)));
+      else if (!mine.length && options.all) tools.push(platformInfo(platform, tool, undefined, false, `Connect ${platform.name} first (platform "${platform.id}").`));
+    }
+  }
+
+  const mcpConnections = owned.filter((c) => c.platform === "mcp").sort((a, b) => a.id - b.id);
+  const lists = await Promise.all(mcpConnections.map((c) => (c.status === "active" || options.includeAll ? options.loadMcpTools(c) : undefined)));
+  mcpConnections.forEach((connection, i) => {
+    const listed = lists[i];
+    if (!listed) return;
+    const usable = connection.status === "active";
+    if (!usable && !options.includeAll) return;
+    for (const tool of listed) tools.push(mcpInfo(connection, tool, usable, usable ? undefined : unavailableReason(connection)));
+  });
+  return tools;
+}
+
+/** What a tool name refers to, before any connection is loaded. */
+export type ToolReference =
+  | { kind: "builtin"; tool: BuiltinTool }
+  | { kind: "platform"; platform: Platform; tool: PlatformTool }
+  | { kind: "mcp"; connectionId: number; fragment: string };
+
+const builtinsByName = new Map(BUILTIN_TOOLS.map((tool) => [tool.name, tool]));
+
+export function parseToolName(name: string): ToolReference | undefined {
+  const builtin = builtinsByName.get(name);
+  if (builtin) return { kind: "builtin", tool: builtin };
+  const mcp = name.match(/^mcp_(\d+)_(.+)$/);
+  if (mcp) return { kind: "mcp", connectionId: Number(mcp[1]), fragment: mcp[2]! };
+  for (const platform of PLATFORMS) {
+    if (!name.startsWith(`${platform.id}_`)) continue;
+    const tool = platform.tools.find((t) => platformToolName(platform, t.action) === name);
+    if (tool) return { kind: "platform", platform, tool };
+  }
+  return undefined;
+}
+
+export { findPlatform };

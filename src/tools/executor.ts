@@ -1,0 +1,272 @@
+import { Validator } from "@cfworker/json-schema";
+import type { z } from "@hono/zod-openapi";
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { and, desc, eq } from "drizzle-orm";
+import type { Config, Env } from "../env";
+import type { Db } from "../db/client";
+import { connections, type Connection } from "../db/schema";
+import { openConfig } from "../connections/config-codec";
+import { findPlatform } from "../connections/platforms";
+import { platformClient } from "../connections/platforms/client";
+import type { McpConfig } from "../connections/platforms/mcp";
+import { PlatformError, type Platform } from "../connections/platforms/types";
+import { secretBoxFor } from "../connections/secrets";
+import { getConnection, recordConnectionHealth } from "../connections/service";
+import { SecretUnreadable } from "../connections/secret-box";
+import { ApiError, type FieldError } from "../http/errors";
+import { consumeRateLimits, exhaustedOf, rateLimitHeaders, rateLimited } from "../http/rate-limit";
+import type { RateLimitResult } from "../http/rate-limiter";
+import type { AddressPolicy } from "../net/address-policy";
+import { OutboundRefused } from "../net/safe-fetch";
+import { randomToken } from "../auth/crypto";
+import { writeAudit } from "./audit";
+import { mcpToolName, parseToolName, platformToolInput } from "./catalog";
+import { McpError, callMcpTool } from "./mcp/client";
+import { mcpToolsOf } from "./mcp/tools-cache";
+import { ToolError, type ProgressUpdate, type ToolContext } from "./types";
+
+/** The result of one tool call, as the API returns it. */
+export interface ToolResult {
+  name: string;
+  success: boolean;
+  result: unknown;
+  error_message: string | null;
+  duration_ms: number;
+  call_id: string;
+}
+
+export interface ExecutionContext {
+  userId: number;
+  credentialId: string;
+  db: Db;
+  env: Env;
+  config: Config;
+  /** Where the call came from, for the audit log: api, stream, conversation, workflow… */
+  source: string;
+}
+
+export interface ExecutionHooks {
+  signal?: AbortSignal;
+  onProgress?: (update: ProgressUpdate) => void;
+  onLog?: (level: string, message: string) => void;
+}
+
+const TOOL_TIMEOUT_MS = 120_000;
+
+export function addressPolicy(config: Config, env: Env): AddressPolicy {
+  const configured = env.ALLOW_PRIVATE_NETWORK_URLS?.toLowerCase();
+  return { allowPrivateNetworks: configured ? configured === "true" : config.environment !== "production" };
+}
+
+/** A tool resolved and its arguments validated: ready to run. */
+export interface PreparedCall {
+  name: string;
+  connection: Connection | null;
+  args: Record<string, unknown>;
+  run(ctx: ToolContext): Promise<unknown>;
+}
+
+/**
+ * Charges the per-user tool-call limit and resolves the named tool with validated arguments.
+ * Throws ApiErrors (404 unknown tool, 409 tool unavailable, 422 bad arguments, 429) before
+ * anything runs, so callers can answer with a plain HTTP error.
+ */
+export async function prepareToolCall(ctx: ExecutionContext, name: string, rawArgs: unknown): Promise<{ call: PreparedCall; limits: RateLimitResult[] }> {
+  const limits = await consumeRateLimits(ctx.env, `user:${ctx.userId}`, [{ name: "tools", limit: ctx.config.limits.toolCallsPerMinute }]);
+  if (exhaustedOf(limits)) throw rateLimited(limits, { tools: "tool calls" });
+  const reference = parseToolName(name);
+  if (!reference) throw new ApiError("not_found", `No tool named "${name}"; GET /v1/tools lists yours.`);
+  const policy = addressPolicy(ctx.config, ctx.env);
+
+  if (reference.kind === "builtin") {
+    const args = validateWithZod(reference.tool.input, rawArgs);
+    return { call: { name, connection: null, args, run: (toolCtx) => reference.tool.run(toolCtx, args) }, limits };
+  }
+
+  if (reference.kind === "platform") {
+    const args = validateWithZod(platformToolInput(reference.tool), rawArgs);
+    const { connection_id: chosen, ...toolArgs } = args as { connection_id?: number };
+    const connection = await chooseConnection(ctx, reference.platform, chosen);
+    const box = await secretBoxFor(ctx.env);
+    const config = await readConfig(reference.platform, connection, box);
+    return {
+      call: {
+        name,
+        connection,
+        args,
+        run: (toolCtx) => reference.tool.run(platformClient(reference.platform, config, { policy, signal: toolCtx.signal }), toolArgs, toolCtx),
+      },
+      limits,
+    };
+  }
+
+  const connection = await getConnection(ctx.db, ctx.userId, reference.connectionId).catch(() => {
+    throw new ApiError("not_found", `No tool named "${name}": MCP connection ${reference.connectionId} is not yours or does not exist.`);
+  });
+  if (connection.platform !== "mcp") throw new ApiError("not_found", `No tool named "${name}".`);
+  const box = await secretBoxFor(ctx.env);
+  const config = (await readConfig(findPlatform("mcp")!, connection, box)) as McpConfig;
+  let tools = await mcpToolsOf(ctx.db, connection, config, { policy });
+  let tool = tools?.find((t) => mcpToolName(connection.id, t.name) === name);
+  if (!tool && tools) {
+    // The server may have gained the tool since the list was cached.
+    tools = await mcpToolsOf(ctx.db, connection, config, { policy, refresh: true });
+    tool = tools?.find((t) => mcpToolName(connection.id, t.name) === name);
+  }
+  if (!tools) throw new ApiError("tool_unavailable", `MCP connection ${connection.id} cannot list its tools right now: ${connection.errorMessage ?? "server unreachable"}.`);
+  if (!tool) throw new ApiError("not_found", `MCP connection ${connection.id} has no tool matching "${name}".`);
+  const args = validateWithJsonSchema(tool, rawArgs);
+  const mcpTool = tool;
+  return {
+    call: {
+      name,
+      connection,
+      args,
+      run: async (toolCtx) => {
+        const result = await callMcpTool(connection.uid, config, mcpTool.name, args, {
+          policy,
+          signal: toolCtx.signal,
+          onProgress: (update) => toolCtx.progress(update),
+          onLog: (level, message) => toolCtx.log(level as "info", message),
+        });
+        if (result.isError) throw new ToolError(textOf(result.content) || "The MCP tool reported an error.");
+        return { content: result.content, ...(result.structuredContent ? { structured_content: result.structuredContent } : {}) };
+      },
+    },
+    limits,
+  };
+}
+
+/** Runs a prepared call: never throws for the tool's own failure, always writes the audit record. */
+export async function runToolCall(ctx: ExecutionContext, call: PreparedCall, hooks: ExecutionHooks = {}): Promise<ToolResult> {
+  const callId = `call_${randomToken(12)}`;
+  const started = Date.now();
+  const deadline = AbortSignal.timeout(TOOL_TIMEOUT_MS);
+  const signal = hooks.signal ? AbortSignal.any([deadline, hooks.signal]) : deadline;
+  const toolCtx: ToolContext = {
+    userId: ctx.userId,
+    db: ctx.db,
+    env: ctx.env,
+    config: ctx.config,
+    policy: addressPolicy(ctx.config, ctx.env),
+    signal,
+    progress: (update) => hooks.onProgress?.(update),
+    log: (level, message) => hooks.onLog?.(level, message),
+  };
+  let result: unknown = null;
+  let errorMessage: string | null = null;
+  try {
+    result = await call.run(toolCtx);
+    // A success proves the credentials again: a flagged connection becomes active.
+    if (call.connection) await recordConnectionHealth(ctx.db, call.connection, { status: "active" });
+  } catch (error) {
+    errorMessage = describeFailure(error, signal);
+    const authFailure = error instanceof PlatformError ? error.authFailure : error instanceof McpError && error.unauthorized ? "error" : undefined;
+    if (call.connection && authFailure) await recordConnectionHealth(ctx.db, call.connection, { status: authFailure, message: errorMessage });
+    if (!isExpected(error)) console.error(JSON.stringify({ level: "error", message: "tool failed unexpectedly", tool: call.name, error: String(error) }));
+  }
+  const outcome: ToolResult = {
+    name: call.name,
+    success: errorMessage === null,
+    result,
+    error_message: errorMessage,
+    duration_ms: Date.now() - started,
+    call_id: callId,
+  };
+  await writeAudit(ctx.db, {
+    userId: ctx.userId,
+    credentialId: ctx.credentialId,
+    callId,
+    tool: call.name,
+    connectionId: call.connection?.id ?? null,
+    arguments: call.args,
+    outcome: outcome.success ? "success" : "error",
+    errorMessage,
+    durationMs: outcome.duration_ms,
+    source: ctx.source,
+  });
+  return outcome;
+}
+
+/** prepare + run, for callers that do not need the rate-limit results (orchestrator, workflows). */
+export async function executeTool(ctx: ExecutionContext, name: string, args: unknown, hooks: ExecutionHooks = {}): Promise<ToolResult> {
+  const { call } = await prepareToolCall(ctx, name, args);
+  return runToolCall(ctx, call, hooks);
+}
+
+export { rateLimitHeaders };
+
+async function chooseConnection(ctx: ExecutionContext, platform: Platform, chosen: number | undefined): Promise<Connection> {
+  if (chosen !== undefined) {
+    const connection = await getConnection(ctx.db, ctx.userId, chosen);
+    if (connection.platform !== platform.id) {
+      throw new ApiError("validation_failed", `Connection ${chosen} is a ${connection.platform} connection, not ${platform.id}.`, {
+        errors: [{ location: "body", field: "arguments.connection_id", message: `Not a ${platform.id} connection.` }],
+      });
+    }
+    return connection;
+  }
+  const active = await ctx.db
+    .select()
+    .from(connections)
+    .where(and(eq(connections.userId, ctx.userId), eq(connections.platform, platform.id), eq(connections.status, "active")))
+    .orderBy(desc(connections.id))
+    .get();
+  if (active) return active;
+  const any = await ctx.db.select().from(connections).where(and(eq(connections.userId, ctx.userId), eq(connections.platform, platform.id))).orderBy(desc(connections.id)).get();
+  if (any) return any; // Try it anyway: a fixed credential turns the connection active again.
+  throw new ApiError("tool_unavailable", `Connect ${platform.name} first: POST /v1/connections with platform "${platform.id}".`);
+}
+
+async function readConfig(platform: Platform, connection: Connection, box: Awaited<ReturnType<typeof secretBoxFor>>): Promise<any> {
+  try {
+    return await openConfig(platform, connection.config, connection.uid, box);
+  } catch (error) {
+    if (error instanceof SecretUnreadable) {
+      throw new ApiError("tool_unavailable", `Connection ${connection.id}'s stored credentials cannot be decrypted; enter them again with PUT /v1/connections/${connection.id}.`);
+    }
+    throw error;
+  }
+}
+
+function validateWithZod(schema: z.ZodType, raw: unknown): Record<string, unknown> {
+  const result = schema.safeParse(raw ?? {});
+  if (result.success) return result.data as Record<string, unknown>;
+  throw argumentErrors(result.error.issues.map((issue) => ({ field: issue.path.map(String).join("."), message: issue.message })));
+}
+
+function validateWithJsonSchema(tool: McpTool, raw: unknown): Record<string, unknown> {
+  const args = (raw ?? {}) as Record<string, unknown>;
+  if (typeof args !== "object" || Array.isArray(args)) throw argumentErrors([{ field: "", message: "Arguments must be an object." }]);
+  const result = new Validator(tool.inputSchema as any, "2020-12", false).validate(args);
+  if (result.valid) return args;
+  throw argumentErrors(
+    result.errors
+      .filter((e) => e.keyword !== "properties" || result.errors.length === 1)
+      .map((e) => ({ field: e.instanceLocation.replace(/^#\/?/, "").replace(/\//g, "."), message: e.error })),
+  );
+}
+
+function argumentErrors(issues: { field: string; message: string }[]): ApiError {
+  const errors: FieldError[] = issues.map((i) => ({ location: "body", field: ["arguments", i.field].filter(Boolean).join("."), message: i.message }));
+  return new ApiError("validation_failed", "The arguments do not fit the tool's input schema.", { errors });
+}
+
+function textOf(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((c): c is { type: "text"; text: string } => c?.type === "text" && typeof c.text === "string")
+    .map((c) => c.text)
+    .join("\n")
+    .slice(0, 2000);
+}
+
+function isExpected(error: unknown): boolean {
+  return error instanceof ToolError || error instanceof PlatformError || error instanceof McpError || error instanceof OutboundRefused || (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"));
+}
+
+function describeFailure(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) return signal.reason instanceof Error && signal.reason.name === "TimeoutError" ? "The tool call timed out." : "The tool call was cancelled.";
+  if (error instanceof Error) return error.message.slice(0, 2000);
+  return String(error).slice(0, 2000);
+}

@@ -1,0 +1,40 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { connections, type Connection } from "../../db/schema";
+import type { McpConfig } from "../../connections/platforms/mcp";
+import { recordConnectionHealth } from "../../connections/service";
+import type { AddressPolicy } from "../../net/address-policy";
+import { MCP_CACHE_TTL_MS } from "../catalog";
+import { McpError, listMcpTools } from "./client";
+
+/**
+ * The tools of an MCP connection: from the D1 cache while fresh, else loaded from the server and
+ * cached. A server that refuses our credentials flags the connection; one that cannot be reached
+ * keeps serving the last list it gave.
+ */
+export async function mcpToolsOf(
+  db: Db,
+  connection: Connection,
+  config: McpConfig,
+  options: { policy: AddressPolicy; refresh?: boolean; signal?: AbortSignal },
+): Promise<Tool[] | undefined> {
+  const cached = connection.toolsCache as Tool[] | null;
+  const fresh = connection.toolsCachedAt && Date.now() - connection.toolsCachedAt.getTime() < MCP_CACHE_TTL_MS;
+  if (cached && fresh && !options.refresh) return cached;
+  try {
+    const tools = await listMcpTools(connection.uid, config, { policy: options.policy, signal: options.signal });
+    await db.update(connections).set({ toolsCache: tools, toolsCachedAt: new Date() }).where(eq(connections.id, connection.id));
+    if (connection.status !== "active") await recordConnectionHealth(db, connection, { status: "active" });
+    return tools;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof McpError && error.unauthorized) await recordConnectionHealth(db, connection, { status: "error", message });
+    if (cached) return cached;
+    if (options.refresh || !cached) {
+      // Nothing to fall back on: the connection is unusable until the server answers.
+      if (!(error instanceof McpError && error.unauthorized)) await recordConnectionHealth(db, connection, { status: "error", message });
+    }
+    return undefined;
+  }
+}

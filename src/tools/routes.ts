@@ -1,0 +1,183 @@
+import { z } from "@hono/zod-openapi";
+import { streamSSE } from "hono/streaming";
+import type { Context } from "hono";
+import type { AppEnv } from "../http/app-env";
+import { authedRoute, createRouter, notFoundError } from "../http/router";
+import { IdCursor, PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
+import { Timestamp } from "../http/schemas";
+import { rateLimitHeaders } from "../http/rate-limit";
+import { openConfig } from "../connections/config-codec";
+import { findPlatform } from "../connections/platforms";
+import type { McpConfig } from "../connections/platforms/mcp";
+import { secretBoxFor } from "../connections/secrets";
+import { listAudit, presentAudit } from "./audit";
+import { buildCatalog } from "./catalog";
+import { addressPolicy, prepareToolCall, runToolCall, type ExecutionContext } from "./executor";
+import { mcpToolsOf } from "./mcp/tools-cache";
+
+const flag = z
+  .enum(["true", "false", "1", "0"])
+  .optional()
+  .transform((v) => v === "true" || v === "1");
+
+const ToolInfoSchema = z
+  .object({
+    name: z.string().openapi({ example: "slack_send_message" }),
+    title: z.string(),
+    description: z.string(),
+    source: z.enum(["builtin", "platform", "mcp"]),
+    platform: z.string().nullable(),
+    connection_id: z.number().int().nullable().openapi({ description: "The connection the tool runs through by default." }),
+    input_schema: z.record(z.string(), z.unknown()),
+    available: z.boolean(),
+    unavailable_reason: z.string().optional(),
+  })
+  .openapi("Tool");
+
+const ToolResultSchema = z
+  .object({
+    name: z.string(),
+    success: z.boolean(),
+    result: z.unknown(),
+    error_message: z.string().nullable(),
+    duration_ms: z.number().int(),
+    call_id: z.string(),
+  })
+  .openapi("ToolResult");
+
+const ExecuteBody = z.object({ name: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()) });
+
+const listTools = authedRoute("data:read", {
+  method: "get",
+  path: "/tools",
+  tags: ["Tools"],
+  summary: "List tools",
+  description: [
+    "By default: the tools the caller can run now — built-ins, the tools of their active connections, and the tools of their active MCP connections (loaded from each server and cached).",
+    "`include_all=true` adds the tools of the caller's connections that need attention (status error or expired), with `available: false` and the reason.",
+    "`all=true` adds the tools of every platform the caller has not connected yet, with `available: false` and what to connect.",
+    "`refresh=true` reloads MCP tool lists from the servers.",
+  ].join(" "),
+  request: { query: z.object({ include_all: flag, all: flag, refresh: flag }) },
+  responses: { 200: { description: "The catalog", content: { "application/json": { schema: z.object({ tools: z.array(ToolInfoSchema) }) } } } },
+});
+
+const execute = authedRoute("workflow:execute", {
+  method: "post",
+  path: "/tools/execute",
+  tags: ["Tools"],
+  summary: "Execute a tool",
+  description:
+    "Runs a tool by its unique name. Arguments are validated against the tool's input schema (422 names each bad field). A tool that runs and fails answers 200 with `success: false` and `error_message`; a platform refusing the connection's credentials also marks the connection `error` or `expired`. Tool calls are rate limited per user and audited.",
+  request: { body: { required: true, content: { "application/json": { schema: ExecuteBody } } } },
+  responses: { 200: { description: "The tool's result", content: { "application/json": { schema: ToolResultSchema } } }, ...notFoundError, 409: { description: "The tool needs a connection that is missing or unreadable." } },
+});
+
+const stream = authedRoute("workflow:execute", {
+  method: "post",
+  path: "/tools/execute/stream",
+  tags: ["Tools"],
+  summary: "Execute a tool, streaming progress (SSE)",
+  description:
+    "Same body and checks as /v1/tools/execute; then a `text/event-stream` with events `start` ({call_id, name}), `progress` ({progress, total?, message?}, forwarded from MCP progress notifications), `log` ({level, message}), then `result` (the ToolResult) or `error` ({error_message}), and finally `end`. Closing the connection cancels the call.",
+  request: { body: { required: true, content: { "application/json": { schema: ExecuteBody } } } },
+  responses: { 200: { description: "Server-Sent Events", content: { "text/event-stream": { schema: z.string() } } }, ...notFoundError },
+});
+
+const auditLogs = authedRoute("data:read", {
+  method: "get",
+  path: "/audit-logs",
+  tags: ["Tools"],
+  summary: "Audit log of tool calls",
+  description: "The caller's own tool calls, newest first: tool, connection, credential, arguments with secrets redacted, outcome, duration and error.",
+  request: { query: PageQuery },
+  responses: {
+    200: {
+      description: "Audit records",
+      content: {
+        "application/json": {
+          schema: pageOf(
+            z
+              .object({
+                id: z.number().int(),
+                call_id: z.string(),
+                tool: z.string(),
+                connection_id: z.number().int().nullable(),
+                credential_id: z.string(),
+                source: z.string(),
+                arguments: z.unknown(),
+                outcome: z.enum(["success", "error"]),
+                error_message: z.string().nullable(),
+                duration_ms: z.number().int(),
+                created_at: Timestamp,
+              })
+              .openapi("AuditRecord"),
+          ),
+        },
+      },
+    },
+  },
+});
+
+function executionContext(c: Context<AppEnv>, source: string): ExecutionContext {
+  const principal = c.get("principal");
+  return { userId: principal.userId, credentialId: principal.credentialId, db: c.get("db"), env: c.env, config: c.get("config"), source };
+}
+
+export const toolRoutes = createRouter()
+  .openapi(listTools, async (c) => {
+    const { include_all, all, refresh } = c.req.valid("query");
+    const db = c.get("db");
+    const policy = addressPolicy(c.get("config"), c.env);
+    const box = await secretBoxFor(c.env);
+    const tools = await buildCatalog(db, c.get("principal").userId, {
+      includeAll: include_all,
+      all,
+      loadMcpTools: async (connection) => {
+        try {
+          const config = (await openConfig(findPlatform("mcp")!, connection.config, connection.uid, box)) as McpConfig;
+          return await mcpToolsOf(db, connection, config, { policy, refresh, signal: AbortSignal.timeout(15_000) });
+        } catch {
+          return undefined;
+        }
+      },
+    });
+    return c.json({ tools }, 200);
+  })
+  .openapi(execute, async (c) => {
+    const body = c.req.valid("json");
+    const ctx = executionContext(c, "api");
+    const { call, limits } = await prepareToolCall(ctx, body.name, body.arguments);
+    const result = await runToolCall(ctx, call, { signal: c.req.raw.signal });
+    for (const [name, value] of Object.entries(rateLimitHeaders(limits))) c.header(name, value, { append: true });
+    return c.json(result, 200);
+  })
+  .openapi(stream, async (c) => {
+    const body = c.req.valid("json");
+    const ctx = executionContext(c, "stream");
+    // Everything that can be refused is refused before the stream starts, as a plain HTTP error.
+    const { call, limits } = await prepareToolCall(ctx, body.name, body.arguments);
+    for (const [name, value] of Object.entries(rateLimitHeaders(limits))) c.header(name, value, { append: true });
+    const cancel = new AbortController();
+    return streamSSE(c, async (sse) => {
+      sse.onAbort(() => cancel.abort(new Error("client disconnected")));
+      let sequence = 0;
+      const send = (event: string, data: unknown) => (sse.closed ? Promise.resolve() : sse.writeSSE({ event, data: JSON.stringify(data), id: String(sequence++) }));
+      await send("start", { name: call.name });
+      const result = await runToolCall(ctx, call, {
+        signal: AbortSignal.any([cancel.signal, c.req.raw.signal]),
+        onProgress: (update) => void send("progress", update),
+        onLog: (level, message) => void send("log", { level, message }),
+      });
+      if (result.success) await send("result", result);
+      else await send("error", { call_id: result.call_id, error_message: result.error_message });
+      await send("end", { call_id: result.call_id, success: result.success, duration_ms: result.duration_ms });
+    }) as any;
+  })
+  .openapi(auditLogs, async (c) => {
+    const { limit, cursor } = c.req.valid("query");
+    const after = decodeCursor(cursor, IdCursor);
+    const rows = await listAudit(c.get("db"), c.get("principal").userId, limit + 1, after?.id);
+    const { page, nextCursor } = paginate(rows, limit, (row) => ({ id: row.id }));
+    return c.json({ data: page.map(presentAudit), next_cursor: nextCursor }, 200);
+  });
