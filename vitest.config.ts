@@ -37,7 +37,7 @@ export default defineConfig(async () => {
                   ENVIRONMENT: "sandbox",
                   REQUEST_RATE_LIMIT_PER_MINUTE: "120",
                   USER_RATE_LIMIT_PER_MINUTE: "200",
-                  TOOL_RATE_LIMIT_PER_MINUTE: "1000",
+                  TOOL_RATE_LIMIT_PER_MINUTE: "40",
                   TEST_MCP_URL: `http://127.0.0.1:${process.env.TEST_MCP_PORT}/mcp`,
                   TEST_FAKE_URL: `http://127.0.0.1:${process.env.TEST_FAKE_PORT}`,
                 },

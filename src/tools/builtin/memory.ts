@@ -5,7 +5,7 @@ import { ToolError, defineBuiltin, type ToolContext } from "../types";
 
 const MAX_KEYS_PER_USER = 1000;
 const MAX_VALUE_BYTES = 64 * 1024;
-const Key = z.string().min(1).max(200).regex(/^[\w.:\-/]+$/, "Letters, digits and _ . : - / only.");
+const Key = z.string().min(1).max(200).regex(/^[\w.:\-/@+]+$/, "Letters, digits and _ . : - / @ + only.");
 
 const live = (now: Date) => or(isNull(memoryEntries.expiresAt), gt(memoryEntries.expiresAt, now));
 
