@@ -31,6 +31,9 @@ export function createApp() {
   app.onError((error, c) => problemResponse(c, toApiError(error, c.get("requestId"))));
   app.notFound((c) => problemResponse(c, new ApiError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)));
 
+  // Liveness for load balancers and uptime checks: no credential, no storage.
+  app.get("/health", (c) => c.json({ status: "ok" }));
+
   // Pages a person uses in a browser.
   app.route("/", homePage);
   app.route("/", authorizePage);

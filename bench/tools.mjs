@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// Benchmark for tool calls, printing medians and ratios measured in one run (npm run bench):
+//   1. a built-in tool through POST /v1/tools/execute, against a bare route of the same Worker;
+//   2. an MCP tool through the hub, against a direct MCP SDK call to the same server.
+// Both sides of each pair run against the same local processes, interleaved, after a warm-up.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { startHub } from "../scripts/start.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+const WARMUP = 20;
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
+
+async function time(fn) {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+/** Runs two operations alternately so both see the same machine conditions. */
+async function compare(label, baselineLabel, baseline, subjectLabel, subject) {
+  for (let i = 0; i < WARMUP; i++) {
+    await baseline();
+    await subject();
+  }
+  const a = [];
+  const b = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    a.push(await time(baseline));
+    b.push(await time(subject));
+  }
+  const ratio = median(b) / median(a);
+  console.log(`\n${label} (${ROUNDS} rounds each)`);
+  console.log(`  ${baselineLabel.padEnd(44)} median ${median(a).toFixed(2)} ms  p95 ${p95(a).toFixed(2)} ms`);
+  console.log(`  ${subjectLabel.padEnd(44)} median ${median(b).toFixed(2)} ms  p95 ${p95(b).toFixed(2)} ms`);
+  console.log(`  ratio (subject / baseline)                   ${ratio.toFixed(2)}x`);
+}
+
+async function main() {
+  const state = mkdtempSync(path.join(os.tmpdir(), "hub-bench-"));
+  const mcpPort = await freePort();
+  const mcpServer = spawn(
+    process.execPath,
+    ["--import", path.join(root, "test/fakes/bind-loopback.mjs"), path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
+    { env: { ...process.env, PORT: String(mcpPort) }, stdio: "ignore" },
+  );
+  // Generous limits: the benchmark measures latency, not the rate limiter's refusals.
+  const hub = await startHub({
+    port: await freePort(),
+    persistTo: state,
+    stdio: "pipe",
+    bootstrap: false,
+    vars: { REQUEST_RATE_LIMIT_PER_MINUTE: "100000", USER_RATE_LIMIT_PER_MINUTE: "100000", TOOL_RATE_LIMIT_PER_MINUTE: "100000" },
+  });
+  try {
+    const mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
+    for (let i = 0; i < 100; i++) {
+      try {
+        await fetch(mcpUrl);
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const post = (p, body, token) =>
+      fetch(`${hub.origin}${p}`, { method: "POST", headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    const registered = await (await post("/v1/auth/register", { email: "bench@example.com", password: "benchmark password" })).json();
+    const { key } = await (await post("/v1/auth/api-keys", { name: "bench" }, registered.access_token)).json();
+    const connection = await (await post("/v1/connections", { platform: "mcp", name: "everything", config: { url: mcpUrl } }, key)).json();
+
+    const expectOk = async (response) => {
+      if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
+      return response.json();
+    };
+
+    await compare(
+      "Built-in tool call through the hub vs. a bare route of the same Worker",
+      "GET /health (no auth, no storage)",
+      () => fetch(`${hub.origin}/health`).then(expectOk),
+      "POST /v1/tools/execute uuid_generate",
+      () => post("/v1/tools/execute", { name: "uuid_generate", arguments: {} }, key).then(expectOk),
+    );
+
+    const direct = new Client({ name: "bench", version: "1.0.0" });
+    await direct.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+    const echoName = `mcp_${connection.connection_id}_echo`;
+    await compare(
+      "MCP tool call through the hub vs. a direct MCP SDK call",
+      "MCP SDK client -> server (connected once)",
+      () => direct.callTool({ name: "echo", arguments: { message: "bench" } }),
+      `POST /v1/tools/execute ${echoName}`,
+      () =>
+        post("/v1/tools/execute", { name: echoName, arguments: { message: "bench" } }, key)
+          .then(expectOk)
+          .then((r) => {
+            if (!r.success) throw new Error(r.error_message);
+          }),
+    );
+    await direct.close();
+  } finally {
+    await hub.stop();
+    mcpServer.kill("SIGTERM");
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+await main();
