@@ -22,7 +22,7 @@ import { randomToken } from "../auth/crypto";
 import { writeAudit } from "./audit";
 import { mcpToolName, parseToolName, platformToolInput } from "./catalog";
 import { McpError, callMcpTool } from "./mcp/client";
-import { mcpToolsOf } from "./mcp/tools-cache";
+import { mcpSessionKey, mcpToolsOf } from "./mcp/tools-cache";
 import { ToolError, type ProgressUpdate, type ToolContext } from "./types";
 
 /** The result of one tool call, as the API returns it. */
@@ -123,7 +123,7 @@ export async function prepareToolCall(ctx: ExecutionContext, name: string, rawAr
       connection,
       args,
       run: async (toolCtx) => {
-        const result = await callMcpTool(connection.uid, config, mcpTool.name, args, {
+        const result = await callMcpTool(mcpSessionKey(connection, config), config, mcpTool.name, args, {
           policy,
           signal: toolCtx.signal,
           onProgress: (update) => toolCtx.progress(update),

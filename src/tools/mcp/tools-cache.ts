@@ -8,6 +8,9 @@ import type { AddressPolicy } from "../../net/address-policy";
 import { MCP_CACHE_TTL_MS } from "../catalog";
 import { McpError, listMcpTools } from "./client";
 
+/** Sessions belong to one connection and one server URL (a PUT may change the URL). */
+export const mcpSessionKey = (connection: Connection, config: McpConfig) => `${connection.uid}|${config.url}`;
+
 /**
  * The tools of an MCP connection: from the D1 cache while fresh, else loaded from the server and
  * cached. A server that refuses our credentials flags the connection; one that cannot be reached
@@ -23,18 +26,16 @@ export async function mcpToolsOf(
   const fresh = connection.toolsCachedAt && Date.now() - connection.toolsCachedAt.getTime() < MCP_CACHE_TTL_MS;
   if (cached && fresh && !options.refresh) return cached;
   try {
-    const tools = await listMcpTools(connection.uid, config, { policy: options.policy, signal: options.signal });
+    const tools = await listMcpTools(mcpSessionKey(connection, config), config, { policy: options.policy, signal: options.signal });
     await db.update(connections).set({ toolsCache: tools, toolsCachedAt: new Date() }).where(eq(connections.id, connection.id));
     if (connection.status !== "active") await recordConnectionHealth(db, connection, { status: "active" });
     return tools;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof McpError && error.unauthorized) await recordConnectionHealth(db, connection, { status: "error", message });
-    if (cached) return cached;
-    if (options.refresh || !cached) {
-      // Nothing to fall back on: the connection is unusable until the server answers.
-      if (!(error instanceof McpError && error.unauthorized)) await recordConnectionHealth(db, connection, { status: "error", message });
-    }
-    return undefined;
+    const refused = error instanceof McpError && error.unauthorized;
+    // Refused credentials always flag the connection; an unreachable server only when there is
+    // no earlier list to fall back on.
+    if (refused || !cached) await recordConnectionHealth(db, connection, { status: "error", message });
+    return refused ? undefined : (cached ?? undefined);
   }
 }
