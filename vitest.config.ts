@@ -21,6 +21,7 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   process.env.TEST_MCP_PORT ??= String(await freePort());
   process.env.TEST_FAKE_PORT ??= String(await freePort());
+  process.env.TEST_MCP_SSE_PORT ??= String(await freePort());
   return {
     test: {
       reporters: ["default", "./test/summary-reporter.ts"],
@@ -40,6 +41,7 @@ export default defineConfig(async () => {
                   TOOL_RATE_LIMIT_PER_MINUTE: "40",
                   TEST_MCP_URL: `http://127.0.0.1:${process.env.TEST_MCP_PORT}/mcp`,
                   TEST_FAKE_URL: `http://127.0.0.1:${process.env.TEST_FAKE_PORT}`,
+                  TEST_MCP_SSE_URL: `http://127.0.0.1:${process.env.TEST_MCP_SSE_PORT}/sse`,
                 },
               },
             }),

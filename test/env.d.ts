@@ -8,6 +8,8 @@ declare namespace Cloudflare {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
     /** The reference MCP server (server-everything) on loopback. */
     TEST_MCP_URL: string;
+    /** The same server speaking the older HTTP+SSE transport. */
+    TEST_MCP_SSE_URL: string;
     /** The fake platform APIs on loopback (test/fakes/platform-fake.mjs). */
     TEST_FAKE_URL: string;
   }

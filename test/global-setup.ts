@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
 import path from "node:path";
 import { startPlatformFake } from "./fakes/platform-fake.mjs";
 
@@ -10,19 +11,23 @@ const root = path.resolve(import.meta.dirname, "..");
  * Ports come from vitest.config.ts through the environment.
  */
 export default async function setup() {
-  const mcpPort = Number(process.env.TEST_MCP_PORT);
-  const fakePort = Number(process.env.TEST_FAKE_PORT);
-  const mcp = spawn(
-    process.execPath,
-    ["--import", path.join(root, "test/fakes/bind-loopback.mjs"), path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
-    { env: { ...process.env, PORT: String(mcpPort) }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  const fake = await startPlatformFake(fakePort);
-  await waitForMcp(mcp, mcpPort);
+  const fake = await startPlatformFake(Number(process.env.TEST_FAKE_PORT));
+  // The same server in both transports: streamable HTTP, and the older HTTP+SSE for the fallback.
+  const servers = [startEverything("streamableHttp", Number(process.env.TEST_MCP_PORT)), startEverything("sse", Number(process.env.TEST_MCP_SSE_PORT))];
+  await Promise.all(servers.map(({ child, port }) => waitForMcp(child, port)));
   return async () => {
-    mcp.kill("SIGTERM");
+    for (const { child } of servers) child.kill("SIGTERM");
     await fake.close();
   };
+}
+
+function startEverything(transport: "streamableHttp" | "sse", port: number) {
+  const child = spawn(
+    process.execPath,
+    ["--import", path.join(root, "test/fakes/bind-loopback.mjs"), path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), transport],
+    { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  return { child, port };
 }
 
 async function waitForMcp(child: ChildProcess, port: number) {
@@ -32,13 +37,20 @@ async function waitForMcp(child: ChildProcess, port: number) {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server-everything exited: ${output}`);
-    try {
-      // Any HTTP answer means it is listening (a GET without a session is refused with 4xx).
-      await fetch(`http://127.0.0.1:${port}/mcp`);
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    if (await accepts(port)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`server-everything did not start on port ${port}: ${output}`);
+}
+
+/** Whether something accepts TCP connections on the loopback port. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 }
