@@ -1,5 +1,4 @@
 import type { Config, Env } from "../env";
-import { randomToken } from "../auth/crypto";
 import { addressPolicy } from "../tools/executor";
 import { McpError, listMcpTools } from "../tools/mcp/client";
 import { platformClient } from "./platforms/client";
@@ -21,7 +20,7 @@ export async function testConnectionConfig(env: Env, config: Config, platform: P
   const policy = addressPolicy(config, env);
   try {
     if (platform.id === "mcp") {
-      const tools = await listMcpTools(`test_${randomToken(8)}`, settings as McpConfig, { policy, signal });
+      const tools = await listMcpTools(settings as McpConfig, { policy, signal });
       return { success: true, status: "active", message: `Connected; the server offers ${tools.length} tool(s).`, tools: tools.map((t) => t.name) };
     }
     if (!platform.test) {

@@ -11,6 +11,8 @@ export interface AddressPolicy {
 export type AddressVerdict = { ok: true } | { ok: false; reason: string };
 
 const METADATA_HOSTS = new Set(["metadata.google.internal", "metadata", "metadata.azure.com", "instance-data", "instance-data.ec2.internal"]);
+/** Metadata services outside link-local space (Alibaba Cloud). */
+const METADATA_IPV4 = new Set(["100.100.100.200"]);
 
 export function checkHost(hostname: string, policy: AddressPolicy): AddressVerdict {
   const host = hostname.toLowerCase().replace(/\.$/, "");
@@ -22,6 +24,7 @@ export function checkHost(hostname: string, policy: AddressPolicy): AddressVerdi
 
   if (ipv4) {
     const [a = 0, b = 0] = ipv4;
+    if (METADATA_IPV4.has(ipv4.join("."))) return refuse("cloud metadata endpoints are never reachable");
     if (a === 169 && b === 254) return refuse("link-local and metadata addresses are never reachable");
     if (a === 0 || a >= 224) return refuse("reserved, multicast and broadcast addresses are not reachable");
     const loopback = a === 127;
@@ -75,9 +78,15 @@ function parseIPv6(text: string): number[] | undefined {
   return groups.map((g) => parseInt(g, 16));
 }
 
-/** ::ffff:a.b.c.d and the deprecated ::a.b.c.d carry an IPv4 address; judge that instead. */
+/**
+ * IPv6 forms that carry an IPv4 address, judged as that address: ::ffff:a.b.c.d (mapped),
+ * ::a.b.c.d (compatible), 64:ff9b::a.b.c.d (NAT64) and 2002:AABB:CCDD:: (6to4).
+ */
 function ipv4FromMapped(v6: number[]): number[] | undefined {
+  const bytes = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
+  if (v6[0] === 0x2002) return bytes(v6[1]!, v6[2]!);
+  if (v6[0] === 0x64 && v6[1] === 0xff9b && v6.slice(2, 6).every((p) => p === 0)) return bytes(v6[6]!, v6[7]!);
   const prefixZero = v6.slice(0, 5).every((p) => p === 0);
   if (!prefixZero || (v6[5] !== 0xffff && v6[5] !== 0) || (v6[5] === 0 && v6[6] === 0)) return undefined;
-  return [v6[6]! >> 8, v6[6]! & 0xff, v6[7]! >> 8, v6[7]! & 0xff];
+  return bytes(v6[6]!, v6[7]!);
 }

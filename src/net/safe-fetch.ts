@@ -3,6 +3,11 @@ import { checkHost, type AddressPolicy } from "./address-policy";
 /** A URL or response the guard refused; the message is safe to show the user. */
 export class OutboundRefused extends Error {}
 
+const SAFE_CROSS_ORIGIN_HEADERS = new Set(["accept", "accept-language", "content-type", "user-agent"]);
+
+/** Sent on every outbound request that sets none; some APIs (Resend, Discord) refuse requests without one. */
+export const USER_AGENT = "AgentAutomationHub/1.0 (+https://github.com/agent-automation-hub)";
+
 export interface SafeFetchOptions {
   policy: AddressPolicy;
   /** Largest response body read, in bytes; more is an error (default 1 MiB). */
@@ -43,7 +48,9 @@ export async function safeFetch(raw: string, init: RequestInit, options: SafeFet
   const deadline = AbortSignal.timeout(options.timeoutMs ?? 15_000);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   let url = checkUrl(raw, options.policy);
-  let requestInit: RequestInit = { ...init, redirect: "manual", signal };
+  const initialHeaders = new Headers(init.headers);
+  if (!initialHeaders.has("User-Agent")) initialHeaders.set("User-Agent", USER_AGENT);
+  let requestInit: RequestInit = { ...init, headers: initialHeaders, redirect: "manual", signal };
   for (let hop = 0; ; hop++) {
     const response = await fetch(url, requestInit);
     const location = response.headers.get("Location");
@@ -51,10 +58,11 @@ export async function safeFetch(raw: string, init: RequestInit, options: SafeFet
       await response.body?.cancel();
       if (hop >= (options.maxRedirects ?? 5)) throw new OutboundRefused("Too many redirects.");
       const next = checkUrl(new URL(location, url).toString(), options.policy);
-      // Like browsers: 303 (and 301/302 after POST) become GET without a body; credentials stay on one origin.
+      // Like browsers: 303 (and 301/302 after POST) become GET without a body. Credentials stay on
+      // one origin: another origin gets only headers that can carry none, whatever their names.
       const becomesGet = response.status === 303 || ((response.status === 301 || response.status === 302) && requestInit.method && requestInit.method !== "GET");
-      const headers = new Headers(requestInit.headers);
-      if (next.origin !== url.origin) headers.delete("Authorization");
+      let headers = new Headers(requestInit.headers);
+      if (next.origin !== url.origin) headers = new Headers([...headers].filter(([name]) => SAFE_CROSS_ORIGIN_HEADERS.has(name.toLowerCase())));
       requestInit = { ...requestInit, headers, ...(becomesGet ? { method: "GET", body: undefined } : {}) };
       url = next;
       continue;
@@ -91,4 +99,30 @@ async function readCapped(response: Response, maxBytes: number): Promise<Uint8Ar
     offset += chunk.byteLength;
   }
   return body;
+}
+
+/**
+ * A fetch for libraries that make their own requests (the MCP SDK, model SDKs): every request
+ * URL passes the address policy first. Their redirects are theirs to refuse (both follow only
+ * same-origin ones or none).
+ */
+export function guardedFetch(policy: AddressPolicy, maxBytes?: number): typeof fetch {
+  return async (input, init) => {
+    checkUrl(input instanceof Request ? input.url : String(input), policy);
+    const response = await fetch(input, init);
+    return maxBytes && response.body ? capBody(response, maxBytes) : response;
+  };
+}
+
+/** The same response, whose body stream errors once more than `maxBytes` have passed. */
+function capBody(response: Response, maxBytes: number): Response {
+  let seen = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > maxBytes) controller.error(new OutboundRefused(`The response is larger than ${maxBytes} bytes.`));
+      else controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body!.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
 }

@@ -22,7 +22,7 @@ import { randomToken } from "../auth/crypto";
 import { writeAudit } from "./audit";
 import { mcpToolName, parseToolName, platformToolInput } from "./catalog";
 import { McpError, callMcpTool } from "./mcp/client";
-import { mcpSessionKey, mcpToolsOf } from "./mcp/tools-cache";
+import { mcpToolsOf } from "./mcp/tools-cache";
 import { ToolError, type ProgressUpdate, type ToolContext } from "./types";
 
 /** The result of one tool call, as the API returns it. */
@@ -106,11 +106,11 @@ export async function prepareToolCall(ctx: ExecutionContext, name: string, rawAr
   if (connection.platform !== "mcp") throw new ApiError("not_found", `No tool named "${name}".`);
   const box = await secretBoxFor(ctx.env);
   const config = (await readConfig(findPlatform("mcp")!, connection, box)) as McpConfig;
-  let tools = await mcpToolsOf(ctx.db, connection, config, { policy });
+  let tools = await mcpToolsOf(ctx.db, connection, config, { policy, signal: AbortSignal.timeout(15_000) });
   let tool = tools?.find((t) => mcpToolName(connection.id, t.name) === name);
   if (!tool && tools) {
     // The server may have gained the tool since the list was cached.
-    tools = await mcpToolsOf(ctx.db, connection, config, { policy, refresh: true });
+    tools = await mcpToolsOf(ctx.db, connection, config, { policy, refresh: true, signal: AbortSignal.timeout(15_000) });
     tool = tools?.find((t) => mcpToolName(connection.id, t.name) === name);
   }
   if (!tools) throw new ApiError("tool_unavailable", `MCP connection ${connection.id} cannot list its tools right now: ${connection.errorMessage ?? "server unreachable"}.`);
@@ -123,7 +123,7 @@ export async function prepareToolCall(ctx: ExecutionContext, name: string, rawAr
       connection,
       args,
       run: async (toolCtx) => {
-        const result = await callMcpTool(mcpSessionKey(connection, config), config, mcpTool.name, args, {
+        const result = await callMcpTool(config, mcpTool.name, args, {
           policy,
           signal: toolCtx.signal,
           onProgress: (update) => toolCtx.progress(update),

@@ -1,7 +1,7 @@
 // A loopback stand-in for the platforms' public APIs. Each test uses its own scenario prefix
 // (base_url = <fake>/s/<scenario>), so parallel test files never see each other's requests.
 //   GET  /__requests/<scenario>   what the hub sent (method, path, query, headers, body)
-//   POST /__respond/<scenario>    {status, body}: answer every later request of the scenario so
+//   POST /__respond/<scenario>    {status, body, headers?}: answer every later request of the scenario so
 // Anything else under /s/<scenario>/… is recorded and answered by the canned response for that
 // platform endpoint (see ROUTES), shaped like the real API's.
 import http from "node:http";
@@ -40,6 +40,7 @@ const ROUTES = [
   ["POST", /^\/(app\w+)\/([^/]+)$/, (req) => ({ id: "recNEW0000000001", createdTime: "2026-11-22T09:00:00.000Z", fields: req.body?.fields ?? {} })],
   ["GET", /^\/(app\w+)\/([^/]+)$/, () => ({ records: [{ id: "rec1", fields: { Name: "Ada" } }] })],
   // Notion
+  ["GET", /^\/users\/me$/, () => ({ object: "user", id: "5a1a1c6e-1b1e-4a8f-9f43-2a0c3f6f7d11", name: "Hub integration", type: "bot", bot: { owner: { type: "workspace", workspace: true }, workspace_name: "Acme" } })],
   ["POST", /^\/pages$/, () => ({ object: "page", id: "59833787-2cf9-4fdf-8782-e53db20768a5", url: "https://www.notion.so/page" })],
   ["POST", /^\/databases\/([\w-]+)\/query$/, () => ({ results: [{ id: "p1", url: "https://www.notion.so/p1", properties: {} }], next_cursor: null })],
   // OpenAI-compatible and Anthropic model lists
@@ -57,9 +58,9 @@ function readBody(req) {
   });
 }
 
-function send(res, status, body) {
+function send(res, status, body, headers = {}) {
   const text = typeof body === "string" ? body : JSON.stringify(body);
-  res.writeHead(status, { "Content-Type": "application/json" });
+  res.writeHead(status, { "Content-Type": "application/json", ...headers });
   res.end(text);
 }
 
@@ -86,7 +87,7 @@ export function startPlatformFake(port) {
     const record = { method: req.method, path: rest, query: Object.fromEntries(url.searchParams), headers: req.headers, body, raw };
     requests.set(scenario, [...(requests.get(scenario) ?? []), record]);
     const override = overrides.get(scenario);
-    if (override) return send(res, override.status ?? 200, override.body ?? {});
+    if (override) return send(res, override.status ?? 200, override.body ?? {}, override.headers);
     for (const [method, pattern, respond] of ROUTES) {
       const m = rest.match(pattern);
       if (method === req.method && m) return send(res, 200, respond(record, m));

@@ -18,6 +18,9 @@ describe("outbound address policy", () => {
       "http://[fe80::1]/",
       "http://[fd00:ec2::254]/",
       "http://metadata.google.internal/computeMetadata/v1/",
+      "http://100.100.100.200/latest/meta-data/", // Alibaba Cloud
+      "http://[64:ff9b::a9fe:a9fe]/", // NAT64 of 169.254.169.254
+      "http://[2002:a9fe:a9fe::]/", // 6to4 of 169.254.169.254
     ]) {
       expect(checkHost(hostOf(url), sandbox).ok, url).toBe(false);
       expect(checkHost(hostOf(url), production).ok, url).toBe(false);

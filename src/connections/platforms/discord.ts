@@ -16,7 +16,8 @@ export const discord = definePlatform<DiscordConfig>({
   }),
   secretFields: ["bot_token"],
   defaultBaseUrl: "https://discord.com/api/v10",
-  authHeaders: (config) => ({ Authorization: `Bot ${config.bot_token}` }),
+  // Discord asks bots to identify themselves as "DiscordBot (url, version)".
+  authHeaders: (config) => ({ Authorization: `Bot ${config.bot_token}`, "User-Agent": "DiscordBot (https://github.com/agent-automation-hub, 1.0)" }),
   async test(client) {
     const me = await client.request<{ username: string }>({ method: "GET", path: "/users/@me" });
     return `Connected as bot ${me.username}.`;

@@ -8,9 +8,6 @@ import type { AddressPolicy } from "../../net/address-policy";
 import { MCP_CACHE_TTL_MS } from "../catalog";
 import { McpError, listMcpTools } from "./client";
 
-/** Sessions belong to one connection and one server URL (a PUT may change the URL). */
-export const mcpSessionKey = (connection: Connection, config: McpConfig) => `${connection.uid}|${config.url}`;
-
 /**
  * The tools of an MCP connection: from the D1 cache while fresh, else loaded from the server and
  * cached. A server that refuses our credentials flags the connection; one that cannot be reached
@@ -26,7 +23,7 @@ export async function mcpToolsOf(
   const fresh = connection.toolsCachedAt && Date.now() - connection.toolsCachedAt.getTime() < MCP_CACHE_TTL_MS;
   if (cached && fresh && !options.refresh) return cached;
   try {
-    const tools = await listMcpTools(mcpSessionKey(connection, config), config, { policy: options.policy, signal: options.signal });
+    const tools = await listMcpTools(config, { policy: options.policy, signal: options.signal });
     await db.update(connections).set({ toolsCache: tools, toolsCachedAt: new Date() }).where(eq(connections.id, connection.id));
     if (connection.status !== "active") await recordConnectionHealth(db, connection, { status: "active" });
     return tools;
