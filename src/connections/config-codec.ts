@@ -53,10 +53,3 @@ function maskValue(value: unknown): unknown {
   if (value && typeof value === "object") return Object.fromEntries(Object.keys(value).map((key) => [key, MASK]));
   return MASK;
 }
-
-/** A PUT that sends back a masked value means "keep what is stored". */
-export function isMasked(value: unknown): boolean {
-  if (typeof value === "string") return value.startsWith(MASK);
-  if (value && typeof value === "object" && !Array.isArray(value)) return Object.values(value).length > 0 && Object.values(value).every((v) => v === MASK);
-  return false;
-}

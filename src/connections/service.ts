@@ -7,7 +7,7 @@ import { randomToken } from "../auth/crypto";
 import { MASK, maskConfig, openConfig, sealConfig } from "./config-codec";
 import { findPlatform } from "./platforms";
 import type { Platform } from "./platforms/types";
-import type { SecretBox } from "./secret-box";
+import { SecretUnreadable, type SecretBox } from "./secret-box";
 
 export const MAX_CONNECTIONS_PER_USER = 200;
 export type ConnectionStatus = Connection["status"];
@@ -87,9 +87,20 @@ export async function updateConnection(
 ): Promise<Connection> {
   const current = await getConnection(db, userId, id);
   const platform = requirePlatform(current.platform);
-  const stored = await openConfig(platform, current.config, current.uid, box);
+  const masked = platform.secretFields.filter((field) => sentMasked(input.config[field]));
+  if (masked.length) {
+    // A stored secret may only keep going where it went before: changing where the connection
+    // sends requests needs the secrets entered again, or a caller could redirect them to itself.
+    const moved = URL_FIELDS.filter((field) => (input.config[field] ?? null) !== (current.config[field] ?? null));
+    if (moved.length) {
+      throw new ApiError("validation_failed", `Changing ${moved.join(", ")} needs the secret fields entered again.`, {
+        errors: masked.map((field) => ({ location: "body", field: `config.${field}`, message: `Enter the value again: ${moved.join(", ")} changed.` })),
+      });
+    }
+  }
+  const stored = await openMaskedFields(platform, current, masked, box);
   const merged: Record<string, unknown> = { ...input.config };
-  for (const field of platform.secretFields) merged[field] = keepMasked(merged[field], stored[field]);
+  for (const field of masked) merged[field] = keepMasked(merged[field], stored[field]);
   const config = validateConfig(platform, merged);
   const [row] = await db
     .update(connections)
@@ -106,6 +117,29 @@ export async function updateConnection(
     .where(and(eq(connections.id, id), eq(connections.userId, userId)))
     .returning();
   return row!;
+}
+
+/** Config fields that say where requests go. */
+const URL_FIELDS = ["url", "base_url"];
+
+const sentMasked = (value: unknown) =>
+  (typeof value === "string" && value.startsWith(MASK)) || (Boolean(value) && typeof value === "object" && Object.values(value as object).includes(MASK));
+
+/**
+ * Decrypts only the secrets the PUT sent back masked: fresh values need no old ones, so
+ * re-entering credentials works even when the stored ones can no longer be read.
+ */
+async function openMaskedFields(platform: Platform, current: Connection, fields: string[], box: SecretBox): Promise<Record<string, unknown>> {
+  if (fields.length === 0) return {};
+  const subset = Object.fromEntries(fields.map((field) => [field, current.config[field]]));
+  try {
+    return await openConfig({ ...platform, secretFields: fields }, subset, current.uid, box);
+  } catch (error) {
+    if (!(error instanceof SecretUnreadable)) throw error;
+    throw new ApiError("validation_failed", "The stored secret can no longer be read; enter it again.", {
+      errors: fields.map((field) => ({ location: "body", field: `config.${field}`, message: "Enter the value again." })),
+    });
+  }
 }
 
 function keepMasked(sent: unknown, stored: unknown): unknown {

@@ -26,7 +26,23 @@ export function platformToolInput(tool: PlatformTool): z.ZodType {
 }
 const platformInputs = new WeakMap<PlatformTool, z.ZodType>();
 
-export const mcpToolName = (connectionId: number, toolName: string) => `mcp_${connectionId}_${toolNameFragment(toolName, 64 - `mcp_${connectionId}_`.length)}`;
+/**
+ * `mcp_<connection id>_<tool>`. A tool name that had to be changed to fit (characters outside
+ * [A-Za-z0-9_-], or too long) gets a short hash of the original, so two tools never collide.
+ */
+export function mcpToolName(connectionId: number, toolName: string): string {
+  const prefix = `mcp_${connectionId}_`;
+  const room = 64 - prefix.length;
+  if (/^[A-Za-z0-9_-]+$/.test(toolName) && toolName.length <= room) return prefix + toolName;
+  return `${prefix}${toolNameFragment(toolName, room - 7)}_${fnv1a(toolName)}`;
+}
+
+/** A short, stable hash (FNV-1a, 24 bits as hex). */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return ((hash >>> 0) & 0xffffff).toString(16).padStart(6, "0");
+}
 
 export function builtinInfo(tool: BuiltinTool): ToolInfo {
   return { name: tool.name, title: tool.title, description: tool.description, source: "builtin", platform: null, connection_id: null, input_schema: inputJsonSchema(tool.input), available: true };
@@ -70,6 +86,8 @@ export interface CatalogOptions {
   includeAll: boolean;
   /** Also tools of platforms the caller has not connected. */
   all: boolean;
+  /** Reload MCP tool lists, retrying connections marked as failing. */
+  refresh?: boolean;
   /** Loads (or reloads) an MCP connection's tool list; failures leave the connection flagged. */
   loadMcpTools: (connection: Connection) => Promise<McpTool[] | undefined>;
 }
@@ -91,11 +109,12 @@ export async function buildCatalog(db: Db, userId: number, options: CatalogOptio
   }
 
   const mcpConnections = owned.filter((c) => c.platform === "mcp").sort((a, b) => a.id - b.id);
-  const lists = await Promise.all(mcpConnections.map((c) => (c.status === "active" || options.includeAll ? options.loadMcpTools(c) : undefined)));
+  const lists = await Promise.all(mcpConnections.map((c) => (c.status === "active" || options.includeAll || options.refresh ? options.loadMcpTools(c) : undefined)));
   mcpConnections.forEach((connection, i) => {
     const listed = lists[i];
     if (!listed) return;
-    const usable = connection.status === "active";
+    // A successful load marks the connection active again (see mcpToolsOf).
+    const usable = connection.status === "active" || Boolean(options.refresh);
     if (!usable && !options.includeAll) return;
     for (const tool of listed) tools.push(mcpInfo(connection, tool, usable, usable ? undefined : unavailableReason(connection)));
   });

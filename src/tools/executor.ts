@@ -138,8 +138,9 @@ export async function prepareToolCall(ctx: ExecutionContext, name: string, rawAr
 }
 
 /** Runs a prepared call: never throws for the tool's own failure, always writes the audit record. */
-export async function runToolCall(ctx: ExecutionContext, call: PreparedCall, hooks: ExecutionHooks = {}): Promise<ToolResult> {
-  const callId = `call_${randomToken(12)}`;
+export const newCallId = () => `call_${randomToken(12)}`;
+
+export async function runToolCall(ctx: ExecutionContext, call: PreparedCall, hooks: ExecutionHooks = {}, callId = newCallId()): Promise<ToolResult> {
   const started = Date.now();
   const deadline = AbortSignal.timeout(TOOL_TIMEOUT_MS);
   const signal = hooks.signal ? AbortSignal.any([deadline, hooks.signal]) : deadline;
@@ -155,15 +156,23 @@ export async function runToolCall(ctx: ExecutionContext, call: PreparedCall, hoo
   };
   let result: unknown = null;
   let errorMessage: string | null = null;
+  let health: { status: "active" | "error" | "expired"; message?: string } | undefined;
   try {
     result = await call.run(toolCtx);
     // A success proves the credentials again: a flagged connection becomes active.
-    if (call.connection) await recordConnectionHealth(ctx.db, call.connection, { status: "active" });
+    health = { status: "active" };
   } catch (error) {
     errorMessage = describeFailure(error, signal);
     const authFailure = error instanceof PlatformError ? error.authFailure : error instanceof McpError && error.unauthorized ? "error" : undefined;
-    if (call.connection && authFailure) await recordConnectionHealth(ctx.db, call.connection, { status: authFailure, message: errorMessage });
+    if (authFailure) health = { status: authFailure, message: errorMessage };
     if (!isExpected(error)) console.error(JSON.stringify({ level: "error", message: "tool failed unexpectedly", tool: call.name, error: String(error) }));
+  }
+  // Outside the tool's own outcome: failing to record health must not turn a done deed (an email
+  // sent) into a reported failure that invites a retry.
+  if (call.connection && health) {
+    await recordConnectionHealth(ctx.db, call.connection, health).catch((error) =>
+      console.error(JSON.stringify({ level: "error", message: "could not record connection health", connection_id: call.connection?.id, error: String(error) })),
+    );
   }
   const outcome: ToolResult = {
     name: call.name,

@@ -6,14 +6,9 @@ import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { IdCursor, PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
 import { Timestamp } from "../http/schemas";
 import { rateLimitHeaders } from "../http/rate-limit";
-import { openConfig } from "../connections/config-codec";
-import { findPlatform } from "../connections/platforms";
-import type { McpConfig } from "../connections/platforms/mcp";
-import { secretBoxFor } from "../connections/secrets";
 import { listAudit, presentAudit } from "./audit";
-import { buildCatalog } from "./catalog";
-import { addressPolicy, prepareToolCall, runToolCall, type ExecutionContext } from "./executor";
-import { mcpToolsOf } from "./mcp/tools-cache";
+import { catalogFor } from "./catalog-service";
+import { newCallId, prepareToolCall, runToolCall, type ExecutionContext } from "./executor";
 
 const flag = z
   .enum(["true", "false", "1", "0"])
@@ -127,21 +122,7 @@ function executionContext(c: Context<AppEnv>, source: string): ExecutionContext 
 export const toolRoutes = createRouter()
   .openapi(listTools, async (c) => {
     const { include_all, all, refresh } = c.req.valid("query");
-    const db = c.get("db");
-    const policy = addressPolicy(c.get("config"), c.env);
-    const box = await secretBoxFor(c.env);
-    const tools = await buildCatalog(db, c.get("principal").userId, {
-      includeAll: include_all,
-      all,
-      loadMcpTools: async (connection) => {
-        try {
-          const config = (await openConfig(findPlatform("mcp")!, connection.config, connection.uid, box)) as McpConfig;
-          return await mcpToolsOf(db, connection, config, { policy, refresh, signal: AbortSignal.timeout(15_000) });
-        } catch {
-          return undefined;
-        }
-      },
-    });
+    const tools = await catalogFor(c.env, c.get("config"), c.get("db"), c.get("principal").userId, { includeAll: include_all, all, refresh });
     return c.json({ tools }, 200);
   })
   .openapi(execute, async (c) => {
@@ -163,15 +144,29 @@ export const toolRoutes = createRouter()
       sse.onAbort(() => cancel.abort(new Error("client disconnected")));
       let sequence = 0;
       const send = (event: string, data: unknown) => (sse.closed ? Promise.resolve() : sse.writeSSE({ event, data: JSON.stringify(data), id: String(sequence++) }));
-      await send("start", { name: call.name });
-      const result = await runToolCall(ctx, call, {
-        signal: AbortSignal.any([cancel.signal, c.req.raw.signal]),
-        onProgress: (update) => void send("progress", update),
-        onLog: (level, message) => void send("log", { level, message }),
-      });
-      if (result.success) await send("result", result);
-      else await send("error", { call_id: result.call_id, error_message: result.error_message });
-      await send("end", { call_id: result.call_id, success: result.success, duration_ms: result.duration_ms });
+      const callId = newCallId();
+      const started = Date.now();
+      await send("start", { call_id: callId, name: call.name });
+      try {
+        const result = await runToolCall(
+          ctx,
+          call,
+          {
+            signal: AbortSignal.any([cancel.signal, c.req.raw.signal]),
+            onProgress: (update) => void send("progress", update),
+            onLog: (level, message) => void send("log", { level, message }),
+          },
+          callId,
+        );
+        if (result.success) await send("result", result);
+        else await send("error", { call_id: callId, error_message: result.error_message });
+        await send("end", { call_id: callId, success: result.success, duration_ms: result.duration_ms });
+      } catch (error) {
+        // Our own fault after the stream began: say so on the stream, which cannot become a 500 now.
+        console.error(JSON.stringify({ level: "error", message: "tool stream failed", call_id: callId, error: String(error) }));
+        await send("error", { call_id: callId, error_message: "The hub failed while running the tool; quote the call_id when reporting it." });
+        await send("end", { call_id: callId, success: false, duration_ms: Date.now() - started });
+      }
     }) as any;
   })
   .openapi(auditLogs, async (c) => {

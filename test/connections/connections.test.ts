@@ -94,6 +94,35 @@ describe("connections", () => {
     // The list still answers, showing only a mask.
     const listed = await json(await call("/v1/connections", { token: key }));
     expect(listed.data.find((c: any) => c.connection_id === first.connection_id).config.bot_token).toBe("••••");
+    // Sending the mask back cannot keep an unreadable secret; entering it again repairs the connection.
+    const masked = { name: "x", status: "active", config: { bot_token: "••••", default_channel: "#general" } };
+    await expectProblem(await call(`/v1/connections/${first.connection_id}`, { method: "PUT", token: key, json: masked }), 422, "validation_failed");
+    const repaired = await call(`/v1/connections/${first.connection_id}`, {
+      method: "PUT",
+      token: key,
+      json: { ...masked, config: { bot_token: "xoxb-fresh-token-after-rotation-0042", default_channel: "#general" } },
+    });
+    expect(repaired.status).toBe(200);
+    expect((await json(repaired)).config.bot_token).toBe("••••0042");
+  });
+
+  it("refuses to send a stored secret to a new base URL unless it is entered again", async () => {
+    const { key } = await newApiKey(await newUser());
+    const created = await slackConnection(key, { base_url: "https://slack.com/api" });
+    const problem = await expectProblem(
+      await call(`/v1/connections/${created.connection_id}`, {
+        method: "PUT",
+        token: key,
+        json: { name: "x", status: "active", config: { ...created.config, base_url: "https://collector.example/api" } },
+      }),
+      422,
+      "validation_failed",
+    );
+    expect(problem.detail).toContain("base_url");
+    expect(problem.errors).toEqual([expect.objectContaining({ field: "config.bot_token" })]);
+    // Unchanged base URL with the mask: fine.
+    const same = await call(`/v1/connections/${created.connection_id}`, { method: "PUT", token: key, json: { name: "y", status: "active", config: created.config } });
+    expect(same.status).toBe(200);
   });
 
   it("keeps connections private: another user gets 404 on update and delete, and never sees them listed", async () => {

@@ -33,6 +33,7 @@ const ROUTES = [
   ["PATCH", /^\/crm\/v3\/objects\/contacts\/(\d+)$/, (req, m) => ({ id: m[1], properties: req.body?.properties ?? {} })],
   // Mailchimp
   ["GET", /^\/ping$/, () => ({ health_status: "Everything's Chimpy!" })],
+  ["POST", /^\/lists\/(\w+)\/members\/([0-9a-f]{32})\/tags$/, () => ""],
   ["PUT", /^\/lists\/(\w+)\/members\/([0-9a-f]{32})$/, (req) => ({ id: "abc", email_address: req.body?.email_address, status: req.body?.status_if_new })],
   ["GET", /^\/lists$/, () => ({ lists: [{ id: "a1b2c3d4e5", name: "Newsletter", stats: { member_count: 1200 } }] })],
   // Airtable

@@ -37,11 +37,20 @@ describe("MCP transports and server health", () => {
     const seen = await (await fetch(`${env.TEST_FAKE_URL}/__requests/${scenario}`)).json<any[]>();
     expect(seen[0].headers.authorization).toBe("Bearer wrong-token");
 
-    // Pointing the connection at a server that accepts it makes it active again on next use.
-    const fixed = await call(`/v1/connections/${created.connection_id}`, {
+    // Moving the connection to another server while keeping the stored token is refused: the
+    // token would go somewhere it never went before.
+    const moved = await call(`/v1/connections/${created.connection_id}`, {
       method: "PUT",
       token: key,
       json: { name: "Unlocked", status: "error", config: { url: env.TEST_MCP_URL, token: "••••" } },
+    });
+    expect(moved.status).toBe(422);
+    expect((await json(moved)).errors).toEqual([expect.objectContaining({ field: "config.token" })]);
+    // With the token entered again, the move is fine, and the connection recovers on next use.
+    const fixed = await call(`/v1/connections/${created.connection_id}`, {
+      method: "PUT",
+      token: key,
+      json: { name: "Unlocked", status: "error", config: { url: env.TEST_MCP_URL, token: "a-token-the-demo-server-ignores" } },
     });
     expect(fixed.status).toBe(200);
     const tools = await json(await call("/v1/tools?include_all=true", { token: key }));

@@ -76,6 +76,8 @@ describe("MCP connections (server-everything on loopback)", () => {
     const events = await readEvents(response);
     const kinds = events.map((e) => e.event);
     expect(kinds[0]).toBe("start");
+    expect(events[0]!.data.call_id).toMatch(/^call_/);
+    expect(events.at(-1)!.data.call_id).toBe(events[0]!.data.call_id);
     expect(kinds.filter((k) => k === "progress").length).toBe(3);
     expect(events.filter((e) => e.event === "progress").map((e) => e.data.progress)).toEqual([1, 2, 3]);
     expect(kinds.slice(-2)).toEqual(["result", "end"]);

@@ -4,6 +4,7 @@
 // come back.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { call, json, newApiKey, newUser } from "../helpers/api";
 import { FAKE, Hub, MASK, newScenario, onlyRequestOf, requestsOf, respondWith, scenarioUrl } from "./platform-helpers";
 
 async function slackConnection(hub: Hub, name = "Slack") {
@@ -399,5 +400,31 @@ describe("secrets", () => {
     const out = await hub.execute("telegram_get_chat", { chat_id: "42" });
     expect(out).toMatchObject({ success: false, error_message: "Telegram refused the call: Not Found" });
     expect((await onlyRequestOf(scenario)).path).toBe(`/bot${token}/getChat`);
+  });
+});
+
+describe("Resend's named errors", () => {
+  it("flag a revoked key (403 invalid_api_key) but accept a sending-only key", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = `resend${crypto.randomUUID().replace(/-/g, "")}`;
+    const base_url = `${FAKE}/s/${scenario}`;
+    await fetch(`${FAKE}/__respond/${scenario}`, {
+      method: "POST",
+      body: JSON.stringify({ status: 401, body: { statusCode: 401, name: "restricted_api_key", message: "This API key is restricted to only send emails" } }),
+    });
+    const tested = await json(await call("/v1/connections/test", { token: key, json: { platform: "resend", config: { api_key: "re_sendingonly_123456", base_url } } }));
+    expect(tested).toMatchObject({ success: true, status: "active", message: "Connected with a sending-only key." });
+
+    await fetch(`${FAKE}/__respond/${scenario}`, {
+      method: "POST",
+      body: JSON.stringify({ status: 403, body: { statusCode: 403, name: "invalid_api_key", message: "API key is invalid" } }),
+    });
+    const created = await json(await call("/v1/connections", { token: key, json: { platform: "resend", name: "Mail", config: { api_key: "re_revoked_1234567890", base_url } } }));
+    const result = await json(
+      await call("/v1/tools/execute", { token: key, json: { name: "resend_get_email", arguments: { email_id: "49a3999c" } } }),
+    );
+    expect(result.success).toBe(false);
+    const { data } = await json(await call("/v1/connections", { token: key }));
+    expect(data.find((c: any) => c.connection_id === created.connection_id)).toMatchObject({ status: "error", error_message: expect.stringContaining("API key is invalid") });
   });
 });

@@ -282,22 +282,25 @@ describe("Mailchimp tools", () => {
       tags: ["vip", "2026-launch"],
     });
     expect(out).toMatchObject({ success: true, error_message: null });
-    expect(out.result).toEqual({ id: "abc", email: "Ada.Lovelace@Example.com", status: "subscribed" });
-    const request = await onlyRequestOf(scenario);
-    expectCall(request, "PUT", `/lists/a1b2c3d4e5/members/${hash}`);
-    expectBasicAuth(request, settings.api_key!);
-    expect(request.body).toStrictEqual({
+    expect(out.result).toEqual({ id: "abc", email: "Ada.Lovelace@Example.com", status: "subscribed", tags_added: ["vip", "2026-launch"] });
+    const [request, tagging] = await requestsOf(scenario);
+    expectCall(request!, "PUT", `/lists/a1b2c3d4e5/members/${hash}`);
+    expectBasicAuth(request!, settings.api_key!);
+    expect(request!.body).toStrictEqual({
       email_address: "Ada.Lovelace@Example.com",
       status_if_new: "subscribed",
       merge_fields: { FNAME: "Ada", LNAME: "Lovelace" },
-      tags: ["vip", "2026-launch"],
     });
+    // Tags go through the tags endpoint, which (unlike the PUT) applies them to existing members too.
+    expectCall(tagging!, "POST", `/lists/a1b2c3d4e5/members/${hash}/tags`);
+    expectBasicAuth(tagging!, settings.api_key!);
+    expect(tagging!.body).toStrictEqual({ tags: [{ name: "vip", status: "active" }, { name: "2026-launch", status: "active" }] });
   });
 
   it("mailchimp_upsert_member sends the requested status for new members (double opt-in)", async () => {
     const { hub, scenario } = await setup();
     const out = await hub.execute("mailchimp_upsert_member", { list_id: "a1b2c3d4e5", email: "grace@example.com", status: "pending" });
-    expect(out.result).toEqual({ id: "abc", email: "grace@example.com", status: "pending" });
+    expect(out.result).toEqual({ id: "abc", email: "grace@example.com", status: "pending", tags_added: [] });
     const request = await onlyRequestOf(scenario);
     expectCall(request, "PUT", `/lists/a1b2c3d4e5/members/${await md5Hex("grace@example.com")}`);
     expect(request.body).toStrictEqual({ email_address: "grace@example.com", status_if_new: "pending" });

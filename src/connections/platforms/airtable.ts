@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { baseUrlField, definePlatform, platformTool, secret } from "./types";
+import { PlatformError, baseUrlField, definePlatform, platformTool, secret } from "./types";
 
 type AirtableConfig = { access_token: string; default_base_id?: string; base_url?: string };
 
@@ -32,7 +32,7 @@ export const airtable = definePlatform<AirtableConfig>({
       input: z.object({ base_id: BaseId.optional(), table: z.string().min(1).max(200), fields: Fields, typecast: z.boolean().default(false) }),
       async run(client, args) {
         const base = args.base_id ?? client.config.default_base_id;
-        if (!base) throw new Error("Name a base_id, or set default_base_id on the connection.");
+        if (!base) throw new PlatformError("Name a base_id, or set default_base_id on the connection.", 400);
         const record = await client.request<{ id: string; createdTime: string; fields: Record<string, unknown> }>({
           method: "POST",
           path: `/${base}/${encodeURIComponent(args.table)}`,
@@ -54,7 +54,7 @@ export const airtable = definePlatform<AirtableConfig>({
       }),
       async run(client, args) {
         const base = args.base_id ?? client.config.default_base_id;
-        if (!base) throw new Error("Name a base_id, or set default_base_id on the connection.");
+        if (!base) throw new PlatformError("Name a base_id, or set default_base_id on the connection.", 400);
         const page = await client.request<{ records: { id: string; fields: Record<string, unknown> }[]; offset?: string }>({
           method: "GET",
           path: `/${base}/${encodeURIComponent(args.table)}`,

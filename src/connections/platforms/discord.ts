@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { baseUrlField, definePlatform, platformTool, secret } from "./types";
+import { PlatformError, baseUrlField, definePlatform, platformTool, secret } from "./types";
 
 type DiscordConfig = { bot_token: string; default_channel_id?: string; base_url?: string };
 
@@ -33,7 +33,7 @@ export const discord = definePlatform<DiscordConfig>({
       }),
       async run(client, args) {
         const channelId = args.channel_id ?? client.config.default_channel_id;
-        if (!channelId) throw new Error("Name a channel_id, or set default_channel_id on the connection.");
+        if (!channelId) throw new PlatformError("Name a channel_id, or set default_channel_id on the connection.", 400);
         const message = await client.request<{ id: string; channel_id: string }>({
           method: "POST",
           path: `/channels/${channelId}/messages`,

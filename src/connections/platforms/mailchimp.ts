@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { baseUrlField, definePlatform, platformTool, secret } from "./types";
+import { PlatformError, baseUrlField, definePlatform, platformTool, secret } from "./types";
 
 type MailchimpConfig = { api_key: string; base_url?: string };
 
@@ -7,7 +7,7 @@ type MailchimpConfig = { api_key: string; base_url?: string };
 function dataCenterUrl(config: MailchimpConfig): string {
   if (config.base_url) return config.base_url;
   const dc = config.api_key.split("-").pop();
-  if (!dc || !/^[a-z]+\d+$/.test(dc)) throw new Error("A Mailchimp API key ends in its data center, like -us21.");
+  if (!dc || !/^[a-z]+\d+$/.test(dc)) throw new PlatformError("A Mailchimp API key ends in its data center, like -us21.", 400);
   return `https://${dc}.api.mailchimp.com/3.0`;
 }
 
@@ -36,7 +36,8 @@ export const mailchimp = definePlatform<MailchimpConfig>({
     platformTool({
       action: "upsert_member",
       title: "Add or update a Mailchimp subscriber",
-      description: "Adds a contact to an audience or updates it (PUT /lists/{list_id}/members/{subscriber_hash}), with merge fields and tags.",
+      description:
+        "Adds a contact to an audience or updates its merge fields (PUT /lists/{list_id}/members/{subscriber_hash}); `status` applies to new contacts, so an unsubscribed contact is never re-subscribed. Tags are added with POST …/members/{subscriber_hash}/tags.",
       input: z.object({
         list_id: z.string().regex(/^[a-z0-9]{4,20}$/),
         email: z.string().email(),
@@ -49,9 +50,17 @@ export const mailchimp = definePlatform<MailchimpConfig>({
         const member = await client.request<{ id: string; status: string; email_address: string }>({
           method: "PUT",
           path: `/lists/${args.list_id}/members/${hash}`,
-          body: { email_address: args.email, status_if_new: args.status, merge_fields: args.merge_fields, tags: args.tags },
+          body: { email_address: args.email, status_if_new: args.status, merge_fields: args.merge_fields },
         });
-        return { id: member.id, email: member.email_address, status: member.status };
+        // Mailchimp ignores tags in the PUT for existing members; its tags endpoint applies them to all.
+        if (args.tags?.length) {
+          await client.request({
+            method: "POST",
+            path: `/lists/${args.list_id}/members/${hash}/tags`,
+            body: { tags: args.tags.map((name) => ({ name, status: "active" })) },
+          });
+        }
+        return { id: member.id, email: member.email_address, status: member.status, tags_added: args.tags ?? [] };
       },
     }),
     platformTool({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { baseUrlField, definePlatform, platformTool, secret } from "./types";
+import { PlatformError, baseUrlField, definePlatform, platformTool, secret } from "./types";
 
 type ResendConfig = { api_key: string; default_from?: string; base_url?: string };
 
@@ -19,9 +19,22 @@ export const resend = definePlatform<ResendConfig>({
   secretFields: ["api_key"],
   defaultBaseUrl: "https://api.resend.com",
   authHeaders: (config) => ({ Authorization: `Bearer ${config.api_key}` }),
+  // Resend names its errors: a missing or revoked key is the connection's fault (401 or 403);
+  // a sending-only key refused a read is not.
+  inspect(status, body) {
+    const name = typeof body?.name === "string" ? body.name : "";
+    if (name === "invalid_api_key" || name === "missing_api_key") return new PlatformError(`Resend refused the key: ${body.message ?? name}`, status, "error");
+    if (name === "restricted_api_key") return new PlatformError(`This Resend key may only send email: ${body.message ?? name}`, status);
+    return undefined;
+  },
   async test(client) {
-    const domains = await client.request<{ data: { name: string }[] }>({ method: "GET", path: "/domains" });
-    return `Connected; ${domains.data.length} sending domain(s).`;
+    try {
+      const domains = await client.request<{ data: { name: string }[] }>({ method: "GET", path: "/domains" });
+      return `Connected; ${domains.data.length} sending domain(s).`;
+    } catch (error) {
+      if (error instanceof PlatformError && !error.authFailure && /may only send/.test(error.message)) return "Connected with a sending-only key.";
+      throw error;
+    }
   },
   tools: [
     platformTool({
@@ -41,8 +54,8 @@ export const resend = definePlatform<ResendConfig>({
       }),
       async run(client, args) {
         const from = args.from ?? client.config.default_from;
-        if (!from) throw new Error("Name a sender in `from`, or set default_from on the connection.");
-        if (!args.html && !args.text) throw new Error("Give the email an html or a text body.");
+        if (!from) throw new PlatformError("Name a sender in `from`, or set default_from on the connection.", 400);
+        if (!args.html && !args.text) throw new PlatformError("Give the email an html or a text body.", 400);
         const sent = await client.request<{ id: string }>({ method: "POST", path: "/emails", body: { ...args, from } });
         return { id: sent.id };
       },

@@ -56,7 +56,7 @@ export const telegram = definePlatform<TelegramConfig>({
     platformTool({
       action: "get_chat",
       title: "Get a Telegram chat",
-      description: "Reads a chat's title, type and member count (getChat).",
+      description: "Reads a chat's id, type, title or username and description (getChat).",
       input: z.object({ chat_id: z.string().max(100) }),
       async run(client, args) {
         const chat = await client.request<{ result: Record<string, unknown> }>({ method: "GET", path: method("getChat"), query: { chat_id: args.chat_id } });

@@ -98,7 +98,7 @@ class Parser {
     if (/^\d/.test(token)) return Number(token);
     if (/^[A-Za-z_]/.test(token)) {
       if (this.peek() === "(") {
-        const fn = FUNCTIONS[token.toLowerCase()];
+        const fn = Object.hasOwn(FUNCTIONS, token.toLowerCase()) ? FUNCTIONS[token.toLowerCase()] : undefined;
         if (!fn) throw new ToolError(`Unknown function "${token}".`);
         this.take("(");
         const args: number[] = [];
