@@ -17,6 +17,8 @@ import { createRouter } from "./http/router";
 import { meRoutes } from "./me/routes";
 import { connectionRoutes } from "./connections/routes";
 import { toolRoutes } from "./tools/routes";
+import { conversationRoutes } from "./conversations/routes";
+import { chatRoutes } from "./conversations/chat-routes";
 import { homePage } from "./pages/home";
 
 /**
@@ -58,6 +60,8 @@ export function createApp() {
   authed.route("/", meRoutes);
   authed.route("/", connectionRoutes);
   authed.route("/", toolRoutes);
+  authed.route("/", conversationRoutes);
+  authed.route("/", chatRoutes);
   v1.route("/", authed);
 
   app.route("/", v1);

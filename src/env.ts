@@ -11,7 +11,18 @@ export interface Env {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   WORKFLOW_RUNS: Queue<WorkflowRunMessage>;
 
+  /** Workers AI, when deployed with an [ai] binding. */
+  AI?: Ai;
+
   ENVIRONMENT?: string;
+  DEFAULT_PROVIDER?: string;
+  OPENAI_API_KEY?: string;
+  OPENAI_BASE_URL?: string;
+  OPENAI_MODEL?: string;
+  ANTHROPIC_API_KEY?: string;
+  ANTHROPIC_BASE_URL?: string;
+  ANTHROPIC_MODEL?: string;
+  WORKERS_AI_MODEL?: string;
   JWT_ISSUER?: string;
   JWT_SECRET?: string;
   ENCRYPTION_KEY?: string;

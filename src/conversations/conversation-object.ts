@@ -1,9 +1,109 @@
 import { DurableObject } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import type { Env } from "../env";
+import { createDb } from "../db/client";
+import { conversations } from "../db/schema";
+import { MessageStore, type MessageRecord } from "./messages";
+import { runTurn, type TurnInput } from "./orchestrator";
+import { titleFrom } from "./titles";
+
+const encoder = new TextEncoder();
 
 /**
- * One object per conversation: it will own the message history, serialise turns and hold the
- * live streams. Declared now so the binding and its storage migration exist from the start;
- * the conversations feature fills it in.
+ * One object per conversation. It owns the message history (its SQLite storage), runs turns one
+ * after another (two messages sent at once are answered in order, never interleaved), keeps the
+ * D1 index current, and fans live events out to every connected SSE client.
  */
-export class ConversationObject extends DurableObject<Env> {}
+export class ConversationObject extends DurableObject<Env> {
+  private store: MessageStore;
+  /** The tail of the turn queue: each turn starts when the previous one has finished. */
+  private turns: Promise<unknown> = Promise.resolve();
+  private pendingTurns = 0;
+  private listeners = new Set<WritableStreamDefaultWriter<Uint8Array>>();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.store = new MessageStore(ctx.storage.sql);
+  }
+
+  /** Runs a turn once every earlier turn has finished, and returns the assistant's message. */
+  async send(input: TurnInput): Promise<MessageRecord> {
+    this.pendingTurns++;
+    const turn = this.turns.then(() => this.runOne(input));
+    this.turns = turn.catch(() => undefined);
+    try {
+      return await turn;
+    } finally {
+      this.pendingTurns--;
+    }
+  }
+
+  messages(conversationId: number, options: { afterId?: number; limit?: number } = {}): MessageRecord[] {
+    return this.store.list(conversationId, options);
+  }
+
+  snapshot(conversationId: number, limit: number): { messages: MessageRecord[]; message_count: number; status: "idle" | "processing"; pending_turns: number; live_clients: number } {
+    return {
+      messages: this.store.tail(conversationId, limit),
+      message_count: this.store.count(),
+      status: this.pendingTurns > 0 ? "processing" : "idle",
+      pending_turns: this.pendingTurns,
+      live_clients: this.listeners.size,
+    };
+  }
+
+  /** An SSE byte stream of this conversation's live events, open until the client goes away. */
+  stream(conversationId: number): ReadableStream<Uint8Array> {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = writable.getWriter();
+    this.listeners.add(writer);
+    void writer.write(encoder.encode(`: connected\nretry: 3000\n\n`)).catch(() => this.listeners.delete(writer));
+    this.emit("ready", { conversation_id: conversationId, status: this.pendingTurns > 0 ? "processing" : "idle" }, writer);
+    return readable;
+  }
+
+  /** Forgets everything: messages, state and live clients. */
+  async erase(): Promise<void> {
+    for (const writer of this.listeners) await writer.close().catch(() => undefined);
+    this.listeners.clear();
+    await this.ctx.storage.deleteAll();
+  }
+
+  private async runOne(input: TurnInput): Promise<MessageRecord> {
+    const db = createDb(this.env.DB);
+    const index = await db.select({ title: conversations.title }).from(conversations).where(eq(conversations.id, input.conversationId)).get();
+    await db
+      .update(conversations)
+      .set({ state: "processing", ...(index && !index.title ? { title: titleFrom(input.content) } : {}), updatedAt: new Date() })
+      .where(eq(conversations.id, input.conversationId));
+    this.emit("status", { status: "processing" });
+    let reply: MessageRecord | undefined;
+    try {
+      reply = await runTurn(this.env, this.store, input, {
+        message: (record) => this.emit("message", record),
+        toolStarted: (event) => this.emit("tool_started", event),
+        toolProgress: (event) => this.emit("tool_progress", event),
+      });
+      return reply;
+    } finally {
+      await db
+        .update(conversations)
+        .set({
+          state: this.pendingTurns > 1 ? "processing" : "idle",
+          messageCount: this.store.count(),
+          lastMessagePreview: reply ? (reply.content || reply.error_message || "").slice(0, 200) : null,
+          updatedAt: new Date(),
+        })
+        .where(eq(conversations.id, input.conversationId));
+      this.emit("status", { status: this.pendingTurns > 1 ? "processing" : "idle" });
+    }
+  }
+
+  private emit(event: string, data: unknown, only?: WritableStreamDefaultWriter<Uint8Array>): void {
+    const frame = encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    for (const writer of only ? [only] : this.listeners) {
+      // A client that went away fails the write; forget it.
+      writer.write(frame).catch(() => this.listeners.delete(writer));
+    }
+  }
+}

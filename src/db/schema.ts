@@ -186,3 +186,26 @@ export const memoryEntries = sqliteTable(
 
 export type Connection = typeof connections.$inferSelect;
 export type AuditLog = typeof auditLogs.$inferSelect;
+
+/**
+ * The index of conversations, for listings across a user's conversations. Each conversation's
+ * messages and turn state live in its own Durable Object (conversations/conversation-object.ts).
+ */
+export const conversations = sqliteTable(
+  "conversations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    title: text("title"),
+    state: text("state", { enum: ["idle", "processing"] }).notNull().default("idle"),
+    messageCount: integer("message_count").notNull().default(0),
+    lastMessagePreview: text("last_message_preview"),
+    createdAt: createdAt(),
+    updatedAt: stampedAt("updated_at"),
+  },
+  (t) => [index("conversations_user_recent_idx").on(t.userId, t.updatedAt, t.id)],
+);
+
+export type Conversation = typeof conversations.$inferSelect;

@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   validation_failed: { status: 422, title: "Validation failed" },
   rate_limited: { status: 429, title: "Too many requests" },
   internal_error: { status: 500, title: "Internal error" },
+  provider_failed: { status: 502, title: "Model provider failed" },
   misconfigured: { status: 500, title: "Server misconfigured" },
 } as const;
 

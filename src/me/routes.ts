@@ -4,9 +4,8 @@ import { authedRoute, createRouter, z } from "../http/router";
 import { notFound } from "../http/errors";
 import { presentUser } from "../auth/accounts";
 import { UserSchema } from "../auth/schemas";
+import { PROVIDER_IDS } from "../llm/providers";
 
-/** Model providers a user may pick as their default (the conversations feature serves them). */
-export const PROVIDER_IDS = ["local", "openai", "anthropic", "workers-ai"] as const;
 
 const MeSchema = UserSchema.extend({
   credential: z.object({

@@ -71,8 +71,14 @@ export interface PreparedCall {
  * Throws ApiErrors (404 unknown tool, 409 tool unavailable, 422 bad arguments, 429) before
  * anything runs, so callers can answer with a plain HTTP error.
  */
-export async function prepareToolCall(ctx: ExecutionContext, name: string, rawArgs: unknown): Promise<{ call: PreparedCall; limits: RateLimitResult[] }> {
-  const limits = await consumeRateLimits(ctx.env, `user:${ctx.userId}`, [{ name: "tools", limit: ctx.config.limits.toolCallsPerMinute }]);
+export async function prepareToolCall(
+  ctx: ExecutionContext,
+  name: string,
+  rawArgs: unknown,
+  options: { charge?: boolean } = {},
+): Promise<{ call: PreparedCall; limits: RateLimitResult[] }> {
+  // A dry run (validating a call) reads the limit but does not spend it.
+  const limits = await consumeRateLimits(ctx.env, `user:${ctx.userId}`, [{ name: "tools", limit: ctx.config.limits.toolCallsPerMinute }], options.charge === false ? 0 : 1);
   if (exhaustedOf(limits)) throw rateLimited(limits, { tools: "tool calls" });
   const reference = parseToolName(name);
   if (!reference) throw new ApiError("not_found", `No tool named "${name}"; GET /v1/tools lists yours.`);

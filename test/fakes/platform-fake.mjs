@@ -2,12 +2,15 @@
 // (base_url = <fake>/s/<scenario>), so parallel test files never see each other's requests.
 //   GET  /__requests/<scenario>   what the hub sent (method, path, query, headers, body)
 //   POST /__respond/<scenario>    {status, body, headers?}: answer every later request of the scenario so
+//   POST /__script/<scenario>     [{status?, body}, …]: answer the next requests with these, in order
 // Anything else under /s/<scenario>/… is recorded and answered by the canned response for that
 // platform endpoint (see ROUTES), shaped like the real API's.
 import http from "node:http";
 
 const requests = new Map();
 const overrides = new Map();
+/** Scripted answers, served one per request in order (a model's successive turns). */
+const scripts = new Map();
 
 const ROUTES = [
   // Slack
@@ -75,10 +78,14 @@ export function startPlatformFake(port) {
     } catch {
       // keep text
     }
-    const control = url.pathname.match(/^\/__(requests|respond)\/([\w-]+)$/);
+    const control = url.pathname.match(/^\/__(requests|respond|script)\/([\w-]+)$/);
     if (control) {
       const [, verb, scenario] = control;
       if (verb === "requests") return send(res, 200, requests.get(scenario) ?? []);
+      if (verb === "script") {
+        scripts.set(scenario, [...(scripts.get(scenario) ?? []), ...body]);
+        return send(res, 204, "");
+      }
       overrides.set(scenario, body);
       return send(res, 204, "");
     }
@@ -87,6 +94,8 @@ export function startPlatformFake(port) {
     const [, scenario, rest = "/"] = match;
     const record = { method: req.method, path: rest, query: Object.fromEntries(url.searchParams), headers: req.headers, body, raw };
     requests.set(scenario, [...(requests.get(scenario) ?? []), record]);
+    const scripted = scripts.get(scenario)?.shift();
+    if (scripted) return send(res, scripted.status ?? 200, scripted.body ?? {});
     const override = overrides.get(scenario);
     if (override) return send(res, override.status ?? 200, override.body ?? {}, override.headers);
     for (const [method, pattern, respond] of ROUTES) {

@@ -1,0 +1,65 @@
+import { z } from "@hono/zod-openapi";
+import { authedRoute, createRouter } from "../http/router";
+import { listProviders, resolveProvider } from "../llm/providers";
+import { ProviderError } from "../llm/types";
+import { ApiError } from "../http/errors";
+import { MAX_MESSAGE_CHARS } from "./routes";
+
+const ProviderSchema = z
+  .object({
+    id: z.enum(["local", "openai", "anthropic", "workers-ai"]),
+    name: z.string(),
+    configured: z.boolean(),
+    source: z.enum(["builtin", "connection", "deployment", "binding"]).nullable().openapi({ description: "Where its settings come from: your own connection wins over the deployment's." }),
+    models: z.array(z.string()),
+    default_model: z.string().nullable(),
+  })
+  .openapi("Provider");
+
+const providers = authedRoute("data:read", {
+  method: "get",
+  path: "/chat/providers",
+  tags: ["Chat"],
+  summary: "Model providers",
+  description: "Every provider, whether it is configured for you and with which models, and your default (your default_provider, else the deployment's DEFAULT_PROVIDER, else local).",
+  responses: { 200: { description: "Providers", content: { "application/json": { schema: z.object({ default: z.string(), providers: z.array(ProviderSchema) }) } } } },
+});
+
+const direct = authedRoute("workflow:execute", {
+  method: "post",
+  path: "/chat/test",
+  tags: ["Chat"],
+  summary: "Test direct response generation (no tools)",
+  description: "Sends one message straight to the provider, without tools or history, and returns its answer. Nothing is stored.",
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.object({ content: z.string().trim().min(1).max(MAX_MESSAGE_CHARS), provider: z.string().max(50).nullish() }) } },
+    },
+  },
+  responses: {
+    200: {
+      description: "The provider's answer",
+      content: { "application/json": { schema: z.object({ content: z.string(), provider: z.string(), model: z.string(), tokens_used: z.number().int() }) } },
+    },
+    502: { description: "The provider failed." },
+  },
+});
+
+export const chatRoutes = createRouter()
+  .openapi(providers, async (c) => {
+    const context = { env: c.env, config: c.get("config"), db: c.get("db"), userId: c.get("principal").userId };
+    return c.json(await listProviders(context), 200);
+  })
+  .openapi(direct, async (c) => {
+    const body = c.req.valid("json");
+    const context = { env: c.env, config: c.get("config"), db: c.get("db"), userId: c.get("principal").userId };
+    const provider = await resolveProvider(context, body.provider);
+    try {
+      const answer = await provider.generate({ messages: [{ role: "user", content: body.content }], tools: [], signal: c.req.raw.signal });
+      return c.json({ content: answer.text, provider: provider.id, model: answer.model, tokens_used: answer.usage.inputTokens + answer.usage.outputTokens }, 200);
+    } catch (error) {
+      if (error instanceof ProviderError) throw new ApiError("provider_failed", error.message);
+      throw error;
+    }
+  });

@@ -1,0 +1,145 @@
+import { loadConfig, type Env } from "../env";
+import { createDb } from "../db/client";
+import { ApiError } from "../http/errors";
+import { resolveProvider } from "../llm/providers";
+import { rankTools } from "../llm/tool-ranking";
+import { ProviderError, type ChatMessage, type ChatProvider, type ToolSpec } from "../llm/types";
+import { catalogFor } from "../tools/catalog-service";
+import { executeTool } from "../tools/executor";
+import type { ProgressUpdate, ToolInfo } from "../tools/types";
+import { toChatHistory } from "./history";
+import type { MessageRecord, MessageStore, ToolCallRecord } from "./messages";
+
+/** Bounds on one turn: model rounds, tool calls per round, tools offered, history replayed. */
+export const MAX_ROUNDS = 5;
+export const MAX_CALLS_PER_ROUND = 5;
+export const MAX_TOOLS_OFFERED = 12;
+const MAX_HISTORY_MESSAGES = 60;
+const MAX_TOOL_RESULT_CHARS = 20_000;
+
+export const SYSTEM_PROMPT = [
+  "You are the Agent Automation Hub assistant. You help people automate marketing and operations work by calling the tools you are given.",
+  "Call a tool when it can do what the user asks; ask for missing details instead of guessing them. After tools run, answer briefly in Markdown with what was done and the key results.",
+].join(" ");
+
+export interface TurnInput {
+  conversationId: number;
+  userId: number;
+  credentialId: string;
+  content: string;
+  provider: string | null;
+}
+
+export interface TurnEvents {
+  message(record: MessageRecord): void;
+  toolProgress(event: { tool_call_id: string; name: string; progress: ProgressUpdate }): void;
+  toolStarted(event: { tool_call_id: string; name: string; arguments: Record<string, unknown> }): void;
+}
+
+/**
+ * One turn: store the user's message, offer the most relevant tools to the provider, run each
+ * tool call through the hub's executor (limits, audit, connection health) and store its result,
+ * repeat for a bounded number of rounds, then store and return the assistant's answer. Failures
+ * end as an assistant message with status `error`; the user's message is always kept.
+ */
+export async function runTurn(env: Env, store: MessageStore, input: TurnInput, events: TurnEvents): Promise<MessageRecord> {
+  const config = loadConfig(env);
+  const db = createDb(env.DB);
+  const userMessage = store.add(input.conversationId, message("user", input.content, { status: "received" }));
+  events.message(userMessage);
+
+  let provider: ChatProvider | undefined;
+  const calls: ToolCallRecord[] = [];
+  let tokens = 0;
+  try {
+    provider = await resolveProvider({ env, config, db, userId: input.userId }, input.provider);
+    const tools = await chooseTools(env, input);
+    const history: ChatMessage[] = [{ role: "system", content: SYSTEM_PROMPT }, ...toChatHistory(store.tail(input.conversationId, MAX_HISTORY_MESSAGES))];
+    const execution = { userId: input.userId, credentialId: input.credentialId, db, env, config, source: `conversation:${input.conversationId}` };
+
+    for (let round = 1; round <= MAX_ROUNDS; round++) {
+      const answer = await provider.generate({ messages: history, tools: round < MAX_ROUNDS ? tools : [] });
+      tokens += answer.usage.inputTokens + answer.usage.outputTokens;
+      const requested = answer.toolCalls.slice(0, MAX_CALLS_PER_ROUND);
+      if (requested.length === 0) {
+        return finish(store, events, input, message("assistant", answer.text || "(no answer)", { status: "completed", tokens_used: tokens, tools_called: calls, provider: provider.id, model: answer.model }));
+      }
+      history.push({ role: "assistant", content: answer.text, toolCalls: requested });
+      for (const call of requested) {
+        events.toolStarted({ tool_call_id: call.id, name: call.name, arguments: call.arguments });
+        const outcome = await runTool(execution, call, (progress) => events.toolProgress({ tool_call_id: call.id, name: call.name, progress }));
+        calls.push({ id: call.id, name: call.name, arguments: call.arguments, round, ...outcome.record });
+        const stored = store.add(
+          input.conversationId,
+          message("tool", outcome.content, { status: outcome.record.success ? "completed" : "error", tool_call_id: call.id, error_message: outcome.record.error_message }),
+        );
+        events.message(stored);
+        history.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.content });
+      }
+    }
+    return finish(store, events, input, message("assistant", `Stopped after ${MAX_ROUNDS} rounds of tool calls without a final answer.`, { status: "completed", tokens_used: tokens, tools_called: calls, provider: provider.id }));
+  } catch (error) {
+    const detail = error instanceof ProviderError || error instanceof ApiError ? error.message : "The assistant failed unexpectedly.";
+    if (!(error instanceof ProviderError || error instanceof ApiError)) {
+      console.error(JSON.stringify({ level: "error", message: "conversation turn failed", conversation_id: input.conversationId, error: String(error) }));
+    }
+    return finish(store, events, input, message("assistant", "", { status: "error", error_message: detail, tokens_used: tokens, tools_called: calls, provider: provider?.id ?? input.provider }));
+  }
+}
+
+function finish(store: MessageStore, events: TurnEvents, input: TurnInput, record: ReturnType<typeof message>): MessageRecord {
+  const stored = store.add(input.conversationId, record);
+  events.message(stored);
+  return stored;
+}
+
+function message(role: MessageRecord["role"], content: string, fields: Partial<Omit<MessageRecord, "id" | "conversation_id" | "created_at" | "role" | "content">>) {
+  return {
+    role,
+    content,
+    status: fields.status ?? "completed",
+    tokens_used: fields.tokens_used ?? 0,
+    tools_called: fields.tools_called ?? [],
+    tool_call_id: fields.tool_call_id ?? null,
+    error_message: fields.error_message ?? null,
+    provider: fields.provider ?? null,
+    model: fields.model ?? null,
+  };
+}
+
+/** The tools offered this turn: those ranked relevant to the message first, then built-ins, capped. */
+export async function chooseTools(env: Env, input: { userId: number; content: string }): Promise<ToolSpec[]> {
+  const config = loadConfig(env);
+  const catalog = await catalogFor(env, config, createDb(env.DB), input.userId);
+  return selectTools(input.content, catalog).map((tool) => ({ name: tool.name, description: tool.description || tool.title, inputSchema: tool.input_schema }));
+}
+
+export function selectTools(content: string, catalog: ToolInfo[]): ToolInfo[] {
+  const available = catalog.filter((tool) => tool.available);
+  const chosen = rankTools(content, available, MAX_TOOLS_OFFERED).map((r) => r.tool);
+  // A small catalog is offered whole (most relevant first): ranking only has to cut a large one.
+  if (available.length <= MAX_TOOLS_OFFERED) return [...chosen, ...available.filter((tool) => !chosen.includes(tool))];
+  for (const tool of catalog) {
+    if (chosen.length >= MAX_TOOLS_OFFERED) break;
+    if (tool.source === "builtin" && tool.available && !chosen.includes(tool)) chosen.push(tool);
+  }
+  return chosen;
+}
+
+async function runTool(
+  execution: Parameters<typeof executeTool>[0],
+  call: { id: string; name: string; arguments: Record<string, unknown> },
+  onProgress: (update: ProgressUpdate) => void,
+): Promise<{ content: string; record: Omit<ToolCallRecord, "id" | "name" | "arguments" | "round"> }> {
+  try {
+    const result = await executeTool(execution, call.name, call.arguments, { onProgress });
+    const content = result.success ? truncate(JSON.stringify(result.result)) : `Error: ${result.error_message}`;
+    return { content, record: { success: result.success, error_message: result.error_message, duration_ms: result.duration_ms, call_id: result.call_id } };
+  } catch (error) {
+    // Refused before running (unknown tool, bad arguments, limits): the model hears why and may recover.
+    const reason = error instanceof ApiError ? error.message + (error.errors ? ` ${JSON.stringify(error.errors)}` : "") : "The tool could not be run.";
+    return { content: `Error: ${reason}`, record: { success: false, error_message: reason, duration_ms: 0, call_id: null } };
+  }
+}
+
+const truncate = (text: string) => (text.length > MAX_TOOL_RESULT_CHARS ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… (truncated)` : text);

@@ -1,0 +1,71 @@
+import { and, desc, eq, lt, or } from "drizzle-orm";
+import type { Env } from "../env";
+import type { Db } from "../db/client";
+import { conversations, type Conversation } from "../db/schema";
+import { notFound } from "../http/errors";
+import type { ConversationObject } from "./conversation-object";
+
+/**
+ * The conversation's Durable Object, typed by its own methods: workers-types would turn the
+ * free-form JSON in messages (`unknown`) into `never` on the RPC surface.
+ */
+type Remote<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
+export type ConversationRpc = Remote<Pick<ConversationObject, "send" | "messages" | "snapshot" | "stream" | "erase">>;
+
+export function conversationStub(env: Env, id: number): ConversationRpc {
+  return env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`conversation:${id}`)) as unknown as ConversationRpc;
+}
+
+export async function createConversation(db: Db, userId: number, title: string | null): Promise<Conversation> {
+  const [row] = await db.insert(conversations).values({ userId, title }).returning();
+  return row!;
+}
+
+/** The caller's conversation, or 404 (another user's conversation is not revealed). */
+export async function getOwnedConversation(db: Db, userId: number, id: number): Promise<Conversation> {
+  const row = await db.select().from(conversations).where(and(eq(conversations.id, id), eq(conversations.userId, userId))).get();
+  if (!row) throw notFound("Conversation");
+  return row;
+}
+
+/** Most recently updated first; the cursor is the last row's (updated_at, id). */
+export function listConversations(db: Db, userId: number, limit: number, after?: { u: number; id: number }): Promise<Conversation[]> {
+  const position = after
+    ? or(lt(conversations.updatedAt, new Date(after.u)), and(eq(conversations.updatedAt, new Date(after.u)), lt(conversations.id, after.id)))
+    : undefined;
+  return db
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.userId, userId), position))
+    .orderBy(desc(conversations.updatedAt), desc(conversations.id))
+    .limit(limit)
+    .all();
+}
+
+export async function renameConversation(db: Db, userId: number, id: number, title: string): Promise<Conversation> {
+  const [row] = await db
+    .update(conversations)
+    .set({ title, updatedAt: new Date() })
+    .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+    .returning();
+  if (!row) throw notFound("Conversation");
+  return row;
+}
+
+export async function deleteConversation(env: Env, db: Db, userId: number, id: number): Promise<void> {
+  const deleted = await db.delete(conversations).where(and(eq(conversations.id, id), eq(conversations.userId, userId))).returning({ id: conversations.id });
+  if (deleted.length === 0) throw notFound("Conversation");
+  await conversationStub(env, id).erase();
+}
+
+export function presentConversation(row: Conversation) {
+  return {
+    id: row.id,
+    title: row.title,
+    state: row.state,
+    message_count: row.messageCount,
+    last_message_preview: row.lastMessagePreview,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

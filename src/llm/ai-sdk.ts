@@ -1,0 +1,70 @@
+import { APICallError, generateText, jsonSchema, tool, type LanguageModel, type ModelMessage } from "ai";
+import type { ChatMessage, ChatProvider, GenerateRequest, GenerateResult } from "./types";
+import { ProviderError } from "./types";
+
+/**
+ * Wraps a language model from the `ai` SDK as a ChatProvider. Tools are offered without an
+ * `execute`, so the SDK stops at the model's tool calls and the orchestrator runs them through
+ * the hub's own executor (limits, audit, connection health).
+ */
+export function aiSdkProvider(id: string, modelName: string, model: LanguageModel): ChatProvider {
+  return {
+    id,
+    model: modelName,
+    async generate(request: GenerateRequest): Promise<GenerateResult> {
+      const system = request.messages.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");
+      try {
+        const result = await generateText({
+          model,
+          ...(system ? { system } : {}),
+          messages: toModelMessages(request.messages.filter((m) => m.role !== "system")),
+          tools: request.tools.length
+            ? Object.fromEntries(request.tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as any) })]))
+            : undefined,
+          abortSignal: request.signal,
+          maxRetries: 1,
+        });
+        return {
+          text: result.text,
+          toolCalls: result.toolCalls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: (call.input ?? {}) as Record<string, unknown> })),
+          usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
+          model: modelName,
+        };
+      } catch (error) {
+        throw new ProviderError(describe(id, error));
+      }
+    },
+  };
+}
+
+function describe(id: string, error: unknown): string {
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode ? ` (HTTP ${error.statusCode})` : "";
+    return `The ${id} provider failed${status}: ${error.message.slice(0, 500)}`;
+  }
+  return `The ${id} provider failed: ${error instanceof Error ? error.message.slice(0, 500) : String(error)}`;
+}
+
+export function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
+  return messages.map((message): ModelMessage => {
+    switch (message.role) {
+      case "user":
+        return { role: "user", content: message.content };
+      case "assistant":
+        return {
+          role: "assistant",
+          content: [
+            ...(message.content ? [{ type: "text" as const, text: message.content }] : []),
+            ...(message.toolCalls ?? []).map((call) => ({ type: "tool-call" as const, toolCallId: call.id, toolName: call.name, input: call.arguments })),
+          ],
+        };
+      case "tool":
+        return {
+          role: "tool",
+          content: [{ type: "tool-result", toolCallId: message.toolCallId, toolName: message.toolName, output: { type: "text", value: message.content } }],
+        };
+      case "system":
+        return { role: "system", content: message.content };
+    }
+  });
+}

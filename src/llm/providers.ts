@@ -1,0 +1,127 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { and, desc, eq } from "drizzle-orm";
+import type { Config, Env } from "../env";
+import type { Db } from "../db/client";
+import { connections, users } from "../db/schema";
+import { openConfig } from "../connections/config-codec";
+import { findPlatform } from "../connections/platforms";
+import { secretBoxFor } from "../connections/secrets";
+import { ApiError } from "../http/errors";
+import { guardedFetch } from "../net/safe-fetch";
+import { addressPolicy } from "../tools/executor";
+import { aiSdkProvider } from "./ai-sdk";
+import { localProvider } from "./local/provider";
+import type { ChatProvider } from "./types";
+import { DEFAULT_WORKERS_AI_MODEL, workersAiProvider } from "./workers-ai";
+
+export const PROVIDER_IDS = ["local", "openai", "anthropic", "workers-ai"] as const;
+export type ProviderId = (typeof PROVIDER_IDS)[number];
+
+const NAMES: Record<ProviderId, string> = {
+  local: "Local (offline tool router, no language model)",
+  openai: "OpenAI-compatible",
+  anthropic: "Anthropic",
+  "workers-ai": "Workers AI",
+};
+
+interface ProviderSettings {
+  apiKey: string;
+  baseUrl?: string;
+  model: string;
+  source: "connection" | "deployment";
+}
+
+export interface ProviderInfo {
+  id: ProviderId;
+  name: string;
+  configured: boolean;
+  source: "builtin" | "connection" | "deployment" | "binding" | null;
+  models: string[];
+  default_model: string | null;
+}
+
+export interface ProviderContext {
+  env: Env;
+  config: Config;
+  db: Db;
+  userId: number;
+}
+
+/** A user's own key (an `openai` or `anthropic` connection) wins over the deployment's. */
+async function settingsFor(ctx: ProviderContext, id: "openai" | "anthropic"): Promise<ProviderSettings | undefined> {
+  const connection = await ctx.db
+    .select()
+    .from(connections)
+    .where(and(eq(connections.userId, ctx.userId), eq(connections.platform, id), eq(connections.status, "active")))
+    .orderBy(desc(connections.id))
+    .get();
+  if (connection) {
+    try {
+      const config = await openConfig(findPlatform(id)!, connection.config, connection.uid, await secretBoxFor(ctx.env));
+      return { apiKey: String(config.api_key), baseUrl: config.base_url as string | undefined, model: (config.model as string | undefined) ?? defaultModel(ctx.env, id), source: "connection" };
+    } catch {
+      // An unreadable connection falls through to the deployment's settings.
+    }
+  }
+  const key = id === "openai" ? ctx.env.OPENAI_API_KEY : ctx.env.ANTHROPIC_API_KEY;
+  const baseUrl = id === "openai" ? ctx.env.OPENAI_BASE_URL : ctx.env.ANTHROPIC_BASE_URL;
+  // An OpenAI-compatible server on a private network (Ollama, vLLM) may need no key.
+  if (key || (id === "openai" && baseUrl)) return { apiKey: key ?? "none", baseUrl, model: defaultModel(ctx.env, id), source: "deployment" };
+  return undefined;
+}
+
+function defaultModel(env: Env, id: "openai" | "anthropic"): string {
+  return id === "openai" ? (env.OPENAI_MODEL ?? "gpt-4o-mini") : (env.ANTHROPIC_MODEL ?? "claude-sonnet-4-5");
+}
+
+export async function listProviders(ctx: ProviderContext): Promise<{ default: ProviderId; providers: ProviderInfo[] }> {
+  const [openai, anthropic] = await Promise.all([settingsFor(ctx, "openai"), settingsFor(ctx, "anthropic")]);
+  const workersModel = ctx.env.WORKERS_AI_MODEL ?? DEFAULT_WORKERS_AI_MODEL;
+  const providers: ProviderInfo[] = [
+    { id: "local", name: NAMES.local, configured: true, source: "builtin", models: ["local-tool-router"], default_model: "local-tool-router" },
+    { id: "openai", name: NAMES.openai, configured: Boolean(openai), source: openai?.source ?? null, models: openai ? [openai.model] : [], default_model: openai?.model ?? null },
+    { id: "anthropic", name: NAMES.anthropic, configured: Boolean(anthropic), source: anthropic?.source ?? null, models: anthropic ? [anthropic.model] : [], default_model: anthropic?.model ?? null },
+    { id: "workers-ai", name: NAMES["workers-ai"], configured: Boolean(ctx.env.AI), source: ctx.env.AI ? "binding" : null, models: ctx.env.AI ? [workersModel] : [], default_model: ctx.env.AI ? workersModel : null },
+  ];
+  return { default: await defaultProviderId(ctx, providers), providers };
+}
+
+async function defaultProviderId(ctx: ProviderContext, providers: ProviderInfo[]): Promise<ProviderId> {
+  const user = await ctx.db.select({ defaultProvider: users.defaultProvider }).from(users).where(eq(users.id, ctx.userId)).get();
+  const configured = (id: string | null | undefined) => providers.find((p) => p.id === id && p.configured)?.id;
+  return configured(user?.defaultProvider) ?? configured(ctx.env.DEFAULT_PROVIDER) ?? "local";
+}
+
+/**
+ * The provider for one call: the one asked for, else the user's default, else the deployment's,
+ * else local. Asking for an unknown or unconfigured provider is a 422 naming the configured ones.
+ */
+export async function resolveProvider(ctx: ProviderContext, requested: string | null | undefined): Promise<ChatProvider> {
+  const { default: fallback, providers } = await listProviders(ctx);
+  const id = requested ?? fallback;
+  const info = providers.find((p) => p.id === id);
+  if (!info || !info.configured) {
+    const configured = providers.filter((p) => p.configured).map((p) => p.id);
+    throw new ApiError("validation_failed", `Provider "${id}" is ${info ? "not configured" : "unknown"}; configured providers: ${configured.join(", ")}.`, {
+      errors: [{ location: "body", field: "provider", message: `Use one of: ${configured.join(", ")}.` }],
+    });
+  }
+  const policy = addressPolicy(ctx.config, ctx.env);
+  switch (info.id) {
+    case "local":
+      return localProvider();
+    case "workers-ai":
+      return workersAiProvider(ctx.env.AI!, info.default_model!);
+    case "openai": {
+      const settings = (await settingsFor(ctx, "openai"))!;
+      const model = createOpenAICompatible({ name: "openai", baseURL: settings.baseUrl ?? "https://api.openai.com/v1", apiKey: settings.apiKey, includeUsage: true, fetch: guardedFetch(policy) });
+      return aiSdkProvider("openai", settings.model, model(settings.model));
+    }
+    case "anthropic": {
+      const settings = (await settingsFor(ctx, "anthropic"))!;
+      const model = createAnthropic({ apiKey: settings.apiKey, ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}), fetch: guardedFetch(policy) });
+      return aiSdkProvider("anthropic", settings.model, model(settings.model));
+    }
+  }
+}
