@@ -1,7 +1,7 @@
 import { authedRoute, conflictError, createRouter, notFoundError, z } from "../http/router";
 import { ApiError } from "../http/errors";
 import { IntIdParam, Timestamp } from "../http/schemas";
-import { IdCursor, PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
+import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { createApiKey, listApiKeys, modeForEnvironment, presentApiKey, revokeApiKey } from "./api-keys";
 import { ScopeSchema } from "./schemas";
 import { isSubset, type Scope } from "./scopes";
@@ -94,11 +94,8 @@ export const apiKeyRoutes = createRouter()
     return c.json({ ...presentApiKey(key), key: secret }, 201);
   })
   .openapi(listKeys, async (c) => {
-    const { limit, cursor } = c.req.valid("query");
-    const after = decodeCursor(cursor, IdCursor);
-    const rows = await listApiKeys(c.get("db"), c.get("principal").userId, limit + 1, after?.id);
-    const { page, nextCursor } = paginate(rows, limit, (key) => ({ id: key.id }));
-    return c.json({ data: page.map(presentApiKey), next_cursor: nextCursor }, 200);
+    const page = await pageById(c.req.valid("query"), (n, before) => listApiKeys(c.get("db"), c.get("principal").userId, n, before), presentApiKey);
+    return c.json(page, 200);
   })
   .openapi(deleteKey, async (c) => {
     await revokeApiKey(c.get("db"), c.get("principal").userId, c.req.valid("param").id);

@@ -1,5 +1,5 @@
 import { authedRoute, conflictError, createRouter, notFoundError, z } from "../http/router";
-import { IdCursor, PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
+import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { ApiError } from "../http/errors";
 import { Timestamp } from "../http/schemas";
 import { createOAuthApp, deleteOAuthApp, listOAuthApps, presentOAuthApp, redirectUriProblem } from "./oauth-apps";
@@ -90,11 +90,8 @@ export const oauthAppRoutes = createRouter()
     return c.json({ ...presentOAuthApp(app), client_secret: clientSecret }, 201);
   })
   .openapi(listApps, async (c) => {
-    const { limit, cursor } = c.req.valid("query");
-    const after = decodeCursor(cursor, IdCursor);
-    const rows = await listOAuthApps(c.get("db"), c.get("principal").userId, limit + 1, after?.id);
-    const { page, nextCursor } = paginate(rows, limit, (app) => ({ id: app.id }));
-    return c.json({ data: page.map(presentOAuthApp), next_cursor: nextCursor }, 200);
+    const page = await pageById(c.req.valid("query"), (n, before) => listOAuthApps(c.get("db"), c.get("principal").userId, n, before), presentOAuthApp);
+    return c.json(page, 200);
   })
   .openapi(deleteApp, async (c) => {
     await deleteOAuthApp(c.get("db"), c.get("principal").userId, c.req.valid("param").client_id);

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { authedRoute, conflictError, createRouter, notFoundError } from "../http/router";
-import { IdCursor, PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
+import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { IntIdParam, Timestamp } from "../http/schemas";
 import { inputJsonSchema } from "../tools/schemas";
 import { PLATFORMS, platformToolName } from "./platforms";
@@ -125,12 +125,9 @@ const platformCatalog = () =>
 export const connectionRoutes = createRouter()
   .openapi(listPlatforms, (c) => c.json({ data: platformCatalog() }, 200))
   .openapi(list, async (c) => {
-    const { limit, cursor } = c.req.valid("query");
-    const after = decodeCursor(cursor, IdCursor);
-    const rows = await listConnections(c.get("db"), c.get("principal").userId, limit + 1, after?.id);
-    const { page, nextCursor } = paginate(rows, limit, (row) => ({ id: row.id }));
     const box = await secretBoxFor(c.env);
-    return c.json({ data: await Promise.all(page.map((row) => presentConnection(row, box))), next_cursor: nextCursor }, 200);
+    const page = await pageById(c.req.valid("query"), (n, before) => listConnections(c.get("db"), c.get("principal").userId, n, before), (row) => presentConnection(row, box));
+    return c.json(page, 200);
   })
   .openapi(create, async (c) => {
     const body = c.req.valid("json");

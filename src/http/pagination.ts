@@ -33,3 +33,18 @@ export function paginate<R>(rows: R[], limit: number, positionOf: (row: R) => Re
 }
 
 export const IdCursor = z.object({ id: z.number().int() });
+
+/**
+ * One page of a newest-first list keyed by integer id: `fetchRows(n, beforeId)` returns up to n
+ * rows older than beforeId; the answer is `{data, next_cursor}`.
+ */
+export async function pageById<R extends { id: number }, O>(
+  query: { limit: number; cursor?: string },
+  fetchRows: (count: number, beforeId: number | undefined) => Promise<R[]>,
+  present: (row: R) => O | Promise<O>,
+): Promise<{ data: O[]; next_cursor: string | null }> {
+  const after = decodeCursor(query.cursor, IdCursor);
+  const rows = await fetchRows(query.limit + 1, after?.id);
+  const { page, nextCursor } = paginate(rows, query.limit, (row) => ({ id: row.id }));
+  return { data: await Promise.all(page.map(present)), next_cursor: nextCursor };
+}

@@ -3,7 +3,7 @@ import { streamSSE } from "hono/streaming";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
-import { IdCursor, PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
+import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { Timestamp } from "../http/schemas";
 import { rateLimitHeaders } from "../http/rate-limit";
 import { listAudit, presentAudit } from "./audit";
@@ -170,9 +170,6 @@ export const toolRoutes = createRouter()
     }) as any;
   })
   .openapi(auditLogs, async (c) => {
-    const { limit, cursor } = c.req.valid("query");
-    const after = decodeCursor(cursor, IdCursor);
-    const rows = await listAudit(c.get("db"), c.get("principal").userId, limit + 1, after?.id);
-    const { page, nextCursor } = paginate(rows, limit, (row) => ({ id: row.id }));
-    return c.json({ data: page.map(presentAudit), next_cursor: nextCursor }, 200);
+    const page = await pageById(c.req.valid("query"), (n, before) => listAudit(c.get("db"), c.get("principal").userId, n, before), presentAudit);
+    return c.json(page, 200);
   });
