@@ -19,6 +19,7 @@ import { connectionRoutes } from "./connections/routes";
 import { toolRoutes } from "./tools/routes";
 import { conversationRoutes } from "./conversations/routes";
 import { chatRoutes } from "./conversations/chat-routes";
+import { workflowRoutes } from "./workflows/routes";
 import { homePage } from "./pages/home";
 
 /**
@@ -62,6 +63,7 @@ export function createApp() {
   authed.route("/", toolRoutes);
   authed.route("/", conversationRoutes);
   authed.route("/", chatRoutes);
+  authed.route("/", workflowRoutes);
   v1.route("/", authed);
 
   app.route("/", v1);

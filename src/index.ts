@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { createDb } from "./db/client";
 import type { Env } from "./env";
 import { removeExpiredCredentials } from "./scheduled/housekeeping";
+import { resumeStaleExecutions } from "./workflows/executions";
 import { consumeWorkflowRuns, type WorkflowRunMessage } from "./workflows/queue-consumer";
 
 export { ConversationObject } from "./conversations/conversation-object";
@@ -14,6 +15,7 @@ export default {
   fetch: app.fetch,
   queue: (batch, env) => consumeWorkflowRuns(batch, env),
   async scheduled(_controller, env, ctx) {
-    ctx.waitUntil(removeExpiredCredentials(createDb(env.DB)).then(() => undefined));
+    const db = createDb(env.DB);
+    ctx.waitUntil(Promise.all([removeExpiredCredentials(db), resumeStaleExecutions(env, db)]).then(() => undefined));
   },
 } satisfies ExportedHandler<Env, WorkflowRunMessage>;

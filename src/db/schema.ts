@@ -209,3 +209,88 @@ export const conversations = sqliteTable(
 );
 
 export type Conversation = typeof conversations.$inferSelect;
+
+/** A workflow: ordered steps plus trigger, variables and settings (SPEC: Workflow). */
+export const workflows = sqliteTable(
+  "workflows",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    status: text("status", { enum: ["draft", "active", "paused", "archived"] }).notNull().default("active"),
+    version: integer("version").notNull().default(1),
+    isTemplate: integer("is_template", { mode: "boolean" }).notNull().default(false),
+    triggerType: text("trigger_type").notNull().default("manual"),
+    triggerConfig: text("trigger_config", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    variables: text("variables", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    metadata: text("workflow_metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    steps: text("steps", { mode: "json" }).$type<unknown[]>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: stampedAt("updated_at"),
+  },
+  (t) => [index("workflows_user_idx").on(t.userId, t.id)],
+);
+
+/** One run of a workflow, pinned to the version and steps it started with. */
+export const executions = sqliteTable(
+  "executions",
+  {
+    id: text("id").primaryKey(),
+    workflowId: integer("workflow_id")
+      .notNull()
+      .references(() => workflows.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    credentialId: text("credential_id").notNull(),
+    workflowVersion: integer("workflow_version").notNull(),
+    steps: text("steps", { mode: "json" }).$type<unknown[]>().notNull(),
+    settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    variables: text("variables", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    input: text("input", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    status: text("status", { enum: ["queued", "running", "succeeded", "failed", "cancelled"] }).notNull().default("queued"),
+    errorMessage: text("error_message"),
+    failedStepId: text("failed_step_id"),
+    /** Whoever holds an unexpired lease is the only one running this execution's steps. */
+    leaseToken: text("lease_token"),
+    leaseUntil: timestamp("lease_until"),
+    agentId: text("agent_id"),
+    createdAt: createdAt(),
+    startedAt: timestamp("started_at"),
+    finishedAt: timestamp("finished_at"),
+    updatedAt: stampedAt("updated_at"),
+  },
+  (t) => [index("executions_workflow_idx").on(t.workflowId, t.createdAt), index("executions_status_idx").on(t.status, t.leaseUntil)],
+);
+
+/** The checkpoint of one step of one execution: a succeeded step is never run again. */
+export const executionSteps = sqliteTable(
+  "execution_steps",
+  {
+    executionId: text("execution_id")
+      .notNull()
+      .references(() => executions.id, { onDelete: "cascade" }),
+    /** The step's id, with the iteration for steps inside for_each (`send#3`). */
+    stepKey: text("step_key").notNull(),
+    stepId: text("step_id").notNull(),
+    type: text("type").notNull(),
+    status: text("status", { enum: ["running", "waiting", "retrying", "succeeded", "failed", "skipped"] }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    result: text("result", { mode: "json" }).$type<unknown>(),
+    errorMessage: text("error_message"),
+    /** For delays and retries: when the step may run again. */
+    resumeAt: timestamp("resume_at"),
+    position: integer("position").notNull(),
+    startedAt: timestamp("started_at"),
+    finishedAt: timestamp("finished_at"),
+  },
+  (t) => [primaryKey({ columns: [t.executionId, t.stepKey] })],
+);
+
+export type Workflow = typeof workflows.$inferSelect;
+export type Execution = typeof executions.$inferSelect;
+export type ExecutionStep = typeof executionSteps.$inferSelect;

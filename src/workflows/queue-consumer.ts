@@ -1,31 +1,36 @@
 import type { Env } from "../env";
+import { MAX_QUEUE_DELAY_SECONDS, driveExecution, type ExecutionMessage } from "./runner";
 
-/** Messages on the `workflow-runs` queue; each kind has one handler. */
-export type WorkflowRunMessage = { kind: string; [field: string]: unknown };
-
-type Handler = (message: WorkflowRunMessage, env: Env) => Promise<void>;
-
-/** Filled in by the workflows feature (one handler per message kind). */
-const handlers: Record<string, Handler> = {};
+/** Messages on the `workflow-runs` queue. */
+export type WorkflowRunMessage = ExecutionMessage | { kind: string; [field: string]: unknown };
 
 /**
- * Each message is acked or retried on its own, so one failure never redelivers the batch.
- * A message of a kind nobody handles is acked and logged: retrying could never succeed.
+ * Each message is handled on its own (concurrently: executions are independent and
+ * lease-protected) and acked on its own, so one failure never redelivers the others. A waiting
+ * execution comes back as a new delayed message; a message nobody handles is acked and logged.
  */
 export async function consumeWorkflowRuns(batch: MessageBatch<WorkflowRunMessage>, env: Env): Promise<void> {
-  for (const message of batch.messages) {
-    const handler = handlers[message.body?.kind];
-    if (!handler) {
-      console.warn(JSON.stringify({ level: "warn", message: "unhandled workflow-runs message", kind: message.body?.kind, id: message.id }));
-      message.ack();
-      continue;
-    }
-    try {
-      await handler(message.body, env);
-      message.ack();
-    } catch (error) {
-      console.error(JSON.stringify({ level: "error", message: "workflow-runs message failed", id: message.id, error: String(error) }));
-      message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) });
-    }
+  await Promise.all(batch.messages.map((message) => handle(message, env)));
+}
+
+async function handle(message: Message<WorkflowRunMessage>, env: Env): Promise<void> {
+  const body = message.body;
+  if (body?.kind !== "execution" || typeof body.execution_id !== "string") {
+    console.warn(JSON.stringify({ level: "warn", message: "unhandled workflow-runs message", kind: body?.kind, id: message.id }));
+    message.ack();
+    return;
   }
+  try {
+    const outcome = await driveExecution(env, body.execution_id);
+    if (!outcome.done) await enqueueExecution(env, body.execution_id, outcome.resumeInSeconds);
+    message.ack();
+  } catch (error) {
+    console.error(JSON.stringify({ level: "error", message: "execution drive failed", execution_id: body.execution_id, error: String(error) }));
+    message.retry({ delaySeconds: Math.min(300, 2 ** Math.min(message.attempts, 8)) });
+  }
+}
+
+export async function enqueueExecution(env: Env, executionId: string, delaySeconds = 0): Promise<void> {
+  const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil(delaySeconds)));
+  await env.WORKFLOW_RUNS.send({ kind: "execution", execution_id: executionId } satisfies ExecutionMessage, delay ? { delaySeconds: delay } : undefined);
 }

@@ -1,0 +1,285 @@
+import { z } from "@hono/zod-openapi";
+import { ApiError } from "../http/errors";
+import { authedRoute, createRouter, notFoundError } from "../http/router";
+import { PageQuery, decodeCursor, pageById, pageOf, paginate } from "../http/pagination";
+import { IntIdParam, Timestamp } from "../http/schemas";
+import { evaluateCondition } from "../lib/conditions";
+import { substitute } from "../lib/template";
+import { getOwnedExecution, listExecutions, presentExecution, startExecution } from "./executions";
+import { createWorkflow, deleteWorkflow, getOwnedWorkflow, listWorkflows, presentWorkflow, updateWorkflow } from "./service";
+import { ConditionSchema, SettingsSchema, StepsSchema } from "./steps";
+
+const Status = z.enum(["draft", "active", "paused", "archived"]);
+const JsonObject = z.record(z.string(), z.unknown());
+
+export const WorkflowSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    status: Status,
+    version: z.number().int(),
+    is_template: z.boolean(),
+    trigger_type: z.string(),
+    trigger_config: JsonObject,
+    variables: JsonObject,
+    workflow_metadata: JsonObject,
+    settings: JsonObject,
+    steps: z.array(JsonObject),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi("Workflow");
+
+const StepRecordSchema = z.object({
+  step_id: z.string(),
+  type: z.string(),
+  status: z.enum(["running", "waiting", "retrying", "succeeded", "failed", "skipped"]),
+  attempts: z.number().int(),
+  started_at: Timestamp.nullable(),
+  finished_at: Timestamp.nullable(),
+  resume_at: Timestamp.nullable(),
+  result: z.unknown(),
+  error_message: z.string().nullable(),
+});
+
+const ExecutionSchema = z
+  .object({
+    id: z.string(),
+    workflow_id: z.number().int(),
+    workflow_version: z.number().int(),
+    status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
+    input_data: JsonObject,
+    error_message: z.string().nullable(),
+    failed_step_id: z.string().nullable(),
+    agent_id: z.string().nullable(),
+    created_at: Timestamp,
+    started_at: Timestamp.nullable(),
+    finished_at: Timestamp.nullable(),
+    steps: z.array(StepRecordSchema).optional(),
+  })
+  .openapi("Execution");
+
+const WorkflowId = IntIdParam("workflow_id");
+const Name = z.string().trim().min(1).max(200);
+const Description = z.string().max(5000);
+const TriggerType = z.string().max(50);
+
+const create = authedRoute("data:write", {
+  method: "post",
+  path: "/workflows",
+  tags: ["Workflows"],
+  summary: "Create a workflow from explicit steps",
+  description: "Steps are validated (422 names each bad step and field; an unknown tool is an error).",
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({
+            workflow_name: Name,
+            description: Description,
+            steps: StepsSchema,
+            trigger_type: TriggerType.default("manual"),
+            trigger_config: JsonObject.optional(),
+            variables: JsonObject.optional(),
+            workflow_metadata: JsonObject.optional(),
+            settings: SettingsSchema.optional(),
+            status: Status.optional(),
+          }),
+        },
+      },
+    },
+  },
+  responses: { 201: { description: "Created", content: { "application/json": { schema: WorkflowSchema } } } },
+});
+
+const list = authedRoute("data:read", {
+  method: "get",
+  path: "/workflows",
+  tags: ["Workflows"],
+  summary: "List workflows",
+  request: { query: PageQuery },
+  responses: { 200: { description: "Workflows", content: { "application/json": { schema: pageOf(WorkflowSchema) } } } },
+});
+
+const get = authedRoute("data:read", {
+  method: "get",
+  path: "/workflows/{workflow_id}",
+  tags: ["Workflows"],
+  summary: "Get a workflow",
+  request: { params: WorkflowId },
+  responses: { 200: { description: "The workflow", content: { "application/json": { schema: WorkflowSchema } } }, ...notFoundError },
+});
+
+const update = authedRoute("data:write", {
+  method: "put",
+  path: "/workflows/{workflow_id}",
+  tags: ["Workflows"],
+  summary: "Update a workflow",
+  description: "Every field is optional; `steps` is the complete ordered list. The version goes up by one when the steps change.",
+  request: {
+    params: WorkflowId,
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({
+            name: Name.optional(),
+            description: Description.optional(),
+            status: Status.optional(),
+            trigger_type: TriggerType.optional(),
+            trigger_config: JsonObject.optional(),
+            variables: JsonObject.optional(),
+            steps: StepsSchema.optional(),
+            workflow_metadata: JsonObject.optional(),
+            settings: SettingsSchema.optional(),
+          }),
+        },
+      },
+    },
+  },
+  responses: { 200: { description: "Updated", content: { "application/json": { schema: WorkflowSchema } } }, ...notFoundError },
+});
+
+const remove = authedRoute("data:write", {
+  method: "delete",
+  path: "/workflows/{workflow_id}",
+  tags: ["Workflows"],
+  summary: "Delete a workflow and its executions",
+  request: { params: WorkflowId },
+  responses: { 204: { description: "Deleted" }, ...notFoundError },
+});
+
+const execute = authedRoute("workflow:execute", {
+  method: "post",
+  path: "/workflows/{workflow_id}/execute",
+  tags: ["Workflows"],
+  summary: "Execute a workflow",
+  description:
+    "Queues a run and answers 202 with its `execution_id`; follow it at GET /v1/executions/{execution_id}. `input_data` overlays the workflow's variables and is available as `{{input.…}}`.",
+  request: { params: WorkflowId, body: { required: false, content: { "application/json": { schema: z.object({ input_data: JsonObject.default({}) }) } } } },
+  responses: { 202: { description: "Queued", content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued"), workflow_version: z.number().int() }) } } }, ...notFoundError, 409: { description: "The workflow is paused or archived." } },
+});
+
+const executionsOf = authedRoute("data:read", {
+  method: "get",
+  path: "/workflows/{workflow_id}/executions",
+  tags: ["Workflows"],
+  summary: "List a workflow's executions",
+  request: { params: WorkflowId, query: PageQuery },
+  responses: { 200: { description: "Executions, newest first", content: { "application/json": { schema: pageOf(ExecutionSchema) } } }, ...notFoundError },
+});
+
+const execution = authedRoute("data:read", {
+  method: "get",
+  path: "/executions/{execution_id}",
+  tags: ["Workflows"],
+  summary: "Get an execution with its step records",
+  request: { params: z.object({ execution_id: z.string().max(64).openapi({ param: { name: "execution_id", in: "path" } }) }) },
+  responses: { 200: { description: "The execution", content: { "application/json": { schema: ExecutionSchema } } }, ...notFoundError },
+});
+
+const testCondition = authedRoute("data:read", {
+  method: "post",
+  path: "/workflows/test-condition",
+  tags: ["Workflows"],
+  summary: "Test condition evaluation",
+  description: "Evaluates `{field, operator, value}` (or and/or/not composites) against `context`, exactly as a condition step would.",
+  request: { body: { required: true, content: { "application/json": { schema: z.object({ condition: ConditionSchema, context: JsonObject }) } } } },
+  responses: {
+    200: {
+      description: "The result",
+      content: { "application/json": { schema: z.object({ result: z.boolean(), evaluated_value: z.unknown(), expected_value: z.unknown(), operator: z.string() }) } },
+    },
+  },
+});
+
+const testSubstitution = authedRoute("data:read", {
+  method: "post",
+  path: "/workflows/test-substitution",
+  tags: ["Workflows"],
+  summary: "Test variable substitution",
+  description: "Replaces `{{variable}}` placeholders in `parameters` from `context`, exactly as a step's arguments would be.",
+  request: { body: { required: true, content: { "application/json": { schema: z.object({ parameters: JsonObject, context: JsonObject }) } } } },
+  responses: {
+    200: {
+      description: "The substitution",
+      content: { "application/json": { schema: z.object({ original_parameters: JsonObject, substituted_parameters: JsonObject, substitutions_made: z.array(z.string()) }) } },
+    },
+  },
+});
+
+export const workflowRoutes = createRouter()
+  .openapi(testCondition, (c) => {
+    const { condition, context } = c.req.valid("json");
+    return c.json(evaluateCondition(condition, context), 200);
+  })
+  .openapi(testSubstitution, (c) => {
+    const { parameters, context } = c.req.valid("json");
+    const { value, substitutions } = substitute(parameters, context);
+    return c.json({ original_parameters: parameters, substituted_parameters: value as Record<string, unknown>, substitutions_made: substitutions }, 200);
+  })
+  .openapi(create, async (c) => {
+    const body = c.req.valid("json");
+    const row = await createWorkflow(c.get("db"), c.get("principal").userId, {
+      name: body.workflow_name,
+      description: body.description,
+      steps: body.steps,
+      status: body.status,
+      triggerType: body.trigger_type,
+      triggerConfig: body.trigger_config,
+      variables: body.variables,
+      metadata: body.workflow_metadata,
+      settings: body.settings,
+    });
+    return c.json(presentWorkflow(row), 201);
+  })
+  .openapi(list, async (c) => {
+    const page = await pageById(c.req.valid("query"), (n, before) => listWorkflows(c.get("db"), c.get("principal").userId, n, before), presentWorkflow);
+    return c.json(page, 200);
+  })
+  .openapi(get, async (c) => c.json(presentWorkflow(await getOwnedWorkflow(c.get("db"), c.get("principal").userId, c.req.valid("param").workflow_id)), 200))
+  .openapi(update, async (c) => {
+    const body = c.req.valid("json");
+    const row = await updateWorkflow(c.get("db"), c.get("principal").userId, c.req.valid("param").workflow_id, {
+      name: body.name,
+      description: body.description,
+      status: body.status,
+      triggerType: body.trigger_type,
+      triggerConfig: body.trigger_config,
+      variables: body.variables,
+      steps: body.steps,
+      metadata: body.workflow_metadata,
+      settings: body.settings,
+    });
+    return c.json(presentWorkflow(row), 200);
+  })
+  .openapi(remove, async (c) => {
+    await deleteWorkflow(c.get("db"), c.get("principal").userId, c.req.valid("param").workflow_id);
+    return c.body(null, 204);
+  })
+  .openapi(execute, async (c) => {
+    const principal = c.get("principal");
+    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, c.req.valid("param").workflow_id);
+    if (workflow.status === "paused" || workflow.status === "archived") {
+      throw new ApiError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
+    }
+    const body = await c.req.json().catch(() => ({}));
+    const parsed = z.object({ input_data: JsonObject.default({}) }).safeParse(body ?? {});
+    const input = parsed.success ? parsed.data.input_data : {};
+    const run = await startExecution(c.env, c.get("db"), workflow, { userId: principal.userId, credentialId: principal.credentialId, input });
+    return c.json({ execution_id: run.id, status: "queued" as const, workflow_version: run.workflowVersion }, 202);
+  })
+  .openapi(executionsOf, async (c) => {
+    const workflow = await getOwnedWorkflow(c.get("db"), c.get("principal").userId, c.req.valid("param").workflow_id);
+    const { limit, cursor } = c.req.valid("query");
+    const after = decodeCursor(cursor, z.object({ c: z.number(), id: z.string() }));
+    const rows = await listExecutions(c.get("db"), workflow.id, limit + 1, after);
+    const { page, nextCursor } = paginate(rows, limit, (row) => ({ c: row.createdAt.getTime(), id: row.id }));
+    return c.json({ data: await Promise.all(page.map((row) => presentExecution(c.get("db"), row, false))), next_cursor: nextCursor }, 200);
+  })
+  .openapi(execution, async (c) => {
+    const row = await getOwnedExecution(c.get("db"), c.get("principal").userId, c.req.valid("param").execution_id);
+    return c.json(await presentExecution(c.get("db"), row, true), 200);
+  });

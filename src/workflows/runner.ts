@@ -1,0 +1,243 @@
+import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { loadConfig, type Env } from "../env";
+import { createDb, type Db } from "../db/client";
+import { executionSteps, executions, type Execution, type ExecutionStep } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { evaluateCondition } from "../lib/conditions";
+import { substitute } from "../lib/template";
+import { executeTool } from "../tools/executor";
+import { randomToken } from "../auth/crypto";
+import type { RetryPolicy, Step } from "./steps";
+
+/** Queue message that drives one execution forward. */
+export interface ExecutionMessage {
+  kind: "execution";
+  execution_id: string;
+}
+
+/** What the consumer does with the message after a drive. */
+export type DriveOutcome = { done: true } | { done: false; resumeInSeconds: number };
+
+const LEASE_MS = 5 * 60 * 1000;
+/** Queues deliver at most this far in the future; longer waits are chained. */
+export const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
+const NO_RETRY: RetryPolicy = { max_attempts: 1, delay_seconds: 0, backoff: "fixed" };
+
+/** Thrown to stop walking the steps: the execution waits (delay, retry) or has ended. */
+class Pause {
+  constructor(readonly outcome: DriveOutcome) {}
+}
+
+/**
+ * Runs an execution as far as it can go now. Only the holder of the execution's lease runs
+ * steps; every step's outcome is checkpointed before the next one starts, so a redelivered or
+ * resumed message replays succeeded steps from their checkpoints and never runs them again.
+ */
+export async function driveExecution(env: Env, executionId: string): Promise<DriveOutcome> {
+  const db = createDb(env.DB);
+  const execution = await db.select().from(executions).where(eq(executions.id, executionId)).get();
+  if (!execution || isFinished(execution.status)) return { done: true };
+
+  const token = randomToken(12);
+  const now = Date.now();
+  const leased = await db
+    .update(executions)
+    .set({ leaseToken: token, leaseUntil: new Date(now + LEASE_MS), status: "running", startedAt: execution.startedAt ?? new Date(now), updatedAt: new Date(now) })
+    .where(and(eq(executions.id, executionId), inArray(executions.status, ["queued", "running"]), or(isNull(executions.leaseUntil), lt(executions.leaseUntil, new Date(now)))))
+    .returning();
+  if (leased.length === 0) {
+    // Someone else is running it (a duplicate delivery) or it waits for a scheduled wake-up.
+    const holder = await db.select({ leaseUntil: executions.leaseUntil, status: executions.status }).from(executions).where(eq(executions.id, executionId)).get();
+    if (!holder || isFinished(holder.status)) return { done: true };
+    return { done: false, resumeInSeconds: Math.max(1, Math.ceil(((holder.leaseUntil?.getTime() ?? now) - now) / 1000)) };
+  }
+
+  const run = new ExecutionRun(env, db, leased[0]!, token, await loadCheckpoints(db, executionId));
+  try {
+    await run.walk(execution.steps as Step[]);
+    await db
+      .update(executions)
+      .set({ status: "succeeded", finishedAt: new Date(), leaseToken: null, leaseUntil: null, updatedAt: new Date() })
+      .where(and(eq(executions.id, executionId), eq(executions.status, "running"), eq(executions.leaseToken, token)));
+    return { done: true };
+  } catch (error) {
+    if (error instanceof Pause) return error.outcome;
+    throw error;
+  }
+}
+
+const isFinished = (status: Execution["status"]) => status === "succeeded" || status === "failed" || status === "cancelled";
+
+async function loadCheckpoints(db: Db, executionId: string): Promise<Map<string, ExecutionStep>> {
+  const rows = await db.select().from(executionSteps).where(eq(executionSteps.executionId, executionId)).all();
+  return new Map(rows.map((row) => [row.stepKey, row]));
+}
+
+class ExecutionRun {
+  private context: Record<string, unknown>;
+  private stepResults: Record<string, { result: unknown; status: string }> = {};
+
+  constructor(
+    private env: Env,
+    private db: Db,
+    private execution: Execution,
+    private token: string,
+    private checkpoints: Map<string, ExecutionStep>,
+  ) {
+    const input = execution.input ?? {};
+    this.context = {
+      ...execution.variables,
+      ...input,
+      input,
+      steps: this.stepResults,
+      execution: { id: execution.id, started_at: (execution.startedAt ?? new Date()).toISOString(), workflow_version: execution.workflowVersion },
+      ...(execution.agentId ? { agent: { id: execution.agentId } } : {}),
+    };
+  }
+
+  async walk(steps: Step[]): Promise<void> {
+    for (const step of steps) await this.runStep(step);
+  }
+
+  private async runStep(step: Step): Promise<void> {
+    const done = this.checkpoints.get(step.id);
+    if (done?.status === "succeeded") {
+      // Replay: the step ran before; take its result, never its side effects again.
+      this.apply(step, done.result);
+      if (step.type === "condition") await this.walk((done.result as { branch: string }).branch === "then" ? step.then : step.else);
+      return;
+    }
+    switch (step.type) {
+      case "set": {
+        const values = substitute(step.values, this.context).value as Record<string, unknown>;
+        await this.checkpoint(step, { status: "succeeded", result: values, attempts: 1 });
+        this.apply(step, values);
+        return;
+      }
+      case "condition": {
+        const outcome = evaluateCondition(step.condition, this.context);
+        const result = { ...outcome, branch: outcome.result ? "then" : "else" };
+        await this.checkpoint(step, { status: "succeeded", result, attempts: 1 });
+        this.apply(step, result);
+        await this.walk(outcome.result ? step.then : step.else);
+        return;
+      }
+      case "delay":
+        return this.delay(step, done);
+      case "tool":
+        return this.tool(step, done);
+    }
+  }
+
+  private apply(step: Step, result: unknown) {
+    this.stepResults[step.id] = { result, status: "succeeded" };
+    if (step.type === "set") Object.assign(this.context, result as Record<string, unknown>);
+  }
+
+  /** A delay holds no worker: the step records when it may end and the message comes back then. */
+  private async delay(step: Extract<Step, { type: "delay" }>, done: ExecutionStep | undefined) {
+    const now = Date.now();
+    const resumeAt = done?.status === "waiting" && done.resumeAt ? done.resumeAt.getTime() : now + step.seconds * 1000;
+    if (resumeAt <= now) {
+      await this.checkpoint(step, { status: "succeeded", result: { waited_seconds: step.seconds }, attempts: 1 });
+      this.apply(step, { waited_seconds: step.seconds });
+      return;
+    }
+    if (done?.status !== "waiting") await this.checkpoint(step, { status: "waiting", resumeAt: new Date(resumeAt), attempts: 1 });
+    await this.pause(resumeAt);
+  }
+
+  private async tool(step: Extract<Step, { type: "tool" }>, done: ExecutionStep | undefined) {
+    const now = Date.now();
+    if (done?.status === "retrying" && done.resumeAt && done.resumeAt.getTime() > now) await this.pause(done.resumeAt.getTime());
+    const attempt = (done?.attempts ?? 0) + 1;
+    await this.checkpoint(step, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date(now) });
+    const args = substitute(step.arguments, this.context).value as Record<string, unknown>;
+    const config = loadConfig(this.env);
+    let error: string;
+    try {
+      const result = await executeTool(
+        { userId: this.execution.userId, credentialId: this.execution.credentialId, db: this.db, env: this.env, config, source: `workflow:${this.execution.workflowId}` },
+        step.tool,
+        args,
+      );
+      if (result.success) {
+        await this.checkpoint(step, { status: "succeeded", result: result.result, attempts: attempt });
+        this.apply(step, result.result);
+        return;
+      }
+      error = result.error_message ?? "The tool failed.";
+    } catch (thrown) {
+      if (thrown instanceof ApiError && thrown.code === "rate_limited") {
+        // Over the tool-call limit: wait for the window without spending an attempt.
+        const retryAfter = Number(thrown.headers?.["Retry-After"] ?? 30);
+        await this.checkpoint(step, { status: "retrying", attempts: attempt - 1, resumeAt: new Date(now + retryAfter * 1000), error: thrown.message });
+        await this.pause(now + retryAfter * 1000);
+      }
+      if (!(thrown instanceof ApiError)) throw thrown;
+      error = thrown.message;
+    }
+    const policy = step.retry ?? (this.execution.settings.retry as RetryPolicy | undefined) ?? NO_RETRY;
+    if (attempt < policy.max_attempts) {
+      const waitMs = 1000 * policy.delay_seconds * (policy.backoff === "exponential" ? 2 ** (attempt - 1) : 1);
+      await this.checkpoint(step, { status: "retrying", attempts: attempt, resumeAt: new Date(Date.now() + waitMs), error });
+      await this.pause(Date.now() + waitMs);
+    }
+    await this.checkpoint(step, { status: "failed", attempts: attempt, error });
+    await this.db
+      .update(executions)
+      .set({ status: "failed", errorMessage: `Step "${step.id}" failed after ${attempt} attempt(s): ${error}`, failedStepId: step.id, finishedAt: new Date(), leaseToken: null, leaseUntil: null, updatedAt: new Date() })
+      .where(and(eq(executions.id, this.execution.id), eq(executions.leaseToken, this.token)));
+    throw new Pause({ done: true });
+  }
+
+  /** Releases the lease until `resumeAt` (the wake-up the queue will bring) and stops walking. */
+  private async pause(resumeAt: number): Promise<never> {
+    await this.db
+      .update(executions)
+      .set({ leaseToken: null, leaseUntil: new Date(resumeAt), updatedAt: new Date() })
+      .where(and(eq(executions.id, this.execution.id), eq(executions.leaseToken, this.token)));
+    throw new Pause({ done: false, resumeInSeconds: Math.max(0, Math.ceil((resumeAt - Date.now()) / 1000)) });
+  }
+
+  private async checkpoint(
+    step: Step,
+    state: { status: ExecutionStep["status"]; attempts: number; result?: unknown; error?: string; resumeAt?: Date; startedAt?: Date },
+  ) {
+    const now = new Date();
+    const finished = state.status === "succeeded" || state.status === "failed" || state.status === "skipped";
+    const existing = this.checkpoints.get(step.id);
+    const row = {
+      executionId: this.execution.id,
+      stepKey: step.id,
+      stepId: step.id,
+      type: step.type,
+      status: state.status,
+      attempts: state.attempts,
+      result: state.result ?? null,
+      errorMessage: state.error ?? null,
+      resumeAt: state.resumeAt ?? null,
+      position: existing?.position ?? this.checkpoints.size,
+      startedAt: state.startedAt ?? existing?.startedAt ?? now,
+      finishedAt: finished ? now : null,
+    };
+    // Guarded by the lease: a consumer that lost it (it ran too long) cannot overwrite progress.
+    const [renewed] = await this.db.batch([
+      this.db
+        .update(executions)
+        .set({ leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
+        .where(and(eq(executions.id, this.execution.id), eq(executions.leaseToken, this.token)))
+        .returning({ id: executions.id }),
+      this.db
+        .insert(executionSteps)
+        .values(row)
+        .onConflictDoUpdate({
+          target: [executionSteps.executionId, executionSteps.stepKey],
+          set: { status: row.status, attempts: row.attempts, result: row.result, errorMessage: row.errorMessage, resumeAt: row.resumeAt, finishedAt: row.finishedAt, startedAt: row.startedAt },
+          setWhere: sql`exists (select 1 from executions where id = ${this.execution.id} and lease_token = ${this.token})`,
+        }),
+    ]);
+    if (renewed.length === 0) throw new Pause({ done: false, resumeInSeconds: 30 });
+    this.checkpoints.set(step.id, { ...row } as ExecutionStep);
+  }
+}

@@ -1,0 +1,108 @@
+import { and, desc, eq, lt } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { workflows, type Workflow } from "../db/schema";
+import { ApiError, notFound } from "../http/errors";
+import { validateSteps } from "./steps";
+
+export interface WorkflowInput {
+  name: string;
+  description: string;
+  steps: unknown[];
+  status?: Workflow["status"];
+  triggerType?: string;
+  triggerConfig?: Record<string, unknown>;
+  variables?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  settings?: Record<string, unknown>;
+}
+
+/** Parses the steps or answers 422 with every problem, each naming its step and field. */
+export function checkedSteps(raw: unknown[], field = "steps") {
+  const { steps, errors } = validateSteps(raw, field);
+  if (errors.length) throw new ApiError("validation_failed", "The workflow's steps are not valid.", { errors });
+  return steps;
+}
+
+export async function createWorkflow(db: Db, userId: number, input: WorkflowInput): Promise<Workflow> {
+  const steps = checkedSteps(input.steps);
+  const [row] = await db
+    .insert(workflows)
+    .values({
+      userId,
+      name: input.name,
+      description: input.description,
+      steps,
+      status: input.status ?? "active",
+      triggerType: input.triggerType ?? "manual",
+      triggerConfig: input.triggerConfig ?? {},
+      variables: input.variables ?? {},
+      metadata: input.metadata ?? {},
+      settings: input.settings ?? {},
+    })
+    .returning();
+  return row!;
+}
+
+export async function getOwnedWorkflow(db: Db, userId: number, id: number): Promise<Workflow> {
+  const row = await db.select().from(workflows).where(and(eq(workflows.id, id), eq(workflows.userId, userId))).get();
+  if (!row) throw notFound("Workflow");
+  return row;
+}
+
+export function listWorkflows(db: Db, userId: number, limit: number, beforeId?: number) {
+  return db
+    .select()
+    .from(workflows)
+    .where(and(eq(workflows.userId, userId), beforeId ? lt(workflows.id, beforeId) : undefined))
+    .orderBy(desc(workflows.id))
+    .limit(limit)
+    .all();
+}
+
+/** Applies the fields given; the version goes up by one when the steps change. */
+export async function updateWorkflow(db: Db, userId: number, id: number, patch: Partial<WorkflowInput>): Promise<Workflow> {
+  const current = await getOwnedWorkflow(db, userId, id);
+  const steps = patch.steps ? checkedSteps(patch.steps) : undefined;
+  const stepsChanged = steps !== undefined && JSON.stringify(steps) !== JSON.stringify(current.steps);
+  const [row] = await db
+    .update(workflows)
+    .set({
+      ...(patch.name !== undefined ? { name: patch.name } : {}),
+      ...(patch.description !== undefined ? { description: patch.description } : {}),
+      ...(patch.status !== undefined ? { status: patch.status } : {}),
+      ...(patch.triggerType !== undefined ? { triggerType: patch.triggerType } : {}),
+      ...(patch.triggerConfig !== undefined ? { triggerConfig: patch.triggerConfig } : {}),
+      ...(patch.variables !== undefined ? { variables: patch.variables } : {}),
+      ...(patch.metadata !== undefined ? { metadata: patch.metadata } : {}),
+      ...(patch.settings !== undefined ? { settings: patch.settings } : {}),
+      ...(stepsChanged ? { steps, version: current.version + 1 } : {}),
+      updatedAt: new Date(),
+    })
+    .where(and(eq(workflows.id, id), eq(workflows.userId, userId)))
+    .returning();
+  return row!;
+}
+
+export async function deleteWorkflow(db: Db, userId: number, id: number): Promise<void> {
+  const deleted = await db.delete(workflows).where(and(eq(workflows.id, id), eq(workflows.userId, userId))).returning({ id: workflows.id });
+  if (deleted.length === 0) throw notFound("Workflow");
+}
+
+export function presentWorkflow(row: Workflow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    version: row.version,
+    is_template: row.isTemplate,
+    trigger_type: row.triggerType,
+    trigger_config: row.triggerConfig,
+    variables: row.variables,
+    workflow_metadata: row.metadata,
+    settings: row.settings,
+    steps: row.steps as Record<string, unknown>[],
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
