@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { call, json } from "../helpers/api";
 
@@ -13,13 +14,17 @@ export async function execute(key: string, workflowId: number, input: Record<str
   return (await json(response)).execution_id;
 }
 
-/** Waits (bounded) for the queue consumer to finish an execution, and returns it with its steps. */
+/**
+ * Waits (bounded) for the queue consumer to finish an execution, then returns it through the API
+ * with its steps. It watches D1 rather than the API, so waiting spends no request budget.
+ */
 export async function settled(key: string, executionId: string, timeoutMs = 20_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const execution = await json(await call(`/v1/executions/${executionId}`, { token: key }));
-    if (["succeeded", "failed", "cancelled"].includes(execution.status)) return execution;
-    if (Date.now() > deadline) throw new Error(`execution still ${execution.status}: ${JSON.stringify(execution)}`);
+    const row = await env.DB.prepare("SELECT status FROM executions WHERE id = ?").bind(executionId).first<{ status: string }>();
+    if (row && ["succeeded", "failed", "cancelled"].includes(row.status)) break;
+    if (Date.now() > deadline) throw new Error(`execution ${executionId} still ${row?.status} after ${timeoutMs} ms`);
     await scheduler.wait(50);
   }
+  return json(await call(`/v1/executions/${executionId}`, { token: key }));
 }
