@@ -8,6 +8,9 @@ import { substitute } from "../lib/template";
 import { getOwnedExecution, listExecutions, presentExecution, startExecution } from "./executions";
 import { createWorkflow, deleteWorkflow, getOwnedWorkflow, listWorkflows, presentWorkflow, updateWorkflow } from "./service";
 import { ConditionSchema, SettingsSchema, StepsSchema } from "./steps";
+import { buildFromDescription } from "./builder";
+import { extractSteps } from "./extractor";
+import { conversationStub, getOwnedConversation } from "../conversations/service";
 
 const Status = z.enum(["draft", "active", "paused", "archived"]);
 const JsonObject = z.record(z.string(), z.unknown());
@@ -210,7 +213,81 @@ const testSubstitution = authedRoute("data:read", {
   },
 });
 
+const build = authedRoute("data:write", {
+  method: "post",
+  path: "/workflows/build",
+  tags: ["Workflows"],
+  summary: "Build a workflow from a description",
+  description:
+    "A workflow-builder turns the description into steps. With the local provider, each sentence that names a tool becomes a tool step (arguments it cannot fill become `{{variables}}`); a model provider's JSON is validated against the step schema, sent back once for repair, and refused (422) if still invalid.",
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.object({ description: z.string().trim().min(1).max(5000), name: Name.nullish(), provider: z.string().max(50).nullish() }) } },
+    },
+  },
+  responses: { 201: { description: "Created", content: { "application/json": { schema: WorkflowSchema } } } },
+});
+
+const extract = authedRoute("data:write", {
+  method: "post",
+  path: "/workflows/extract",
+  tags: ["Workflows"],
+  summary: "Extract a workflow from a conversation",
+  description:
+    "The conversation's successful tool calls (or those in `selected_step_ids`, by tool_call_id) become tool steps in order; each of `parameterize_fields` (an argument name, or `<tool_call_id>.<argument>`) becomes a `{{variable}}` whose default is its value in the conversation.",
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({
+            conversation_id: z.number().int().positive(),
+            workflow_name: Name,
+            description: Description.optional(),
+            selected_step_ids: z.array(z.string().max(200)).max(100).optional(),
+            parameterize_fields: z.array(z.string().max(300)).max(100).optional(),
+            trigger_type: TriggerType.default("manual"),
+            trigger_config: JsonObject.optional(),
+          }),
+        },
+      },
+    },
+  },
+  responses: { 201: { description: "Created", content: { "application/json": { schema: WorkflowSchema } } }, ...notFoundError },
+});
+
 export const workflowRoutes = createRouter()
+  .openapi(build, async (c) => {
+    const body = c.req.valid("json");
+    const userId = c.get("principal").userId;
+    const built = await buildFromDescription({ env: c.env, config: c.get("config"), db: c.get("db"), userId }, body.description, { name: body.name, provider: body.provider });
+    const row = await createWorkflow(c.get("db"), userId, {
+      name: built.name,
+      description: body.description,
+      steps: built.steps,
+      variables: built.variables,
+      metadata: { built_by: built.provider },
+    });
+    return c.json(presentWorkflow(row), 201);
+  })
+  .openapi(extract, async (c) => {
+    const body = c.req.valid("json");
+    const userId = c.get("principal").userId;
+    await getOwnedConversation(c.get("db"), userId, body.conversation_id);
+    const messages = await conversationStub(c.env, body.conversation_id).messages(body.conversation_id);
+    const { steps, variables } = extractSteps(messages, { selectedStepIds: body.selected_step_ids, parameterizeFields: body.parameterize_fields });
+    const row = await createWorkflow(c.get("db"), userId, {
+      name: body.workflow_name,
+      description: body.description ?? `Extracted from conversation ${body.conversation_id}.`,
+      steps,
+      variables,
+      triggerType: body.trigger_type,
+      triggerConfig: body.trigger_config,
+      metadata: { extracted_from_conversation: body.conversation_id },
+    });
+    return c.json(presentWorkflow(row), 201);
+  })
   .openapi(testCondition, (c) => {
     const { condition, context } = c.req.valid("json");
     return c.json(evaluateCondition(condition, context), 200);

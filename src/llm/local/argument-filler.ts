@@ -51,7 +51,9 @@ function namedValue(message: string, name: string): string | undefined {
   const pattern = new RegExp(`(?:^|[\\s,;(])${spelled}\\s*[:=]\\s*(?:"([^"]*)"|'([^']*)'|([^,;\\n]+))`, "i");
   const match = message.match(pattern);
   if (!match) return undefined;
-  return (match[1] ?? match[2] ?? match[3] ?? "").trim();
+  if (match[1] !== undefined || match[2] !== undefined) return match[1] ?? match[2];
+  // Unquoted values end at the sentence: its closing punctuation is not part of them.
+  return (match[3] ?? "").trim().replace(/[.!?]+$/, "");
 }
 
 function typeOf(schema: JsonSchema | undefined): string | undefined {

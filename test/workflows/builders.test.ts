@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
+import { FAKE, newConversation, newScenario, openai, script } from "../conversations/helpers";
+import { execute, settled } from "./helpers";
+
+describe("building workflows", () => {
+  it("builds a deterministic workflow from sentences that name tools, with the local provider", async () => {
+    const { key } = await newApiKey(await newUser());
+    const description = "Generate a uuid for the lead. Then evaluate math expression: 19 * 3. Finally render a text template.";
+    const first = await json(await call("/v1/workflows/build", { token: key, json: { description } }));
+    expect(first.steps.map((s: any) => [s.id, s.tool])).toEqual([
+      ["uuid_generate", "uuid_generate"],
+      ["math_evaluate", "math_evaluate"],
+      ["text_template", "text_template"],
+    ]);
+    expect(first.steps[1].arguments).toEqual({ expression: "19 * 3" });
+    // What a sentence does not say becomes a variable to fill in.
+    expect(first.steps[2].arguments).toEqual({ template: "{{template}}" });
+    expect(first.variables).toEqual({ template: null });
+    expect(first.workflow_metadata).toEqual({ built_by: "local" });
+    const again = await json(await call("/v1/workflows/build", { token: key, json: { description } }));
+    expect(again.steps).toEqual(first.steps);
+
+    // It runs: the variable is given at execution time.
+    const run = await settled(key, await execute(key, first.id, { template: "Lead ready" }));
+    expect(run.status).toBe("succeeded");
+    expect(run.steps[1].result).toEqual({ result: 57 });
+  });
+
+  it("refuses a description that names no tool", async () => {
+    const { key } = await newApiKey(await newUser());
+    await expectProblem(await call("/v1/workflows/build", { token: key, json: { description: "Make marketing great again." } }), 422, "validation_failed");
+  });
+
+  it("validates a model's workflow, sends it back once for repair, and refuses it when still invalid", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = newScenario("build");
+    await call("/v1/connections", { token: key, json: { platform: "openai", name: "m", config: { api_key: "sk-test-builder-000000", base_url: `${FAKE()}/s/${scenario}` } } });
+    const bad = { steps: [{ id: "x", type: "tool", tool: "no_such_tool", arguments: {} }] };
+    const good = { steps: [{ id: "make_id", type: "tool", tool: "uuid_generate", arguments: {} }], variables: { campaign: "spring" } };
+    await script(scenario, [openai.text(JSON.stringify(bad)), openai.text("```json\n" + JSON.stringify(good) + "\n```")]);
+    const built = await json(await call("/v1/workflows/build", { token: key, json: { description: "Make an id", provider: "openai", name: "Ids" } }));
+    expect(built).toMatchObject({ name: "Ids", steps: good.steps, variables: good.variables, workflow_metadata: { built_by: "openai" } });
+
+    await script(scenario, [openai.text(JSON.stringify(bad)), openai.text("I cannot do that.")]);
+    const refused = await expectProblem(await call("/v1/workflows/build", { token: key, json: { description: "Make an id", provider: "openai" } }), 422, "validation_failed");
+    expect(refused.detail).toContain("even after one repair");
+  });
+});
+
+describe("extracting a workflow from a conversation", () => {
+  it("turns the selected tool calls into steps and parameterized fields into variables with their original values", async () => {
+    const { key } = await newApiKey(await newUser());
+    const conversation = await newConversation(key);
+    for (const content of ["math evaluate expression: 120 * 0.2", "generate a uuid please", "math evaluate expression: 7 + 7"]) {
+      await call(`/v1/conversations/${conversation}/messages`, { token: key, json: { content } });
+    }
+    const messages = await json(await call(`/v1/conversations/${conversation}/messages`, { token: key }));
+    const callIds = messages.filter((m: any) => m.role === "tool").map((m: any) => m.tool_call_id);
+    expect(callIds).toHaveLength(3);
+
+    const response = await call("/v1/workflows/extract", {
+      token: key,
+      json: { conversation_id: conversation, workflow_name: "Discount calc", selected_step_ids: [callIds[0], callIds[2]], parameterize_fields: [`${callIds[0]}.expression`] },
+    });
+    expect(response.status).toBe(201);
+    const workflow = await json(response);
+    expect(workflow.steps).toEqual([
+      expect.objectContaining({ id: "step_1", tool: "math_evaluate", arguments: { expression: "{{expression}}" } }),
+      expect.objectContaining({ id: "step_2", tool: "math_evaluate", arguments: { expression: "7 + 7" } }),
+    ]);
+    expect(workflow.variables).toEqual({ expression: "120 * 0.2" });
+    expect(workflow.workflow_metadata).toEqual({ extracted_from_conversation: conversation });
+
+    const run = await settled(key, await execute(key, workflow.id));
+    expect(run.steps.map((s: any) => s.result)).toEqual([{ result: 24 }, { result: 14 }]);
+    const overridden = await settled(key, await execute(key, workflow.id, { expression: "1 + 2" }));
+    expect(overridden.steps[0].result).toEqual({ result: 3 });
+  });
+
+  it("refuses unknown step ids and another user's conversation", async () => {
+    const owner = await newApiKey(await newUser());
+    const stranger = await newApiKey(await newUser());
+    const conversation = await newConversation(owner.key);
+    await call(`/v1/conversations/${conversation}/messages`, { token: owner.key, json: { content: "generate a uuid please" } });
+    await expectProblem(await call("/v1/workflows/extract", { token: owner.key, json: { conversation_id: conversation, workflow_name: "x", selected_step_ids: ["nope"] } }), 422, "validation_failed");
+    await expectProblem(await call("/v1/workflows/extract", { token: stranger.key, json: { conversation_id: conversation, workflow_name: "x" } }), 404, "not_found");
+  });
+});
