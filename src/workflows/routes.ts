@@ -189,7 +189,21 @@ const testCondition = authedRoute("data:read", {
   tags: ["Workflows"],
   summary: "Test condition evaluation",
   description: "Evaluates `{field, operator, value}` (or and/or/not composites) against `context`, exactly as a condition step would.",
-  request: { body: { required: true, content: { "application/json": { schema: z.object({ condition: ConditionSchema, context: JsonObject }) } } } },
+  // The condition is recursive; the OpenAPI generator cannot walk that, so the document shows an
+  // object and the handler validates it with the real schema.
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({
+            condition: JsonObject.openapi({ description: "{field, operator, value} or {and: [...]}, {or: [...]}, {not: {...}}.", example: { field: "input.score", operator: "greater_than", value: 50 } }),
+            context: JsonObject,
+          }),
+        },
+      },
+    },
+  },
   responses: {
     200: {
       description: "The result",
@@ -290,7 +304,13 @@ export const workflowRoutes = createRouter()
   })
   .openapi(testCondition, (c) => {
     const { condition, context } = c.req.valid("json");
-    return c.json(evaluateCondition(condition, context), 200);
+    const parsed = ConditionSchema.safeParse(condition);
+    if (!parsed.success) {
+      throw new ApiError("validation_failed", "The condition is not valid.", {
+        errors: parsed.error.issues.map((issue) => ({ location: "body", field: ["condition", ...issue.path.map(String)].join("."), message: issue.message })),
+      });
+    }
+    return c.json(evaluateCondition(parsed.data, context), 200);
   })
   .openapi(testSubstitution, (c) => {
     const { parameters, context } = c.req.valid("json");
