@@ -4,33 +4,17 @@
 //   2. an MCP tool through the hub, against a direct MCP SDK call to the same server.
 // Both sides of each pair run against the same local processes, interleaved, after a warm-up.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { startHub } from "../scripts/start.mjs";
+import { benchHub, freePort, median, percentile } from "./lib.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const WARMUP = 20;
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
-const median = (xs) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-};
-const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
+const p95 = (xs) => percentile(xs, 0.95);
 
 async function time(fn) {
   const started = performance.now();
@@ -58,21 +42,14 @@ async function compare(label, baselineLabel, baseline, subjectLabel, subject) {
 }
 
 async function main() {
-  const state = mkdtempSync(path.join(os.tmpdir(), "hub-bench-"));
   const mcpPort = await freePort();
   const mcpServer = spawn(
     process.execPath,
     ["--import", path.join(root, "test/fakes/bind-loopback.mjs"), path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
     { env: { ...process.env, PORT: String(mcpPort) }, stdio: "ignore" },
   );
-  // Generous limits: the benchmark measures latency, not the rate limiter's refusals.
-  const hub = await startHub({
-    port: await freePort(),
-    persistTo: state,
-    stdio: "pipe",
-    bootstrap: false,
-    vars: { REQUEST_RATE_LIMIT_PER_MINUTE: "100000", USER_RATE_LIMIT_PER_MINUTE: "100000", TOOL_RATE_LIMIT_PER_MINUTE: "100000" },
-  });
+  const bench = await benchHub();
+  const { hub, key } = bench;
   try {
     const mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
     for (let i = 0; i < 100; i++) {
@@ -85,8 +62,6 @@ async function main() {
     }
     const post = (p, body, token) =>
       fetch(`${hub.origin}${p}`, { method: "POST", headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-    const registered = await (await post("/v1/auth/register", { email: "bench@example.com", password: "benchmark password" })).json();
-    const { key } = await (await post("/v1/auth/api-keys", { name: "bench" }, registered.access_token)).json();
     const connection = await (await post("/v1/connections", { platform: "mcp", name: "everything", config: { url: mcpUrl } }, key)).json();
 
     const expectOk = async (response) => {
@@ -119,9 +94,8 @@ async function main() {
     );
     await direct.close();
   } finally {
-    await hub.stop();
+    await bench.stop();
     mcpServer.kill("SIGTERM");
-    rmSync(state, { recursive: true, force: true });
   }
 }
 
