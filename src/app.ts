@@ -20,6 +20,7 @@ import { toolRoutes } from "./tools/routes";
 import { conversationRoutes } from "./conversations/routes";
 import { chatRoutes } from "./conversations/chat-routes";
 import { workflowRoutes } from "./workflows/routes";
+import { agentRoutes } from "./agents/routes";
 import { homePage } from "./pages/home";
 
 /**
@@ -64,6 +65,7 @@ export function createApp() {
   authed.route("/", conversationRoutes);
   authed.route("/", chatRoutes);
   authed.route("/", workflowRoutes);
+  authed.route("/", agentRoutes);
   v1.route("/", authed);
 
   app.route("/", v1);

@@ -294,3 +294,38 @@ export const executionSteps = sqliteTable(
 export type Workflow = typeof workflows.$inferSelect;
 export type Execution = typeof executions.$inferSelect;
 export type ExecutionStep = typeof executionSteps.$inferSelect;
+
+/** A workflow deployed as an autonomous agent, with its monitoring counters. */
+export const agents = sqliteTable(
+  "agents",
+  {
+    id: text("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    workflowId: integer("workflow_id")
+      .notNull()
+      .references(() => workflows.id, { onDelete: "cascade" }),
+    status: text("status", { enum: ["active", "paused"] }).notNull().default("active"),
+    triggerType: text("trigger_type").notNull().default("manual"),
+    schedule: text("schedule", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    /** The webhook signing secret, sealed (it must be read back to verify signatures). */
+    webhookSecret: text("webhook_secret").notNull(),
+    /** The credential that deployed it: runs act with it. */
+    credentialId: text("credential_id").notNull(),
+    executionCount: integer("execution_count").notNull().default(0),
+    successCount: integer("success_count").notNull().default(0),
+    failureCount: integer("failure_count").notNull().default(0),
+    lastError: text("last_error"),
+    lastRunAt: timestamp("last_run_at"),
+    nextRunAt: timestamp("next_run_at"),
+    totalDurationMs: integer("total_duration_ms").notNull().default(0),
+    lastDurationMs: integer("last_duration_ms"),
+    createdAt: createdAt(),
+    updatedAt: stampedAt("updated_at"),
+  },
+  (t) => [index("agents_user_idx").on(t.userId, t.createdAt)],
+);
+
+export type Agent = typeof agents.$inferSelect;

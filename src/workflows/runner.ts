@@ -8,6 +8,7 @@ import { substitute } from "../lib/template";
 import { executeTool } from "../tools/executor";
 import { randomToken } from "../auth/crypto";
 import type { RetryPolicy, Step } from "./steps";
+import { recordAgentOutcome } from "../agents/service";
 
 /** Queue message that drives one execution forward. */
 export interface ExecutionMessage {
@@ -55,10 +56,13 @@ export async function driveExecution(env: Env, executionId: string): Promise<Dri
   const run = new ExecutionRun(env, db, leased[0]!, token, await loadCheckpoints(db, executionId));
   try {
     await run.walk(execution.steps as Step[]);
-    await db
+    const finished = await db
       .update(executions)
       .set({ status: "succeeded", finishedAt: new Date(), leaseToken: null, leaseUntil: null, updatedAt: new Date() })
-      .where(and(eq(executions.id, executionId), eq(executions.status, "running"), eq(executions.leaseToken, token)));
+      .where(and(eq(executions.id, executionId), eq(executions.status, "running"), eq(executions.leaseToken, token)))
+      .returning({ id: executions.id });
+    // Only the update that made the transition counts it, so monitoring counts each run once.
+    if (finished.length) await recordAgentOutcome(db, leased[0]!, { success: true });
     return { done: true };
   } catch (error) {
     if (error instanceof Pause) return error.outcome;
@@ -184,10 +188,13 @@ class ExecutionRun {
       await this.pause(Date.now() + waitMs);
     }
     await this.checkpoint(step, { status: "failed", attempts: attempt, error });
-    await this.db
+    const message = `Step "${step.id}" failed after ${attempt} attempt(s): ${error}`;
+    const failed = await this.db
       .update(executions)
-      .set({ status: "failed", errorMessage: `Step "${step.id}" failed after ${attempt} attempt(s): ${error}`, failedStepId: step.id, finishedAt: new Date(), leaseToken: null, leaseUntil: null, updatedAt: new Date() })
-      .where(and(eq(executions.id, this.execution.id), eq(executions.leaseToken, this.token)));
+      .set({ status: "failed", errorMessage: message, failedStepId: step.id, finishedAt: new Date(), leaseToken: null, leaseUntil: null, updatedAt: new Date() })
+      .where(and(eq(executions.id, this.execution.id), eq(executions.status, "running"), eq(executions.leaseToken, this.token)))
+      .returning({ id: executions.id });
+    if (failed.length) await recordAgentOutcome(this.db, this.execution, { success: false, error: message });
     throw new Pause({ done: true });
   }
 

@@ -1,0 +1,110 @@
+import { z } from "@hono/zod-openapi";
+import { ApiError } from "../http/errors";
+import { authedRoute, createRouter, notFoundError } from "../http/router";
+import { Timestamp } from "../http/schemas";
+import { startExecution } from "../workflows/executions";
+import { getOwnedWorkflow } from "../workflows/service";
+import { deployAgent, getOwnedAgent, listAgents, presentAgent } from "./service";
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+export const AgentSchema = z
+  .object({
+    agent_id: z.string().openapi({ format: "uuid" }),
+    workflow_id: z.number().int(),
+    workflow_name: z.string(),
+    status: z.enum(["active", "paused"]),
+    trigger_type: z.string(),
+    schedule: JsonObject.nullable(),
+    agent_config: JsonObject,
+    monitoring: z.object({
+      execution_count: z.number().int(),
+      success_count: z.number().int(),
+      failure_count: z.number().int(),
+      success_rate: z.number().openapi({ description: "Percentage (0–100) of finished runs that succeeded." }),
+      last_error: z.string().nullable(),
+      last_run_at: Timestamp.nullable(),
+      next_run_at: Timestamp.nullable(),
+    }),
+    performance_metrics: z.object({ average_duration_ms: z.number().nullable(), last_duration_ms: z.number().nullable() }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi("Agent");
+
+const AgentId = z.object({ agent_id: z.string().uuid().openapi({ param: { name: "agent_id", in: "path" } }) });
+
+const deploy = authedRoute("data:write", {
+  method: "post",
+  path: "/agents/deploy",
+  tags: ["Agents"],
+  summary: "Deploy a workflow as an agent",
+  description: "The workflow must be yours. The answer carries `webhook_secret` once: it signs event calls to the agent.",
+  request: { body: { required: true, content: { "application/json": { schema: z.object({ workflow_id: z.number().int().positive(), agent_config: JsonObject.nullish() }) } } } },
+  responses: {
+    201: { description: "Deployed", content: { "application/json": { schema: AgentSchema.extend({ webhook_secret: z.string().openapi({ description: "Shown only here." }) }) } } },
+    ...notFoundError,
+  },
+});
+
+const list = authedRoute("data:read", {
+  method: "get",
+  path: "/agents",
+  tags: ["Agents"],
+  summary: "List agents",
+  responses: { 200: { description: "Agents", content: { "application/json": { schema: z.array(AgentSchema) } } } },
+});
+
+const get = authedRoute("data:read", {
+  method: "get",
+  path: "/agents/{agent_id}",
+  tags: ["Agents"],
+  summary: "Agent details and health",
+  request: { params: AgentId },
+  responses: { 200: { description: "The agent with its monitoring", content: { "application/json": { schema: AgentSchema } } }, ...notFoundError },
+});
+
+const execute = authedRoute("workflow:execute", {
+  method: "post",
+  path: "/agents/{agent_id}/execute",
+  tags: ["Agents"],
+  summary: "Run an agent now",
+  description: "The body (any JSON object) becomes the run's `input_data`. Answers 202 with the execution to follow.",
+  request: { params: AgentId, body: { required: false, content: { "application/json": { schema: JsonObject } } } },
+  responses: { 202: { description: "Queued", content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued") }) } } }, ...notFoundError },
+});
+
+export const agentRoutes = createRouter()
+  .openapi(deploy, async (c) => {
+    const principal = c.get("principal");
+    const body = c.req.valid("json");
+    const { agent, webhookSecret } = await deployAgent(c.env, c.get("db"), {
+      userId: principal.userId,
+      credentialId: principal.credentialId,
+      workflowId: body.workflow_id,
+      config: body.agent_config ?? {},
+    });
+    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, agent.workflowId);
+    c.header("Cache-Control", "no-store");
+    return c.json({ ...presentAgent(agent, workflow.name), webhook_secret: webhookSecret }, 201);
+  })
+  .openapi(list, async (c) => {
+    const rows = await listAgents(c.get("db"), c.get("principal").userId);
+    return c.json(rows.map((row) => presentAgent(row.agent, row.workflowName)), 200);
+  })
+  .openapi(get, async (c) => {
+    const principal = c.get("principal");
+    const agent = await getOwnedAgent(c.get("db"), principal.userId, c.req.valid("param").agent_id);
+    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, agent.workflowId);
+    return c.json(presentAgent(agent, workflow.name), 200);
+  })
+  .openapi(execute, async (c) => {
+    const principal = c.get("principal");
+    const agent = await getOwnedAgent(c.get("db"), principal.userId, c.req.valid("param").agent_id);
+    if (agent.status === "paused") throw new ApiError("conflict", "The agent is paused.");
+    const input = ((await c.req.json().catch(() => ({}))) ?? {}) as Record<string, unknown>;
+    if (typeof input !== "object" || Array.isArray(input)) throw new ApiError("validation_failed", "The body must be a JSON object.");
+    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, agent.workflowId);
+    const run = await startExecution(c.env, c.get("db"), workflow, { userId: principal.userId, credentialId: principal.credentialId, input, agentId: agent.id });
+    return c.json({ execution_id: run.id, status: "queued" as const }, 202);
+  });

@@ -1,0 +1,93 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Env } from "../env";
+import type { Db } from "../db/client";
+import { agents, workflows, type Agent, type Execution } from "../db/schema";
+import { notFound } from "../http/errors";
+import { randomToken } from "../auth/crypto";
+import { secretBoxFor } from "../connections/secrets";
+import { getOwnedWorkflow } from "../workflows/service";
+
+/** Deploys one of the caller's workflows as an agent; the webhook secret is returned once. */
+export async function deployAgent(
+  env: Env,
+  db: Db,
+  input: { userId: number; credentialId: string; workflowId: number; config: Record<string, unknown> },
+): Promise<{ agent: Agent; webhookSecret: string }> {
+  const workflow = await getOwnedWorkflow(db, input.userId, input.workflowId);
+  const id = crypto.randomUUID();
+  const webhookSecret = `whsec_${randomToken(32)}`;
+  const sealed = await (await secretBoxFor(env)).seal(webhookSecret, `agent:${id}:webhook_secret`);
+  const [agent] = await db
+    .insert(agents)
+    .values({ id, userId: input.userId, workflowId: workflow.id, triggerType: workflow.triggerType, config: input.config, webhookSecret: sealed, credentialId: input.credentialId })
+    .returning();
+  return { agent: agent!, webhookSecret };
+}
+
+export async function getOwnedAgent(db: Db, userId: number, id: string): Promise<Agent> {
+  const row = await db.select().from(agents).where(and(eq(agents.id, id), eq(agents.userId, userId))).get();
+  if (!row) throw notFound("Agent");
+  return row;
+}
+
+export function listAgents(db: Db, userId: number) {
+  return db
+    .select({ agent: agents, workflowName: workflows.name })
+    .from(agents)
+    .innerJoin(workflows, eq(workflows.id, agents.workflowId))
+    .where(eq(agents.userId, userId))
+    .orderBy(desc(agents.createdAt))
+    .limit(500)
+    .all();
+}
+
+/**
+ * Counts a finished execution into its agent's monitoring. Callers invoke it only from the
+ * execution's own final transition (a conditional update that succeeds once), so each
+ * execution is counted exactly once.
+ */
+export async function recordAgentOutcome(db: Db, execution: Pick<Execution, "agentId" | "startedAt" | "createdAt">, outcome: { success: boolean; error?: string | null }) {
+  if (!execution.agentId) return;
+  const duration = Date.now() - (execution.startedAt ?? execution.createdAt).getTime();
+  await db
+    .update(agents)
+    .set({
+      executionCount: sql`${agents.executionCount} + 1`,
+      successCount: outcome.success ? sql`${agents.successCount} + 1` : agents.successCount,
+      failureCount: outcome.success ? agents.failureCount : sql`${agents.failureCount} + 1`,
+      lastError: outcome.success ? agents.lastError : (outcome.error ?? null),
+      lastRunAt: new Date(),
+      lastDurationMs: duration,
+      totalDurationMs: sql`${agents.totalDurationMs} + ${duration}`,
+      updatedAt: new Date(),
+    })
+    .where(eq(agents.id, execution.agentId));
+}
+
+export function presentAgent(agent: Agent, workflowName: string) {
+  const rate = agent.executionCount ? Math.round((agent.successCount / agent.executionCount) * 10_000) / 100 : 0;
+  return {
+    agent_id: agent.id,
+    workflow_id: agent.workflowId,
+    workflow_name: workflowName,
+    status: agent.status,
+    trigger_type: agent.triggerType,
+    schedule: agent.schedule ?? null,
+    agent_config: agent.config,
+    monitoring: {
+      execution_count: agent.executionCount,
+      success_count: agent.successCount,
+      failure_count: agent.failureCount,
+      success_rate: rate,
+      last_error: agent.lastError,
+      last_run_at: agent.lastRunAt?.toISOString() ?? null,
+      next_run_at: agent.nextRunAt?.toISOString() ?? null,
+    },
+    performance_metrics: {
+      average_duration_ms: agent.executionCount ? Math.round(agent.totalDurationMs / agent.executionCount) : null,
+      last_duration_ms: agent.lastDurationMs,
+    },
+    created_at: agent.createdAt.toISOString(),
+    updated_at: agent.updatedAt.toISOString(),
+  };
+}
