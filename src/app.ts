@@ -21,6 +21,7 @@ import { conversationRoutes } from "./conversations/routes";
 import { chatRoutes } from "./conversations/chat-routes";
 import { workflowRoutes } from "./workflows/routes";
 import { agentRoutes } from "./agents/routes";
+import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
 import { homePage } from "./pages/home";
 
 /**
@@ -48,10 +49,12 @@ export function createApp() {
   v1.use("*", cors({ origin: "*", allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"], exposeHeaders: ["X-Request-Id", "RateLimit", "RateLimit-Policy", "Retry-After"], maxAge: 600 }));
   v1.use("*", limitBody);
   v1.route("/", tokenEndpoint);
+  v1.route("/", agentWebhooks);
   v1.use("*", requireJsonBody);
   v1.route("/", publicAccountRoutes);
   const openApiDocument = registerOpenApi(v1);
   describeTokenEndpoint(v1);
+  describeAgentWebhook(v1);
   app.route("/", createDocsPage(openApiDocument));
 
   const authed = createRouter();

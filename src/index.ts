@@ -3,6 +3,7 @@ import { createDb } from "./db/client";
 import type { Env } from "./env";
 import { removeExpiredCredentials } from "./scheduled/housekeeping";
 import { resumeStaleExecutions } from "./workflows/executions";
+import { forgetOldDeliveries } from "./agents/webhooks";
 import { consumeWorkflowRuns, type WorkflowRunMessage } from "./workflows/queue-consumer";
 
 export { ConversationObject } from "./conversations/conversation-object";
@@ -16,6 +17,6 @@ export default {
   queue: (batch, env) => consumeWorkflowRuns(batch, env),
   async scheduled(_controller, env, ctx) {
     const db = createDb(env.DB);
-    ctx.waitUntil(Promise.all([removeExpiredCredentials(db), resumeStaleExecutions(env, db)]).then(() => undefined));
+    ctx.waitUntil(Promise.all([removeExpiredCredentials(db), resumeStaleExecutions(env, db), forgetOldDeliveries(db)]).then(() => undefined));
   },
 } satisfies ExportedHandler<Env, WorkflowRunMessage>;

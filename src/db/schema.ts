@@ -329,3 +329,16 @@ export const agents = sqliteTable(
 );
 
 export type Agent = typeof agents.$inferSelect;
+
+/** Signatures already accepted by agent webhooks, kept past the timestamp tolerance to refuse replays. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    signatureHash: text("signature_hash").notNull(),
+    receivedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.signatureHash] }), index("webhook_deliveries_received_idx").on(t.receivedAt)],
+);
