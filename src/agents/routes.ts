@@ -4,7 +4,7 @@ import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
 import { startExecution } from "../workflows/executions";
 import { getOwnedWorkflow } from "../workflows/service";
-import { deployAgent, getOwnedAgent, listAgents, presentAgent } from "./service";
+import { deleteAgent, deployAgent, getOwnedAgent, listAgents, presentAgent, setAgentStatus } from "./service";
 
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -74,7 +74,43 @@ const execute = authedRoute("workflow:execute", {
   responses: { 202: { description: "Queued", content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued") }) } } }, ...notFoundError },
 });
 
+const statusRoute = (action: "pause" | "resume") =>
+  authedRoute("data:write", {
+    method: "post",
+    path: `/agents/{agent_id}/${action}`,
+    tags: ["Agents"],
+    summary: action === "pause" ? "Pause an agent (no runs from events or schedules)" : "Resume a paused agent",
+    request: { params: AgentId },
+    responses: { 200: { description: "The agent", content: { "application/json": { schema: AgentSchema } } }, ...notFoundError },
+  });
+const pause = statusRoute("pause");
+const resume = statusRoute("resume");
+
+const remove = authedRoute("data:write", {
+  method: "delete",
+  path: "/agents/{agent_id}",
+  tags: ["Agents"],
+  summary: "Delete an agent",
+  description: "The workflow and past executions stay.",
+  request: { params: AgentId },
+  responses: { 204: { description: "Deleted" }, ...notFoundError },
+});
+
 export const agentRoutes = createRouter()
+  .openapi(pause, async (c) => {
+    const agent = await setAgentStatus(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id, "paused");
+    const workflow = await getOwnedWorkflow(c.get("db"), c.get("principal").userId, agent.workflowId);
+    return c.json(presentAgent(agent, workflow.name), 200);
+  })
+  .openapi(resume, async (c) => {
+    const agent = await setAgentStatus(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id, "active");
+    const workflow = await getOwnedWorkflow(c.get("db"), c.get("principal").userId, agent.workflowId);
+    return c.json(presentAgent(agent, workflow.name), 200);
+  })
+  .openapi(remove, async (c) => {
+    await deleteAgent(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id);
+    return c.body(null, 204);
+  })
   .openapi(deploy, async (c) => {
     const principal = c.get("principal");
     const body = c.req.valid("json");

@@ -30,6 +30,21 @@ export async function getOwnedAgent(db: Db, userId: number, id: string): Promise
   return row;
 }
 
+export async function setAgentStatus(db: Db, userId: number, id: string, status: Agent["status"]): Promise<Agent> {
+  const [row] = await db
+    .update(agents)
+    .set({ status, updatedAt: new Date() })
+    .where(and(eq(agents.id, id), eq(agents.userId, userId)))
+    .returning();
+  if (!row) throw notFound("Agent");
+  return row;
+}
+
+export async function deleteAgent(db: Db, userId: number, id: string): Promise<void> {
+  const deleted = await db.delete(agents).where(and(eq(agents.id, id), eq(agents.userId, userId))).returning({ id: agents.id });
+  if (deleted.length === 0) throw notFound("Agent");
+}
+
 export function listAgents(db: Db, userId: number) {
   return db
     .select({ agent: agents, workflowName: workflows.name })

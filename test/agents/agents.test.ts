@@ -64,6 +64,19 @@ describe("agents", () => {
     expect(execution.agent_id).toBe(agent.agent_id);
   });
 
+  it("pauses (refusing runs), resumes and deletes an agent", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
+    const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
+    expect((await json(await call(`/v1/agents/${agent.agent_id}/pause`, { method: "POST", token: key }))).status).toBe("paused");
+    await expectProblem(await call(`/v1/agents/${agent.agent_id}/execute`, { token: key, json: {} }), 409, "conflict");
+    expect((await json(await call(`/v1/agents/${agent.agent_id}/resume`, { method: "POST", token: key }))).status).toBe("active");
+    expect((await call(`/v1/agents/${agent.agent_id}/execute`, { token: key, json: {} })).status).toBe(202);
+    expect((await call(`/v1/agents/${agent.agent_id}`, { method: "DELETE", token: key })).status).toBe(204);
+    await expectProblem(await call(`/v1/agents/${agent.agent_id}`, { token: key }), 404, "not_found");
+    expect((await call(`/v1/workflows/${workflow.id}`, { token: key })).status).toBe(200);
+  });
+
   it("keeps agents private and refuses another user's workflow", async () => {
     const owner = await newApiKey(await newUser());
     const stranger = await newApiKey(await newUser());
