@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Env } from "../env";
 import { createDb } from "../db/client";
 import { conversations } from "../db/schema";
@@ -71,10 +71,10 @@ export class ConversationObject extends DurableObject<Env> {
 
   private async runOne(input: TurnInput): Promise<MessageRecord> {
     const db = createDb(this.env.DB);
-    const index = await db.select({ title: conversations.title }).from(conversations).where(eq(conversations.id, input.conversationId)).get();
+    // coalesce: a title set meanwhile (PATCH) is never overwritten by the generated one.
     await db
       .update(conversations)
-      .set({ state: "processing", ...(index && !index.title ? { title: titleFrom(input.content) } : {}), updatedAt: new Date() })
+      .set({ state: "processing", title: sql`coalesce(${conversations.title}, ${titleFrom(input.content)})`, updatedAt: new Date() })
       .where(eq(conversations.id, input.conversationId));
     this.emit("status", { status: "processing" });
     let reply: MessageRecord | undefined;
@@ -86,6 +86,8 @@ export class ConversationObject extends DurableObject<Env> {
       });
       return reply;
     } finally {
+      // The turn is done and stored: failing to update the listing must not turn it into an
+      // error that invites a retry (and repeated tool calls).
       await db
         .update(conversations)
         .set({
@@ -94,7 +96,8 @@ export class ConversationObject extends DurableObject<Env> {
           lastMessagePreview: reply ? (reply.content || reply.error_message || "").slice(0, 200) : null,
           updatedAt: new Date(),
         })
-        .where(eq(conversations.id, input.conversationId));
+        .where(eq(conversations.id, input.conversationId))
+        .catch((error) => console.error(JSON.stringify({ level: "error", message: "conversation index update failed", conversation_id: input.conversationId, error: String(error) })));
       this.emit("status", { status: this.pendingTurns > 1 ? "processing" : "idle" });
     }
   }

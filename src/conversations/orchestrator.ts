@@ -16,6 +16,11 @@ export const MAX_CALLS_PER_ROUND = 5;
 export const MAX_TOOLS_OFFERED = 12;
 const MAX_HISTORY_MESSAGES = 60;
 const MAX_TOOL_RESULT_CHARS = 20_000;
+/** The replayed history is cut to this many characters, oldest first (the new message always stays). */
+const MAX_HISTORY_CHARS = 120_000;
+/** Deadlines: one model answer, and a whole turn (a stalled provider must not hold the queue). */
+const MODEL_CALL_MS = 90_000;
+const TURN_MS = 5 * 60_000;
 
 export const SYSTEM_PROMPT = [
   "You are the Agent Automation Hub assistant. You help people automate marketing and operations work by calling the tools you are given.",
@@ -54,11 +59,13 @@ export async function runTurn(env: Env, store: MessageStore, input: TurnInput, e
   try {
     provider = await resolveProvider({ env, config, db, userId: input.userId }, input.provider);
     const tools = await chooseTools(env, input);
-    const history: ChatMessage[] = [{ role: "system", content: SYSTEM_PROMPT }, ...toChatHistory(store.tail(input.conversationId, MAX_HISTORY_MESSAGES))];
+    const history: ChatMessage[] = [{ role: "system", content: SYSTEM_PROMPT }, ...withinBudget(toChatHistory(store.tail(input.conversationId, MAX_HISTORY_MESSAGES)))];
     const execution = { userId: input.userId, credentialId: input.credentialId, db, env, config, source: `conversation:${input.conversationId}` };
+    const turnDeadline = AbortSignal.timeout(TURN_MS);
 
     for (let round = 1; round <= MAX_ROUNDS; round++) {
-      const answer = await provider.generate({ messages: history, tools: round < MAX_ROUNDS ? tools : [] });
+      const signal = AbortSignal.any([turnDeadline, AbortSignal.timeout(MODEL_CALL_MS)]);
+      const answer = await provider.generate({ messages: history, tools: round < MAX_ROUNDS ? tools : [], signal });
       tokens += answer.usage.inputTokens + answer.usage.outputTokens;
       const requested = answer.toolCalls.slice(0, MAX_CALLS_PER_ROUND);
       if (requested.length === 0) {
@@ -67,7 +74,7 @@ export async function runTurn(env: Env, store: MessageStore, input: TurnInput, e
       history.push({ role: "assistant", content: answer.text, toolCalls: requested });
       for (const call of requested) {
         events.toolStarted({ tool_call_id: call.id, name: call.name, arguments: call.arguments });
-        const outcome = await runTool(execution, call, (progress) => events.toolProgress({ tool_call_id: call.id, name: call.name, progress }));
+        const outcome = await runTool(execution, call, turnDeadline, (progress) => events.toolProgress({ tool_call_id: call.id, name: call.name, progress }));
         calls.push({ id: call.id, name: call.name, arguments: call.arguments, round, ...outcome.record });
         const stored = store.add(
           input.conversationId,
@@ -129,10 +136,11 @@ export function selectTools(content: string, catalog: ToolInfo[]): ToolInfo[] {
 async function runTool(
   execution: Parameters<typeof executeTool>[0],
   call: { id: string; name: string; arguments: Record<string, unknown> },
+  signal: AbortSignal,
   onProgress: (update: ProgressUpdate) => void,
 ): Promise<{ content: string; record: Omit<ToolCallRecord, "id" | "name" | "arguments" | "round"> }> {
   try {
-    const result = await executeTool(execution, call.name, call.arguments, { onProgress });
+    const result = await executeTool(execution, call.name, call.arguments, { onProgress, signal });
     const content = result.success ? truncate(JSON.stringify(result.result)) : `Error: ${result.error_message}`;
     return { content, record: { success: result.success, error_message: result.error_message, duration_ms: result.duration_ms, call_id: result.call_id } };
   } catch (error) {
@@ -140,6 +148,21 @@ async function runTool(
     const reason = error instanceof ApiError ? error.message + (error.errors ? ` ${JSON.stringify(error.errors)}` : "") : "The tool could not be run.";
     return { content: `Error: ${reason}`, record: { success: false, error_message: reason, duration_ms: 0, call_id: null } };
   }
+}
+
+/**
+ * Keeps the newest history that fits the character budget. Old tool results are shortened first;
+ * then the oldest messages go, never splitting a tool call from its result.
+ */
+export function withinBudget(history: ChatMessage[]): ChatMessage[] {
+  const size = (messages: ChatMessage[]) => messages.reduce((n, m) => n + m.content.length + (m.role === "assistant" ? JSON.stringify(m.toolCalls ?? []).length : 0), 0);
+  let kept = history.map((m, i) => (m.role === "tool" && i < history.length - 10 && m.content.length > 2000 ? { ...m, content: `${m.content.slice(0, 2000)}… (shortened)` } : m));
+  while (kept.length > 1 && size(kept) > MAX_HISTORY_CHARS) {
+    kept = kept.slice(1);
+    // A tool result without the assistant turn that asked for it would confuse the provider.
+    while (kept.length > 1 && kept[0]!.role === "tool") kept = kept.slice(1);
+  }
+  return kept;
 }
 
 const truncate = (text: string) => (text.length > MAX_TOOL_RESULT_CHARS ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… (truncated)` : text);

@@ -238,12 +238,8 @@ export const conversationRoutes = createRouter()
     return c.json({ data: page.map(presentConversation), next_cursor: nextCursor }, 200);
   })
   .openapi(create, async (c) => {
-    const body = (await c.req.json().catch(() => ({}))) as { title?: string | null };
-    const parsed = z.object({ title: z.string().trim().min(1).max(200).nullish() }).safeParse(body ?? {});
-    if (!parsed.success) {
-      throw new ApiError("validation_failed", "The request has invalid fields.", { errors: parsed.error.issues.map((i) => ({ location: "body", field: i.path.join("."), message: i.message })) });
-    }
-    const row = await createConversation(c.get("db"), c.get("principal").userId, parsed.data.title ?? null);
+    const title = (c.req.valid("json") as { title?: string | null } | undefined)?.title;
+    const row = await createConversation(c.get("db"), c.get("principal").userId, title ?? null);
     return c.json({ success: true as const, id: row.id, conversation: presentConversation(row) }, 201);
   })
   .openapi(get, async (c) => {

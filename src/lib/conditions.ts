@@ -1,3 +1,4 @@
+import { RE2JS } from "re2js";
 import { getPath } from "./json-path";
 import { substitute } from "./template";
 
@@ -37,8 +38,6 @@ export interface ConditionResult {
 
 const MAX_PATTERN = 200;
 const MAX_SUBJECT = 10_000;
-/** Nested quantifiers such as (a+)+ can take exponential time; they are refused. */
-const NESTED_QUANTIFIER = /\([^)]*[+*}][^)]*\)\s*[+*{]/;
 
 /**
  * Evaluates a condition against a context. `field` is a context path (`input.score`) or a
@@ -66,7 +65,8 @@ export function evaluateCondition(condition: Condition, context: unknown): Condi
 function resolveField(field: string, context: unknown): { found: boolean; value: unknown } {
   if (field.includes("{{")) {
     const { value, substitutions } = substitute(field, context);
-    return { found: substitutions.length > 0, value };
+    // An unknown variable is "not found" (null), exactly as the path form reports it.
+    return substitutions.length > 0 ? { found: true, value } : { found: false, value: null };
   }
   return getPath(context, field);
 }
@@ -163,12 +163,16 @@ function isEmpty(value: unknown): boolean {
   return false;
 }
 
+/**
+ * `matches` runs on RE2 (linear time whatever the pattern or input), never on the backtracking
+ * JavaScript engine, so a hostile pattern cannot burn the CPU. RE2 syntax: no backreferences.
+ */
 function matches(actual: unknown, pattern: unknown): boolean {
   if (typeof actual !== "string" && typeof actual !== "number") return false;
   const source = String(pattern ?? "");
-  if (source.length > MAX_PATTERN || NESTED_QUANTIFIER.test(source)) return false;
+  if (source.length > MAX_PATTERN) return false;
   try {
-    return new RegExp(source).test(String(actual).slice(0, MAX_SUBJECT));
+    return RE2JS.compile(source).matcher(String(actual).slice(0, MAX_SUBJECT)).find();
   } catch {
     return false;
   }
@@ -177,11 +181,10 @@ function matches(actual: unknown, pattern: unknown): boolean {
 /** Why a `matches` pattern would be refused, for validation before a run. */
 export function patternProblem(pattern: string): string | undefined {
   if (pattern.length > MAX_PATTERN) return `Patterns are limited to ${MAX_PATTERN} characters.`;
-  if (NESTED_QUANTIFIER.test(pattern)) return "Nested quantifiers such as (a+)+ are not allowed.";
   try {
-    new RegExp(pattern);
+    RE2JS.compile(pattern);
   } catch (error) {
-    return `Not a valid regular expression: ${(error as Error).message}`;
+    return `Not a valid RE2 regular expression: ${(error as Error).message}`;
   }
   return undefined;
 }

@@ -15,6 +15,9 @@ import { localProvider } from "./local/provider";
 import type { ChatProvider } from "./types";
 import { DEFAULT_WORKERS_AI_MODEL, workersAiProvider } from "./workers-ai";
 
+/** A model's answer larger than this is refused (the providers' own limits are far lower). */
+const MAX_PROVIDER_RESPONSE_BYTES = 8 * 1024 * 1024;
+
 export const PROVIDER_IDS = ["local", "openai", "anthropic", "workers-ai"] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
@@ -115,12 +118,12 @@ export async function resolveProvider(ctx: ProviderContext, requested: string | 
       return workersAiProvider(ctx.env.AI!, info.default_model!);
     case "openai": {
       const settings = (await settingsFor(ctx, "openai"))!;
-      const model = createOpenAICompatible({ name: "openai", baseURL: settings.baseUrl ?? "https://api.openai.com/v1", apiKey: settings.apiKey, includeUsage: true, fetch: guardedFetch(policy) });
+      const model = createOpenAICompatible({ name: "openai", baseURL: settings.baseUrl ?? "https://api.openai.com/v1", apiKey: settings.apiKey, includeUsage: true, fetch: guardedFetch(policy, MAX_PROVIDER_RESPONSE_BYTES) });
       return aiSdkProvider("openai", settings.model, model(settings.model));
     }
     case "anthropic": {
       const settings = (await settingsFor(ctx, "anthropic"))!;
-      const model = createAnthropic({ apiKey: settings.apiKey, ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}), fetch: guardedFetch(policy) });
+      const model = createAnthropic({ apiKey: settings.apiKey, ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}), fetch: guardedFetch(policy, MAX_PROVIDER_RESPONSE_BYTES) });
       return aiSdkProvider("anthropic", settings.model, model(settings.model));
     }
   }

@@ -109,7 +109,8 @@ async function readCapped(response: Response, maxBytes: number): Promise<Uint8Ar
 export function guardedFetch(policy: AddressPolicy, maxBytes?: number): typeof fetch {
   return async (input, init) => {
     checkUrl(input instanceof Request ? input.url : String(input), policy);
-    const response = await fetch(input, init);
+    // Redirects are not followed here: a library that follows them calls this fetch again, checked.
+    const response = await fetch(input, { ...init, redirect: "manual" });
     return maxBytes && response.body ? capBody(response, maxBytes) : response;
   };
 }

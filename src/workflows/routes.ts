@@ -395,9 +395,8 @@ export const workflowRoutes = createRouter()
     if (workflow.status === "paused" || workflow.status === "archived") {
       throw new ApiError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
     }
-    const body = await c.req.json().catch(() => ({}));
-    const parsed = z.object({ input_data: JsonObject.default({}) }).safeParse(body ?? {});
-    const input = parsed.success ? parsed.data.input_data : {};
+    // The body is optional: without one the run gets empty input_data.
+    const input = (c.req.valid("json") as { input_data?: Record<string, unknown> } | undefined)?.input_data ?? {};
     const run = await startExecution(c.env, c.get("db"), workflow, { userId: principal.userId, credentialId: principal.credentialId, input });
     return c.json({ execution_id: run.id, status: "queued" as const, workflow_version: run.workflowVersion }, 202);
   })

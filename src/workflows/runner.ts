@@ -23,6 +23,10 @@ const LEASE_MS = 5 * 60 * 1000;
 /** Queues deliver at most this far in the future; longer waits are chained. */
 export const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
 const NO_RETRY: RetryPolicy = { max_attempts: 1, delay_seconds: 0, backoff: "fixed" };
+/** How many interrupted attempts a step without a larger retry policy survives. */
+const INTERRUPTED_ATTEMPTS = 3;
+/** Step results are checkpointed in D1; larger ones are kept as a truncated preview. */
+const MAX_RESULT_CHARS = 256 * 1024;
 
 /** Thrown to stop walking the steps: the execution waits (delay, retry) or has ended. */
 class Pause {
@@ -47,10 +51,9 @@ export async function driveExecution(env: Env, executionId: string): Promise<Dri
     .where(and(eq(executions.id, executionId), inArray(executions.status, ["queued", "running"]), or(isNull(executions.leaseUntil), lt(executions.leaseUntil, new Date(now)))))
     .returning();
   if (leased.length === 0) {
-    // Someone else is running it (a duplicate delivery) or it waits for a scheduled wake-up.
-    const holder = await db.select({ leaseUntil: executions.leaseUntil, status: executions.status }).from(executions).where(eq(executions.id, executionId)).get();
-    if (!holder || isFinished(holder.status)) return { done: true };
-    return { done: false, resumeInSeconds: Math.max(1, Math.ceil(((holder.leaseUntil?.getTime() ?? now) - now) / 1000)) };
+    // Someone else is running it, or its own wake-up message is already queued: this message is a
+    // duplicate and is dropped. Should that holder die, the cron resumes the execution.
+    return { done: true };
   }
 
   const run = new ExecutionRun(env, db, leased[0]!, token, await loadCheckpoints(db, executionId));
@@ -155,6 +158,12 @@ class ExecutionRun {
     const now = Date.now();
     if (done?.status === "retrying" && done.resumeAt && done.resumeAt.getTime() > now) await this.pause(done.resumeAt.getTime());
     const attempt = (done?.attempts ?? 0) + 1;
+    const policy = step.retry ?? (this.execution.settings.retry as RetryPolicy | undefined) ?? NO_RETRY;
+    // A step found `running` was interrupted (its consumer died mid-step). That attempt counts:
+    // a crash is survived a few times, but a step that keeps killing its consumer fails rather
+    // than being tried forever.
+    const limit = done?.status === "running" ? Math.max(policy.max_attempts, INTERRUPTED_ATTEMPTS) : policy.max_attempts;
+    if (attempt > limit) return this.failStep(step, attempt - 1, done?.errorMessage ?? "The step was interrupted too many times.");
     await this.checkpoint(step, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date(now) });
     const args = substitute(step.arguments, this.context).value as Record<string, unknown>;
     const config = loadConfig(this.env);
@@ -166,27 +175,33 @@ class ExecutionRun {
         args,
       );
       if (result.success) {
-        await this.checkpoint(step, { status: "succeeded", result: result.result, attempts: attempt });
-        this.apply(step, result.result);
+        const stored = bounded(result.result);
+        await this.checkpoint(step, { status: "succeeded", result: stored, attempts: attempt });
+        this.apply(step, stored);
         return;
       }
       error = result.error_message ?? "The tool failed.";
     } catch (thrown) {
+      if (thrown instanceof Pause) throw thrown;
       if (thrown instanceof ApiError && thrown.code === "rate_limited") {
         // Over the tool-call limit: wait for the window without spending an attempt.
         const retryAfter = Number(thrown.headers?.["Retry-After"] ?? 30);
         await this.checkpoint(step, { status: "retrying", attempts: attempt - 1, resumeAt: new Date(now + retryAfter * 1000), error: thrown.message });
         await this.pause(now + retryAfter * 1000);
       }
-      if (!(thrown instanceof ApiError)) throw thrown;
-      error = thrown.message;
+      // Refusals (unknown tool, bad arguments) and our own faults alike are a failed attempt.
+      error = thrown instanceof ApiError ? thrown.message : `The step failed unexpectedly: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
     }
-    const policy = step.retry ?? (this.execution.settings.retry as RetryPolicy | undefined) ?? NO_RETRY;
     if (attempt < policy.max_attempts) {
       const waitMs = 1000 * policy.delay_seconds * (policy.backoff === "exponential" ? 2 ** (attempt - 1) : 1);
       await this.checkpoint(step, { status: "retrying", attempts: attempt, resumeAt: new Date(Date.now() + waitMs), error });
       await this.pause(Date.now() + waitMs);
     }
+    return this.failStep(step, attempt, error);
+  }
+
+  /** Marks the step and the whole execution failed (once), and stops walking. */
+  private async failStep(step: Step, attempt: number, error: string): Promise<never> {
     await this.checkpoint(step, { status: "failed", attempts: attempt, error });
     const message = `Step "${step.id}" failed after ${attempt} attempt(s): ${error}`;
     const failed = await this.db
@@ -247,4 +262,10 @@ class ExecutionRun {
     if (renewed.length === 0) throw new Pause({ done: false, resumeInSeconds: 30 });
     this.checkpoints.set(step.id, { ...row } as ExecutionStep);
   }
+}
+
+/** A result small enough for its checkpoint row; a larger one is kept as a truncated preview. */
+function bounded(result: unknown): unknown {
+  const text = JSON.stringify(result ?? null);
+  return text.length <= MAX_RESULT_CHARS ? result : { truncated: true, preview: text.slice(0, MAX_RESULT_CHARS) };
 }

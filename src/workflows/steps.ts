@@ -34,12 +34,15 @@ export type Step =
   | { id: string; type: "delay"; name?: string; seconds: number };
 
 const Name = z.string().max(200).optional();
+/** Names the run context already uses: a set step may not shadow them. */
+const RESERVED = ["steps", "input", "execution", "agent"];
+const VariableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
 
 export const StepSchema: z.ZodType<Step> = z.lazy(() =>
   z.discriminatedUnion("type", [
     z.object({ id: StepId, type: z.literal("tool"), name: Name, tool: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).default({}), retry: RetryPolicySchema.optional() }).strict(),
     z.object({ id: StepId, type: z.literal("condition"), name: Name, condition: ConditionSchema, then: z.array(StepSchema).default([]), else: z.array(StepSchema).default([]) }).strict(),
-    z.object({ id: StepId, type: z.literal("set"), name: Name, values: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.unknown()) }).strict(),
+    z.object({ id: StepId, type: z.literal("set"), name: Name, values: z.record(VariableName, z.unknown()) }).strict(),
     z.object({ id: StepId, type: z.literal("delay"), name: Name, seconds: z.number().min(0).max(MAX_DELAY_SECONDS) }).strict(),
   ]),
 ) as z.ZodType<Step>;
@@ -49,7 +52,7 @@ export const StepsSchema = z.array(z.unknown()).max(MAX_STEPS).openapi({
 });
 
 export const SettingsSchema = z
-  .object({ retry: RetryPolicySchema.optional(), timeout_seconds: z.number().int().min(1).max(86_400).optional() })
+  .object({ retry: RetryPolicySchema.optional() })
   .strict()
   .openapi("WorkflowSettings");
 
@@ -81,6 +84,11 @@ export function validateSteps(raw: unknown[], field = "steps"): { steps: Step[];
       count++;
       if (seen.has(step.id)) errors.push({ location: "body", field: `${here}.id`, message: `Step id "${step.id}" is used twice; ids must be unique.` });
       seen.add(step.id);
+      if (step.type === "set") {
+        for (const name of Object.keys(step.values).filter((n) => RESERVED.includes(n))) {
+          errors.push({ location: "body", field: `${here}.values.${name}`, message: `Step "${step.id}": ${RESERVED.join(", ")} are reserved names.` });
+        }
+      }
       if (step.type === "tool" && !parseToolName(step.tool)) {
         errors.push({ location: "body", field: `${here}.tool`, message: `Step "${step.id}": no tool named "${step.tool}".` });
       }
