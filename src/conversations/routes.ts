@@ -300,21 +300,22 @@ export const conversationRoutes = createRouter()
     }
   })
   .openapi(explainIntent, async (c) => {
-    const { conversation_id } = c.req.valid("param");
-    const principal = c.get("principal");
-    await getOwnedConversation(c.get("db"), principal.userId, conversation_id);
     const body = c.req.valid("json");
-    const provider = await resolveProvider(providerContext(c), body.provider);
-    const catalog = await catalogFor(c.env, c.get("config"), c.get("db"), principal.userId);
+    const { provider, catalog } = await explainContext(c, c.req.valid("param").conversation_id, body.provider);
     return c.json({ ...classifyIntent(body.content, catalog), provider: provider.id }, 200);
   })
   .openapi(explainTools, async (c) => {
-    const { conversation_id } = c.req.valid("param");
-    const principal = c.get("principal");
-    await getOwnedConversation(c.get("db"), principal.userId, conversation_id);
     const body = c.req.valid("json");
-    const provider = await resolveProvider(providerContext(c), body.provider);
-    const catalog = await catalogFor(c.env, c.get("config"), c.get("db"), principal.userId);
+    const { provider, catalog } = await explainContext(c, c.req.valid("param").conversation_id, body.provider);
     const ranked = rankTools(body.content, catalog, 10).map((r) => ({ name: r.tool.name, score: r.score, reason: r.reason }));
     return c.json({ tools: ranked, provider: provider.id }, 200);
   });
+
+/** What both explain endpoints need: the caller's conversation checked, the provider, the catalog. */
+async function explainContext(c: Context<AppEnv>, conversationId: number, providerId: string | null | undefined) {
+  const userId = c.get("principal").userId;
+  await getOwnedConversation(c.get("db"), userId, conversationId);
+  const provider = await resolveProvider(providerContext(c), providerId);
+  const catalog = await catalogFor(c.env, c.get("config"), c.get("db"), userId);
+  return { provider, catalog };
+}
