@@ -1,9 +1,67 @@
-import { DurableObject } from "cloudflare:workers";
+import { Agent } from "agents";
+import { eq } from "drizzle-orm";
 import type { Env } from "../env";
+import { createDb } from "../db/client";
+import { agents } from "../db/schema";
+import { startExecution } from "../workflows/executions";
+import { getOwnedWorkflow } from "../workflows/service";
+
+export type ScheduleConfig = { type: "cron"; cron_expression: string } | { type: "interval"; interval_seconds: number };
+
+interface FirePayload {
+  agentId: string;
+}
 
 /**
- * One object per deployed agent: it will hold the agent's state, schedule and monitoring.
- * Declared now (SQLite-backed, as the Agents SDK needs) so the binding exists from the start;
- * the agents feature fills it in.
+ * One object per agent, on the Agents SDK: its schedule lives in the object's own storage and
+ * wakes it through the SDK's alarms. Applying a schedule first cancels the previous one, and the
+ * SDK's cron and interval schedules are idempotent, so restarts and repeated calls never add a
+ * second schedule.
  */
-export class AutomationAgent extends DurableObject<Env> {}
+// The SDK types `env` by the global Cloudflare.Env, which the tests widen; the hub's own Env is
+// used through `hub` below.
+export class AutomationAgent extends Agent<any> {
+  private get hub(): Env {
+    return this.env as Env;
+  }
+
+  /** Replaces the agent's schedule (null removes it); returns when it fires next. */
+  async applySchedule(agentId: string, config: ScheduleConfig | null): Promise<{ next_run_at: string | null }> {
+    for (const existing of this.getSchedules()) await this.cancelSchedule(existing.id);
+    if (!config) return { next_run_at: null };
+    const payload: FirePayload = { agentId };
+    const schedule =
+      config.type === "cron" ? await this.schedule(config.cron_expression, "fire", payload) : await this.scheduleEvery(config.interval_seconds, "fire", payload);
+    return { next_run_at: "time" in schedule ? new Date(schedule.time * 1000).toISOString() : null };
+  }
+
+  /** The next time the current schedule fires, if any. */
+  nextRun(): string | null {
+    const next = this.getSchedules()
+      .map((s) => ("time" in s ? s.time : Number.POSITIVE_INFINITY))
+      .sort((a, b) => a - b)[0];
+    return next && Number.isFinite(next) ? new Date(next * 1000).toISOString() : null;
+  }
+
+  /** Called by the SDK when the schedule is due: queues one run of the agent's workflow. */
+  async fire(payload: FirePayload): Promise<void> {
+    const db = createDb(this.hub.DB);
+    const agent = await db.select().from(agents).where(eq(agents.id, payload.agentId)).get();
+    if (!agent) {
+      // The agent was deleted: its schedule goes with it.
+      for (const existing of this.getSchedules()) await this.cancelSchedule(existing.id);
+      return;
+    }
+    if (agent.status === "active") {
+      const workflow = await getOwnedWorkflow(db, agent.userId, agent.workflowId);
+      await startExecution(this.hub, db, workflow, {
+        userId: agent.userId,
+        credentialId: agent.credentialId,
+        input: { trigger: "schedule", fired_at: new Date().toISOString() },
+        agentId: agent.id,
+      });
+    }
+    const nextRunAt = this.nextRun();
+    await db.update(agents).set({ nextRunAt: nextRunAt ? new Date(nextRunAt) : null, updatedAt: new Date() }).where(eq(agents.id, agent.id));
+  }
+}

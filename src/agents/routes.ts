@@ -4,7 +4,9 @@ import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
 import { startExecution } from "../workflows/executions";
 import { getOwnedWorkflow } from "../workflows/service";
-import { deleteAgent, deployAgent, getOwnedAgent, listAgents, presentAgent, setAgentStatus } from "./service";
+import { parseCronExpression } from "cron-schedule";
+import { applySchedule } from "./schedules";
+import { deleteAgent, deployAgent, getOwnedAgent, listAgents, presentAgent, setAgentStatus, setSchedule } from "./service";
 
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -31,6 +33,29 @@ export const AgentSchema = z
     updated_at: Timestamp,
   })
   .openapi("Agent");
+
+const ScheduleConfigSchema = z
+  .discriminatedUnion("type", [
+    z.object({
+      type: z.literal("cron"),
+      cron_expression: z
+        .string()
+        .max(100)
+        .refine((expr) => expr.trim().split(/\s+/).length === 5 && isCron(expr), { message: "Use a standard 5-field cron expression, e.g. \"0 9 * * 1\"." }),
+      timezone: z.string().max(64).optional().openapi({ description: "Only UTC for now (cron times are UTC)." }),
+    }),
+    z.object({ type: z.literal("interval"), interval_seconds: z.number().int().min(1).max(31_536_000) }),
+  ])
+  .openapi("ScheduleConfig");
+
+function isCron(expression: string): boolean {
+  try {
+    parseCronExpression(expression.trim());
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const AgentId = z.object({ agent_id: z.string().uuid().openapi({ param: { name: "agent_id", in: "path" } }) });
 
@@ -96,7 +121,50 @@ const remove = authedRoute("data:write", {
   responses: { 204: { description: "Deleted" }, ...notFoundError },
 });
 
+const schedule = authedRoute("data:write", {
+  method: "post",
+  path: "/agents/schedule",
+  tags: ["Agents"],
+  summary: "Schedule an agent",
+  description:
+    "Replaces the agent's schedule: `{type: \"cron\", cron_expression}` (standard 5 fields, UTC) or `{type: \"interval\", interval_seconds}`. Scheduling is idempotent: the agent's Durable Object keeps exactly one schedule, whatever restarts or repeated calls happen.",
+  request: { body: { required: true, content: { "application/json": { schema: z.object({ agent_id: z.string().uuid(), schedule_config: ScheduleConfigSchema }) } } } },
+  responses: { 200: { description: "The scheduled agent", content: { "application/json": { schema: AgentSchema } } }, ...notFoundError },
+});
+
+const unschedule = authedRoute("data:write", {
+  method: "delete",
+  path: "/agents/{agent_id}/schedule",
+  tags: ["Agents"],
+  summary: "Remove an agent's schedule",
+  request: { params: AgentId },
+  responses: { 200: { description: "The agent, now run manually or by events only", content: { "application/json": { schema: AgentSchema } } }, ...notFoundError },
+});
+
 export const agentRoutes = createRouter()
+  .openapi(schedule, async (c) => {
+    const principal = c.get("principal");
+    const { agent_id, schedule_config } = c.req.valid("json");
+    if (schedule_config.type === "cron" && schedule_config.timezone && schedule_config.timezone.toUpperCase() !== "UTC") {
+      throw new ApiError("validation_failed", "Only UTC cron schedules are supported for now.", {
+        errors: [{ location: "body", field: "schedule_config.timezone", message: "Use UTC (or leave it out) and express the hours in UTC." }],
+      });
+    }
+    const agent = await getOwnedAgent(c.get("db"), principal.userId, agent_id);
+    const config = schedule_config.type === "cron" ? { type: "cron" as const, cron_expression: schedule_config.cron_expression.trim() } : schedule_config;
+    const nextRunAt = await applySchedule(c.env, agent.id, config);
+    const updated = await setSchedule(c.get("db"), agent.id, { triggerType: "schedule", schedule: { ...config, timezone: "UTC" }, nextRunAt });
+    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, updated.workflowId);
+    return c.json(presentAgent(updated, workflow.name), 200);
+  })
+  .openapi(unschedule, async (c) => {
+    const principal = c.get("principal");
+    const agent = await getOwnedAgent(c.get("db"), principal.userId, c.req.valid("param").agent_id);
+    await applySchedule(c.env, agent.id, null);
+    const updated = await setSchedule(c.get("db"), agent.id, { triggerType: "manual", schedule: null, nextRunAt: null });
+    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, updated.workflowId);
+    return c.json(presentAgent(updated, workflow.name), 200);
+  })
   .openapi(pause, async (c) => {
     const agent = await setAgentStatus(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id, "paused");
     const workflow = await getOwnedWorkflow(c.get("db"), c.get("principal").userId, agent.workflowId);
@@ -108,7 +176,9 @@ export const agentRoutes = createRouter()
     return c.json(presentAgent(agent, workflow.name), 200);
   })
   .openapi(remove, async (c) => {
-    await deleteAgent(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id);
+    const agent = await getOwnedAgent(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id);
+    await applySchedule(c.env, agent.id, null);
+    await deleteAgent(c.get("db"), c.get("principal").userId, agent.id);
     return c.body(null, 204);
   })
   .openapi(deploy, async (c) => {

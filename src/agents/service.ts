@@ -40,6 +40,16 @@ export async function setAgentStatus(db: Db, userId: number, id: string, status:
   return row;
 }
 
+export async function setSchedule(db: Db, id: string, fields: { triggerType: string; schedule: Record<string, unknown> | null; nextRunAt: string | null }): Promise<Agent> {
+  const [row] = await db
+    .update(agents)
+    .set({ triggerType: fields.triggerType, schedule: fields.schedule, nextRunAt: fields.nextRunAt ? new Date(fields.nextRunAt) : null, updatedAt: new Date() })
+    .where(eq(agents.id, id))
+    .returning();
+  if (!row) throw notFound("Agent");
+  return row;
+}
+
 export async function deleteAgent(db: Db, userId: number, id: string): Promise<void> {
   const deleted = await db.delete(agents).where(and(eq(agents.id, id), eq(agents.userId, userId))).returning({ id: agents.id });
   if (deleted.length === 0) throw notFound("Agent");

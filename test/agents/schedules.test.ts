@@ -1,0 +1,70 @@
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { AutomationAgent } from "../../src/agents/automation-agent";
+import { agentObject } from "../../src/agents/schedules";
+import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
+import { newWorkflow } from "../workflows/helpers";
+
+const runsOf = async (agentId: string) =>
+  (await env.DB.prepare("SELECT COUNT(*) AS n FROM executions WHERE agent_id = ?").bind(agentId).first<{ n: number }>())!.n;
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await scheduler.wait(100);
+  }
+}
+
+const schedulesIn = async (agentId: string) => {
+  const stub = await agentObject(env, agentId);
+  return runInDurableObject(stub as any, async (instance: AutomationAgent) => instance.getSchedules().length);
+};
+
+describe("agent schedules", () => {
+  it("fire on an interval through the agent's Durable Object, idempotently, and stop when removed", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
+    const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
+    const body = { agent_id: agent.agent_id, schedule_config: { type: "interval", interval_seconds: 1 } };
+    const scheduled = await json(await call("/v1/agents/schedule", { token: key, json: body }));
+    expect(scheduled).toMatchObject({ trigger_type: "schedule", schedule: { type: "interval", interval_seconds: 1 } });
+    expect(Date.parse(scheduled.monitoring.next_run_at)).toBeGreaterThan(Date.now() - 1000);
+
+    // Scheduling again, and a restart of the object, never add a second schedule.
+    await call("/v1/agents/schedule", { token: key, json: body });
+    await call("/v1/agents/schedule", { token: key, json: body });
+    expect(await schedulesIn(agent.agent_id)).toBe(1);
+    await evictDurableObject((await agentObject(env, agent.agent_id)) as any);
+    expect(await schedulesIn(agent.agent_id)).toBe(1);
+
+    await waitFor(async () => (await runsOf(agent.agent_id)) >= 2, 10_000);
+    const run = await env.DB.prepare("SELECT input FROM executions WHERE agent_id = ? LIMIT 1").bind(agent.agent_id).first<{ input: string }>();
+    expect(JSON.parse(run!.input)).toMatchObject({ trigger: "schedule" });
+
+    const removed = await json(await call(`/v1/agents/${agent.agent_id}/schedule`, { method: "DELETE", token: key }));
+    expect(removed).toMatchObject({ trigger_type: "manual", schedule: null, monitoring: { next_run_at: null } });
+    expect(await schedulesIn(agent.agent_id)).toBe(0);
+    const after = await runsOf(agent.agent_id);
+    await scheduler.wait(2500);
+    expect(await runsOf(agent.agent_id)).toBe(after);
+  }, 30_000);
+
+  it("accept standard 5-field cron in UTC and refuse anything else", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
+    const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
+    const schedule = (schedule_config: unknown) => call("/v1/agents/schedule", { token: key, json: { agent_id: agent.agent_id, schedule_config } });
+    const weekly = await json(await schedule({ type: "cron", cron_expression: "0 9 * * 1" }));
+    expect(weekly.schedule).toMatchObject({ type: "cron", cron_expression: "0 9 * * 1", timezone: "UTC" });
+    const next = new Date(weekly.monitoring.next_run_at);
+    expect([next.getUTCDay(), next.getUTCHours(), next.getUTCMinutes()]).toEqual([1, 9, 0]);
+    await expectProblem(await schedule({ type: "cron", cron_expression: "every monday" }), 422, "validation_failed");
+    await expectProblem(await schedule({ type: "cron", cron_expression: "0 9 * * 1", timezone: "Europe/Berlin" }), 422, "validation_failed");
+    await expectProblem(await schedule({ type: "interval", interval_seconds: 0 }), 422, "validation_failed");
+    const stranger = await newApiKey(await newUser());
+    await expectProblem(await call("/v1/agents/schedule", { token: stranger.key, json: { agent_id: agent.agent_id, schedule_config: { type: "interval", interval_seconds: 60 } } }), 404, "not_found");
+    await call(`/v1/agents/${agent.agent_id}/schedule`, { method: "DELETE", token: key });
+  });
+});
