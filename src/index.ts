@@ -4,6 +4,7 @@ import type { Env } from "./env";
 import { removeExpiredCredentials } from "./scheduled/housekeeping";
 import { resumeStaleExecutions } from "./workflows/executions";
 import { forgetOldDeliveries } from "./agents/webhooks";
+import { sweepOverdueAgents } from "./agents/firing";
 import { consumeWorkflowRuns, type WorkflowRunMessage } from "./workflows/queue-consumer";
 
 export { ConversationObject } from "./conversations/conversation-object";
@@ -17,6 +18,6 @@ export default {
   queue: (batch, env) => consumeWorkflowRuns(batch, env),
   async scheduled(_controller, env, ctx) {
     const db = createDb(env.DB);
-    ctx.waitUntil(Promise.all([removeExpiredCredentials(db), resumeStaleExecutions(env, db), forgetOldDeliveries(db)]).then(() => undefined));
+    ctx.waitUntil(Promise.all([removeExpiredCredentials(db), resumeStaleExecutions(env, db), forgetOldDeliveries(db), sweepOverdueAgents(env, db)]).then(() => undefined));
   },
 } satisfies ExportedHandler<Env, WorkflowRunMessage>;

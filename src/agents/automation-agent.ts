@@ -3,8 +3,7 @@ import { eq } from "drizzle-orm";
 import type { Env } from "../env";
 import { createDb } from "../db/client";
 import { agents } from "../db/schema";
-import { startExecution } from "../workflows/executions";
-import { getOwnedWorkflow } from "../workflows/service";
+import { serveDueRun } from "./firing";
 
 export type ScheduleConfig = { type: "cron"; cron_expression: string } | { type: "interval"; interval_seconds: number };
 
@@ -43,25 +42,18 @@ export class AutomationAgent extends Agent<any> {
     return next && Number.isFinite(next) ? new Date(next * 1000).toISOString() : null;
   }
 
-  /** Called by the SDK when the schedule is due: queues one run of the agent's workflow. */
-  async fire(payload: FirePayload): Promise<void> {
+  /**
+   * Called by the SDK when the schedule is due: serves the agent's due run (at most once per due
+   * time, shared with the cron backstop) and returns whether this call started it.
+   */
+  async fire(payload: FirePayload): Promise<boolean> {
     const db = createDb(this.hub.DB);
     const agent = await db.select().from(agents).where(eq(agents.id, payload.agentId)).get();
     if (!agent) {
       // The agent was deleted: its schedule goes with it.
       for (const existing of this.getSchedules()) await this.cancelSchedule(existing.id);
-      return;
+      return false;
     }
-    if (agent.status === "active") {
-      const workflow = await getOwnedWorkflow(db, agent.userId, agent.workflowId);
-      await startExecution(this.hub, db, workflow, {
-        userId: agent.userId,
-        credentialId: agent.credentialId,
-        input: { trigger: "schedule", fired_at: new Date().toISOString() },
-        agentId: agent.id,
-      });
-    }
-    const nextRunAt = this.nextRun();
-    await db.update(agents).set({ nextRunAt: nextRunAt ? new Date(nextRunAt) : null, updatedAt: new Date() }).where(eq(agents.id, agent.id));
+    return serveDueRun(this.hub, db, agent, "alarm");
   }
 }

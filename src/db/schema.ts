@@ -342,3 +342,17 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.agentId, t.signatureHash] }), index("webhook_deliveries_received_idx").on(t.receivedAt)],
 );
+
+/** Scheduled fire times already served, per agent: the dedup key that keeps a run from happening twice. */
+export const agentFires = sqliteTable(
+  "agent_fires",
+  {
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    dueAt: integer("due_at").notNull(),
+    source: text("source").notNull(),
+    firedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.dueAt] })],
+);

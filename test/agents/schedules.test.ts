@@ -1,10 +1,11 @@
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, evictDurableObject, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AutomationAgent } from "../../src/agents/automation-agent";
 import { agentObject } from "../../src/agents/schedules";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { newWorkflow } from "../workflows/helpers";
+import worker from "../../src/index";
 
 const runsOf = async (agentId: string) =>
   (await env.DB.prepare("SELECT COUNT(*) AS n FROM executions WHERE agent_id = ?").bind(agentId).first<{ n: number }>())!.n;
@@ -66,5 +67,50 @@ describe("agent schedules", () => {
     const stranger = await newApiKey(await newUser());
     await expectProblem(await call("/v1/agents/schedule", { token: stranger.key, json: { agent_id: agent.agent_id, schedule_config: { type: "interval", interval_seconds: 60 } } }), 404, "not_found");
     await call(`/v1/agents/${agent.agent_id}/schedule`, { method: "DELETE", token: key });
+  });
+});
+
+describe("scheduled runs happen once per due time", () => {
+  async function hourlyAgent(key: string) {
+    const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
+    const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
+    await call("/v1/agents/schedule", { token: key, json: { agent_id: agent.agent_id, schedule_config: { type: "interval", interval_seconds: 3600 } } });
+    return agent.agent_id as string;
+  }
+  const setDue = (agentId: string, at: number) => env.DB.prepare("UPDATE agents SET next_run_at = ? WHERE id = ?").bind(at, agentId).run();
+  const nextRunAt = async (agentId: string) => (await env.DB.prepare("SELECT next_run_at FROM agents WHERE id = ?").bind(agentId).first<{ next_run_at: number }>())!.next_run_at;
+
+  it("a duplicated alarm does not double-run", async () => {
+    const { key } = await newApiKey(await newUser());
+    const agentId = await hourlyAgent(key);
+    const due = Date.now() - 1000;
+    await setDue(agentId, due);
+    const stub = await agentObject(env, agentId);
+    const fired = await Promise.all([stub.fire({ agentId }), stub.fire({ agentId }), stub.fire({ agentId })]);
+    expect(fired.filter(Boolean)).toHaveLength(1);
+    expect(await runsOf(agentId)).toBe(1);
+    expect(await nextRunAt(agentId)).toBe(due + 3600_000);
+    await call(`/v1/agents/${agentId}/schedule`, { method: "DELETE", token: key });
+  });
+
+  it("the cron backstop serves an agent whose alarm is overdue, once, and the late alarm then does nothing", async () => {
+    const { key } = await newApiKey(await newUser());
+    const agentId = await hourlyAgent(key);
+    const due = Date.now() - 5 * 60_000;
+    await setDue(agentId, due);
+    const sweep = async () => {
+      const ctx = createExecutionContext();
+      await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: "* * * * *" }), env, ctx);
+      await waitOnExecutionContext(ctx);
+    };
+    await sweep();
+    await sweep();
+    expect(await runsOf(agentId)).toBe(1);
+    const run = await env.DB.prepare("SELECT input FROM executions WHERE agent_id = ?").bind(agentId).first<{ input: string }>();
+    expect(JSON.parse(run!.input)).toMatchObject({ trigger: "schedule", fired_by: "backstop", due_at: new Date(due).toISOString() });
+    // The next due time is the first slot after now, not a burst of missed ones.
+    expect(await nextRunAt(agentId)).toBe(due + 3600_000);
+    expect(await (await agentObject(env, agentId)).fire({ agentId })).toBe(false);
+    await call(`/v1/agents/${agentId}/schedule`, { method: "DELETE", token: key });
   });
 });

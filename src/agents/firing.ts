@@ -1,0 +1,63 @@
+import { parseCronExpression } from "cron-schedule";
+import { and, eq, isNotNull, lt } from "drizzle-orm";
+import type { Env } from "../env";
+import type { Db } from "../db/client";
+import { agentFires, agents, type Agent } from "../db/schema";
+import { startExecution } from "../workflows/executions";
+import { getOwnedWorkflow } from "../workflows/service";
+
+/** How late a scheduled run may be before the cron backstop serves it instead. */
+export const BACKSTOP_GRACE_MS = 90_000;
+/** A fire this early is still its due time's (alarms may run a moment early). */
+const EARLY_TOLERANCE_MS = 2_000;
+
+/** The first due time after `after`, per the agent's schedule. */
+export function nextDueAfter(schedule: Record<string, unknown>, lastDue: Date, after: Date): Date | null {
+  if (schedule.type === "interval") {
+    const step = Number(schedule.interval_seconds) * 1000;
+    const missed = Math.max(1, Math.ceil((after.getTime() - lastDue.getTime() + 1) / step));
+    return new Date(lastDue.getTime() + missed * step);
+  }
+  if (schedule.type === "cron") return parseCronExpression(String(schedule.cron_expression)).getNextDate(after);
+  return null;
+}
+
+/**
+ * Serves the agent's due run, if it is due: the due time (`next_run_at`) is claimed as a dedup key
+ * first, so the agent's alarm, a duplicated alarm and the cron backstop can all try and exactly one
+ * run starts. Then `next_run_at` moves to the next due time.
+ */
+export async function serveDueRun(env: Env, db: Db, agent: Agent, source: "alarm" | "backstop", now = Date.now()): Promise<boolean> {
+  if (!agent.schedule || !agent.nextRunAt || agent.nextRunAt.getTime() > now + EARLY_TOLERANCE_MS) return false;
+  const due = agent.nextRunAt;
+  const claimed = await db.insert(agentFires).values({ agentId: agent.id, dueAt: due.getTime(), source }).onConflictDoNothing().returning({ dueAt: agentFires.dueAt });
+  const next = nextDueAfter(agent.schedule, due, new Date(now));
+  await db
+    .update(agents)
+    .set({ nextRunAt: next, updatedAt: new Date() })
+    .where(and(eq(agents.id, agent.id), eq(agents.nextRunAt, due)));
+  if (claimed.length === 0 || agent.status !== "active") return false;
+  const workflow = await getOwnedWorkflow(db, agent.userId, agent.workflowId);
+  await startExecution(env, db, workflow, {
+    userId: agent.userId,
+    credentialId: agent.credentialId,
+    input: { trigger: "schedule", due_at: due.toISOString(), fired_by: source },
+    agentId: agent.id,
+  });
+  return true;
+}
+
+/** Cron backstop: scheduled agents more than the grace period past due are served here. */
+export async function sweepOverdueAgents(env: Env, db: Db, now = Date.now()): Promise<number> {
+  const overdue = await db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.triggerType, "schedule"), isNotNull(agents.nextRunAt), lt(agents.nextRunAt, new Date(now - BACKSTOP_GRACE_MS))))
+    .limit(200)
+    .all();
+  let served = 0;
+  for (const agent of overdue) if (await serveDueRun(env, db, agent, "backstop", now)) served++;
+  // Fire records only matter while their due time could still be served.
+  await db.delete(agentFires).where(lt(agentFires.firedAt, new Date(now - 24 * 3600 * 1000)));
+  return served;
+}
