@@ -3,12 +3,15 @@ import { eq } from "drizzle-orm";
 import type { Env } from "../env";
 import { createDb } from "../db/client";
 import { agents } from "../db/schema";
+import { nextCronInstant } from "./cron-time";
 import { serveDueRun } from "./firing";
 
-export type ScheduleConfig = { type: "cron"; cron_expression: string } | { type: "interval"; interval_seconds: number };
+export type ScheduleConfig = { type: "cron"; cron_expression: string; timezone: string } | { type: "interval"; interval_seconds: number };
 
 interface FirePayload {
   agentId: string;
+  /** For cron: the due instant this alarm was armed for (each alarm is armed once). */
+  due?: number;
 }
 
 /**
@@ -28,10 +31,19 @@ export class AutomationAgent extends Agent<any> {
   async applySchedule(agentId: string, config: ScheduleConfig | null): Promise<{ next_run_at: string | null }> {
     for (const existing of this.getSchedules()) await this.cancelSchedule(existing.id);
     if (!config) return { next_run_at: null };
-    const payload: FirePayload = { agentId };
-    const schedule =
-      config.type === "cron" ? await this.schedule(config.cron_expression, "fire", payload) : await this.scheduleEvery(config.interval_seconds, "fire", payload);
-    return { next_run_at: "time" in schedule ? new Date(schedule.time * 1000).toISOString() : null };
+    if (config.type === "interval") {
+      const schedule = await this.scheduleEvery(config.interval_seconds, "fire", { agentId } satisfies FirePayload);
+      return { next_run_at: "time" in schedule ? new Date(schedule.time * 1000).toISOString() : null };
+    }
+    // Cron runs as one alarm at a time, set for the next due instant in the schedule's time zone
+    // (the SDK's own cron knows only UTC) and armed again after each fire.
+    const due = nextCronInstant(config.cron_expression, config.timezone, new Date());
+    await this.armCron(agentId, due);
+    return { next_run_at: due.toISOString() };
+  }
+
+  private async armCron(agentId: string, due: Date) {
+    await this.schedule(due, "fire", { agentId, due: due.getTime() } satisfies FirePayload, { idempotent: true });
   }
 
   /** The next time the current schedule fires, if any. */
@@ -54,6 +66,12 @@ export class AutomationAgent extends Agent<any> {
       for (const existing of this.getSchedules()) await this.cancelSchedule(existing.id);
       return false;
     }
-    return serveDueRun(this.hub, db, agent, "alarm");
+    const served = await serveDueRun(this.hub, db, agent, "alarm");
+    // A cron alarm is one-off: arm the next one from the agent's (now advanced) due time.
+    if (agent.schedule?.type === "cron" && agent.triggerType === "schedule") {
+      const next = await db.select({ nextRunAt: agents.nextRunAt }).from(agents).where(eq(agents.id, agent.id)).get();
+      if (next?.nextRunAt && next.nextRunAt.getTime() > Date.now()) await this.armCron(agent.id, next.nextRunAt);
+    }
+    return served;
   }
 }

@@ -1,4 +1,4 @@
-import { parseCronExpression } from "cron-schedule";
+import { nextCronInstant } from "./cron-time";
 import { and, eq, isNotNull, lt } from "drizzle-orm";
 import type { Env } from "../env";
 import type { Db } from "../db/client";
@@ -18,7 +18,7 @@ export function nextDueAfter(schedule: Record<string, unknown>, lastDue: Date, a
     const missed = Math.max(1, Math.ceil((after.getTime() - lastDue.getTime() + 1) / step));
     return new Date(lastDue.getTime() + missed * step);
   }
-  if (schedule.type === "cron") return parseCronExpression(String(schedule.cron_expression)).getNextDate(after);
+  if (schedule.type === "cron") return nextCronInstant(String(schedule.cron_expression), String(schedule.timezone ?? "UTC"), after);
   return null;
 }
 

@@ -6,6 +6,7 @@ import { startExecution } from "../workflows/executions";
 import { getOwnedWorkflow } from "../workflows/service";
 import { parseCronExpression } from "cron-schedule";
 import { applySchedule } from "./schedules";
+import { isTimeZone } from "./cron-time";
 import { deleteAgent, deployAgent, getOwnedAgent, listAgents, presentAgent, setAgentStatus, setSchedule } from "./service";
 
 const JsonObject = z.record(z.string(), z.unknown());
@@ -42,7 +43,7 @@ const ScheduleConfigSchema = z
         .string()
         .max(100)
         .refine((expr) => expr.trim().split(/\s+/).length === 5 && isCron(expr), { message: "Use a standard 5-field cron expression, e.g. \"0 9 * * 1\"." }),
-      timezone: z.string().max(64).optional().openapi({ description: "Only UTC for now (cron times are UTC)." }),
+      timezone: z.string().max(64).default("UTC").refine(isTimeZone, { message: "Use an IANA time zone such as Europe/Berlin." }).openapi({ description: "IANA time zone the expression is read in (default UTC)." }),
     }),
     z.object({ type: z.literal("interval"), interval_seconds: z.number().int().min(1).max(31_536_000) }),
   ])
@@ -127,7 +128,7 @@ const schedule = authedRoute("data:write", {
   tags: ["Agents"],
   summary: "Schedule an agent",
   description:
-    "Replaces the agent's schedule: `{type: \"cron\", cron_expression}` (standard 5 fields, UTC) or `{type: \"interval\", interval_seconds}`. Scheduling is idempotent: the agent's Durable Object keeps exactly one schedule, whatever restarts or repeated calls happen.",
+    "Replaces the agent's schedule: `{type: \"cron\", cron_expression, timezone?}` (standard 5 fields, read in the IANA time zone, default UTC) or `{type: \"interval\", interval_seconds}`. Scheduling is idempotent: the agent's Durable Object keeps exactly one schedule, whatever restarts or repeated calls happen.",
   request: { body: { required: true, content: { "application/json": { schema: z.object({ agent_id: z.string().uuid(), schedule_config: ScheduleConfigSchema }) } } } },
   responses: { 200: { description: "The scheduled agent", content: { "application/json": { schema: AgentSchema } } }, ...notFoundError },
 });
@@ -145,15 +146,11 @@ export const agentRoutes = createRouter()
   .openapi(schedule, async (c) => {
     const principal = c.get("principal");
     const { agent_id, schedule_config } = c.req.valid("json");
-    if (schedule_config.type === "cron" && schedule_config.timezone && schedule_config.timezone.toUpperCase() !== "UTC") {
-      throw new ApiError("validation_failed", "Only UTC cron schedules are supported for now.", {
-        errors: [{ location: "body", field: "schedule_config.timezone", message: "Use UTC (or leave it out) and express the hours in UTC." }],
-      });
-    }
     const agent = await getOwnedAgent(c.get("db"), principal.userId, agent_id);
-    const config = schedule_config.type === "cron" ? { type: "cron" as const, cron_expression: schedule_config.cron_expression.trim() } : schedule_config;
+    const config =
+      schedule_config.type === "cron" ? { type: "cron" as const, cron_expression: schedule_config.cron_expression.trim(), timezone: schedule_config.timezone } : schedule_config;
     const nextRunAt = await applySchedule(c.env, agent.id, config);
-    const updated = await setSchedule(c.get("db"), agent.id, { triggerType: "schedule", schedule: { ...config, timezone: "UTC" }, nextRunAt });
+    const updated = await setSchedule(c.get("db"), agent.id, { triggerType: "schedule", schedule: config, nextRunAt });
     const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, updated.workflowId);
     return c.json(presentAgent(updated, workflow.name), 200);
   })

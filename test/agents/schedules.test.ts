@@ -52,7 +52,7 @@ describe("agent schedules", () => {
     expect(await runsOf(agent.agent_id)).toBe(after);
   }, 30_000);
 
-  it("accept standard 5-field cron in UTC and refuse anything else", async () => {
+  it("accept standard 5-field cron, in UTC or an IANA time zone, and refuse anything else", async () => {
     const { key } = await newApiKey(await newUser());
     const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
     const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
@@ -62,7 +62,15 @@ describe("agent schedules", () => {
     const next = new Date(weekly.monitoring.next_run_at);
     expect([next.getUTCDay(), next.getUTCHours(), next.getUTCMinutes()]).toEqual([1, 9, 0]);
     await expectProblem(await schedule({ type: "cron", cron_expression: "every monday" }), 422, "validation_failed");
-    await expectProblem(await schedule({ type: "cron", cron_expression: "0 9 * * 1", timezone: "Europe/Berlin" }), 422, "validation_failed");
+    // Read in a time zone: 09:00 in Berlin is 08:00 UTC in winter and 07:00 UTC in summer.
+    const berlin = await json(await schedule({ type: "cron", cron_expression: "0 9 * * *", timezone: "Europe/Berlin" }));
+    expect(berlin.schedule).toMatchObject({ timezone: "Europe/Berlin" });
+    const nextBerlin = new Date(berlin.monitoring.next_run_at);
+    const berlinHour = Number(new Intl.DateTimeFormat("en-US", { timeZone: "Europe/Berlin", hour: "numeric", hourCycle: "h23" }).format(nextBerlin));
+    expect([berlinHour, nextBerlin.getUTCMinutes()]).toEqual([9, 0]);
+    expect(nextBerlin.getTime()).toBeGreaterThan(Date.now());
+    expect(nextBerlin.getTime() - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
+    await expectProblem(await schedule({ type: "cron", cron_expression: "0 9 * * 1", timezone: "Mars/Olympus_Mons" }), 422, "validation_failed");
     await expectProblem(await schedule({ type: "interval", interval_seconds: 0 }), 422, "validation_failed");
     const stranger = await newApiKey(await newUser());
     await expectProblem(await call("/v1/agents/schedule", { token: stranger.key, json: { agent_id: agent.agent_id, schedule_config: { type: "interval", interval_seconds: 60 } } }), 404, "not_found");
@@ -112,5 +120,27 @@ describe("scheduled runs happen once per due time", () => {
     expect(await nextRunAt(agentId)).toBe(due + 3600_000);
     expect(await (await agentObject(env, agentId)).fire({ agentId })).toBe(false);
     await call(`/v1/agents/${agentId}/schedule`, { method: "DELETE", token: key });
+  });
+});
+
+describe("cron schedules", () => {
+  it("keep exactly one alarm armed, for the next due time, after each fire", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
+    const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
+    const agentId = agent.agent_id as string;
+    const scheduled = await json(await call("/v1/agents/schedule", { token: key, json: { agent_id: agentId, schedule_config: { type: "cron", cron_expression: "0 9 * * *", timezone: "Europe/Berlin" } } }));
+    expect(await schedulesIn(agentId)).toBe(1);
+    // Pretend the alarm is due now.
+    await env.DB.prepare("UPDATE agents SET next_run_at = ? WHERE id = ?").bind(Date.now() - 1000, agentId).run();
+    const stub = await agentObject(env, agentId);
+    expect(await stub.fire({ agentId })).toBe(true);
+    expect(await runsOf(agentId)).toBe(1);
+    // The next due is the next 09:00 in Berlin, already armed: still one alarm.
+    const next = (await env.DB.prepare("SELECT next_run_at FROM agents WHERE id = ?").bind(agentId).first<{ next_run_at: number }>())!.next_run_at;
+    expect(new Date(next).toISOString()).toBe(scheduled.monitoring.next_run_at);
+    expect(await schedulesIn(agentId)).toBe(1);
+    await call(`/v1/agents/${agentId}/schedule`, { method: "DELETE", token: key });
+    expect(await schedulesIn(agentId)).toBe(0);
   });
 });
