@@ -21,6 +21,7 @@ import { conversationRoutes } from "./conversations/routes";
 import { chatRoutes } from "./conversations/chat-routes";
 import { workflowRoutes } from "./workflows/routes";
 import { agentRoutes } from "./agents/routes";
+import { templateRoutes } from "./templates/routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
 import { homePage } from "./pages/home";
 
@@ -69,6 +70,7 @@ export function createApp() {
   authed.route("/", chatRoutes);
   authed.route("/", workflowRoutes);
   authed.route("/", agentRoutes);
+  authed.route("/", templateRoutes);
   v1.route("/", authed);
 
   app.route("/", v1);

@@ -356,3 +356,31 @@ export const agentFires = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.agentId, t.dueAt] })],
 );
+
+/** Marketplace templates: the built-in catalog (seeded by a migration) and ones users publish. */
+export const templates = sqliteTable(
+  "templates",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    category: text("category").notNull(),
+    difficulty: text("difficulty", { enum: ["beginner", "intermediate", "advanced"] }).notNull(),
+    requiredConnections: text("required_connections", { mode: "json" }).$type<string[]>().notNull(),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
+    featured: integer("featured", { mode: "boolean" }).notNull().default(false),
+    useCount: integer("use_count").notNull().default(0),
+    triggerType: text("trigger_type").notNull().default("manual"),
+    triggerConfig: text("trigger_config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    variables: text("variables", { mode: "json" }).$type<Record<string, { default: unknown; description: string }>>().notNull(),
+    steps: text("steps", { mode: "json" }).$type<unknown[]>().notNull(),
+    /** Null for the built-in catalog; the publisher for published workflows. */
+    authorUserId: integer("author_user_id").references(() => users.id, { onDelete: "cascade" }),
+    sourceWorkflowId: integer("source_workflow_id"),
+    createdAt: createdAt(),
+    updatedAt: stampedAt("updated_at"),
+  },
+  (t) => [index("templates_category_idx").on(t.category), index("templates_author_idx").on(t.authorUserId)],
+);
+
+export type Template = typeof templates.$inferSelect;

@@ -1,0 +1,182 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../http/app-env";
+import { authedRoute, createRouter, notFoundError } from "../http/router";
+import { Timestamp } from "../http/schemas";
+import { parseToolName } from "../tools/catalog";
+import { WorkflowSchema } from "../workflows/routes";
+import { createWorkflow, getOwnedWorkflow, presentWorkflow } from "../workflows/service";
+import { countUse, getTemplate, listTemplates, presentTemplate, publishWorkflow, unpublish } from "./service";
+
+const Difficulty = z.enum(["beginner", "intermediate", "advanced"]);
+
+const TemplateSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    category: z.string(),
+    difficulty: Difficulty,
+    required_connections: z.array(z.string()).openapi({ description: "Platform ids the template's tools need." }),
+    tags: z.array(z.string()),
+    featured: z.boolean(),
+    use_count: z.number().int(),
+    trigger_type: z.string(),
+    trigger_config: z.record(z.string(), z.unknown()),
+    variables: z.record(z.string(), z.object({ default: z.unknown(), description: z.string() })),
+    steps: z.array(z.unknown()),
+    published_by_user: z.boolean(),
+    source_workflow_id: z.number().int().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi("Template");
+
+const envelope = <T extends z.ZodType>(data: T) => z.object({ success: z.boolean(), data, message: z.string() });
+const ok = <T, S extends 200 | 201 = 200>(c: Context<AppEnv>, data: T, message: string, status?: S) => c.json({ success: true, data, message }, (status ?? 200) as S);
+
+const Filter = z.string().max(200).nullish();
+const listQuery = z.object({ category: Filter, difficulty: Filter, search: Filter, connection: Filter });
+const list = (path: "/templates" | "/templates/") =>
+  authedRoute("data:read", {
+    method: "get",
+    path,
+    tags: ["Templates"],
+    summary: "List workflow templates",
+    description: "Filters (`category`, `difficulty`, `search` in name, description and tags, `connection` = a required platform id) combine. Featured first, then most used.",
+    request: { query: listQuery },
+    responses: { 200: { description: "Templates", content: { "application/json": { schema: envelope(z.array(TemplateSchema)) } } } },
+  });
+
+const categories = authedRoute("data:read", {
+  method: "get",
+  path: "/templates/categories",
+  tags: ["Templates"],
+  summary: "Templates grouped by category",
+  responses: {
+    200: {
+      description: "Categories",
+      content: { "application/json": { schema: envelope(z.array(z.object({ category: z.string(), count: z.number().int(), templates: z.array(TemplateSchema) }))) } },
+    },
+  },
+});
+
+const featured = authedRoute("data:read", {
+  method: "get",
+  path: "/templates/featured/list",
+  tags: ["Templates"],
+  summary: "Most popular templates",
+  description: "Featured templates first, then by use count; at most 10.",
+  responses: { 200: { description: "Featured", content: { "application/json": { schema: envelope(z.array(TemplateSchema)) } } } },
+});
+
+const TemplateId = z.object({ template_id: z.string().max(100).openapi({ param: { name: "template_id", in: "path" } }) });
+
+const get = authedRoute("data:read", {
+  method: "get",
+  path: "/templates/{template_id}",
+  tags: ["Templates"],
+  summary: "Get a template",
+  request: { params: TemplateId },
+  responses: { 200: { description: "The template", content: { "application/json": { schema: envelope(TemplateSchema) } } }, ...notFoundError },
+});
+
+const use = authedRoute("data:write", {
+  method: "post",
+  path: "/templates/{template_id}/use",
+  tags: ["Templates"],
+  summary: "Use a template",
+  description: "Copies the template into a new workflow of yours (variables take their defaults); the template itself is unchanged but for its use count.",
+  request: { params: TemplateId },
+  responses: { 201: { description: "The new workflow", content: { "application/json": { schema: envelope(WorkflowSchema) } } }, ...notFoundError },
+});
+
+const publish = authedRoute("data:write", {
+  method: "post",
+  path: "/workflows/{workflow_id}/publish",
+  tags: ["Templates"],
+  summary: "Publish a workflow as a template",
+  description: "Other users see it in the marketplace. Connection ids and secret-looking values are stripped from the copy.",
+  request: {
+    params: z.object({ workflow_id: z.coerce.number().int().positive().openapi({ param: { name: "workflow_id", in: "path" } }) }),
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.object({ category: z.string().trim().min(1).max(50), difficulty: Difficulty.default("beginner"), tags: z.array(z.string().max(50)).max(20).default([]) }) } },
+    },
+  },
+  responses: { 201: { description: "Published", content: { "application/json": { schema: envelope(TemplateSchema) } } }, ...notFoundError },
+});
+
+const withdraw = authedRoute("data:write", {
+  method: "delete",
+  path: "/templates/{template_id}",
+  tags: ["Templates"],
+  summary: "Unpublish a template you published",
+  request: { params: TemplateId },
+  responses: { 204: { description: "Unpublished" }, ...notFoundError },
+});
+
+/** Platform ids a workflow's tool steps need (native platform tools and MCP tools). */
+function requiredPlatforms(steps: unknown[]): string[] {
+  const found = new Set<string>();
+  const walk = (list: unknown[]) => {
+    for (const step of list as Record<string, any>[]) {
+      if (step?.type === "tool") {
+        const ref = parseToolName(String(step.tool));
+        if (ref?.kind === "platform") found.add(ref.platform.id);
+        if (ref?.kind === "mcp") found.add("mcp");
+      }
+      if (step?.type === "condition") walk([...(step.then ?? []), ...(step.else ?? [])]);
+    }
+  };
+  walk(steps);
+  return [...found].sort();
+}
+
+export const templateRoutes = createRouter()
+  .openapi(categories, async (c) => {
+    const all = await listTemplates(c.get("db"), {});
+    const groups = new Map<string, ReturnType<typeof presentTemplate>[]>();
+    for (const t of all) groups.set(t.category, [...(groups.get(t.category) ?? []), presentTemplate(t)]);
+    const data = [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([category, items]) => ({ category, count: items.length, templates: items }));
+    return ok(c, data, `${data.length} categories.`);
+  })
+  .openapi(featured, async (c) => {
+    const data = (await listTemplates(c.get("db"), {})).slice(0, 10).map(presentTemplate);
+    return ok(c, data, `${data.length} featured templates.`);
+  })
+  .openapi(list("/templates"), async (c) => {
+    const data = (await listTemplates(c.get("db"), c.req.valid("query"))).map(presentTemplate);
+    return ok(c, data, `${data.length} templates.`);
+  })
+  .openapi(list("/templates/"), async (c) => {
+    const data = (await listTemplates(c.get("db"), c.req.valid("query"))).map(presentTemplate);
+    return ok(c, data, `${data.length} templates.`);
+  })
+  .openapi(get, async (c) => ok(c, presentTemplate(await getTemplate(c.get("db"), c.req.valid("param").template_id)), "Template found.", 200))
+  .openapi(use, async (c) => {
+    const template = await getTemplate(c.get("db"), c.req.valid("param").template_id);
+    const copy = structuredClone({ steps: template.steps, triggerConfig: template.triggerConfig, variables: template.variables });
+    const workflow = await createWorkflow(c.get("db"), c.get("principal").userId, {
+      name: template.name,
+      description: template.description,
+      steps: copy.steps,
+      triggerType: template.triggerType,
+      triggerConfig: copy.triggerConfig,
+      variables: Object.fromEntries(Object.entries(copy.variables).map(([name, spec]) => [name, spec.default])),
+      metadata: { template_id: template.id, required_connections: template.requiredConnections, variable_descriptions: Object.fromEntries(Object.entries(copy.variables).map(([n, s]) => [n, s.description])) },
+    });
+    await countUse(c.get("db"), template.id);
+    return ok(c, presentWorkflow(workflow), `Created workflow ${workflow.id} from template ${template.id}.`, 201);
+  })
+  .openapi(publish, async (c) => {
+    const userId = c.get("principal").userId;
+    const body = c.req.valid("json");
+    const workflow = await getOwnedWorkflow(c.get("db"), userId, c.req.valid("param").workflow_id);
+    const template = await publishWorkflow(c.get("db"), userId, workflow, { ...body, requiredConnections: requiredPlatforms(workflow.steps) });
+    return ok(c, presentTemplate(template), "Published.", 201);
+  })
+  .openapi(withdraw, async (c) => {
+    await unpublish(c.get("db"), c.get("principal").userId, c.req.valid("param").template_id);
+    return c.body(null, 204);
+  });
