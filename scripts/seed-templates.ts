@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { TEMPLATES } from "../src/templates/catalog";
 
-const file = process.argv[2] ?? path.join(import.meta.dirname, "..", "migrations", "0008_seed_templates.sql");
+const file = process.argv[2] ?? path.join(import.meta.dirname, "..", "migrations", "0007_templates_seed.sql");
 const quote = (value: unknown) => `'${(typeof value === "string" ? value : JSON.stringify(value)).replaceAll("'", "''")}'`;
 const columns = ["id", "name", "description", "category", "difficulty", "required_connections", "tags", "featured", "trigger_type", "trigger_config", "variables", "steps"];
 const statements = TEMPLATES.map((t) => {
