@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, newApp, newUser } from "../helpers/api";
-import { CookieJar, authorizeAs, authorizeUrl, csrfFrom, postForm } from "../helpers/authorize";
+import { CookieJar, authorizeAs, authorizeUrl, csrfFrom, openAuthorizePage, postForm } from "../helpers/authorize";
 
 const REDIRECT = "https://app.example/callback";
 
@@ -57,11 +57,7 @@ describe("POST /auth/authorize", () => {
   it("refuses a form without the CSRF token, with a forged one, or from another origin", async () => {
     const user = await newUser();
     const app = await newApp(await newUser());
-    const url = authorizeUrl({ client_id: app.client_id, redirect_uri: REDIRECT });
-    const jar = new CookieJar();
-    const page = await call(url);
-    jar.store(page);
-    const csrf = csrfFrom(await page.text());
+    const { url, jar, csrf } = await openAuthorizePage({ client_id: app.client_id, redirect_uri: REDIRECT });
     const fields = { step: "sign_in", email: user.email, password: user.password };
 
     expect((await postForm(url, jar, fields)).status).toBe(403);
@@ -81,11 +77,7 @@ describe("POST /auth/authorize", () => {
   it("refuses an anonymous form token for approving, and oversized or non-form posts", async () => {
     const user = await newUser();
     const app = await newApp(await newUser());
-    const url = authorizeUrl({ client_id: app.client_id, redirect_uri: REDIRECT });
-    const jar = new CookieJar();
-    const page = await call(url);
-    jar.store(page);
-    const anonymousToken = csrfFrom(await page.text());
+    const { url, jar, csrf: anonymousToken } = await openAuthorizePage({ client_id: app.client_id, redirect_uri: REDIRECT });
     const consent = await postForm(url, jar, { csrf_token: anonymousToken, step: "sign_in", email: user.email, password: user.password });
     expect(consent.status).toBe(200);
     // The sign-in page's token was bound to nobody (and its nonce rotated at sign-in): it cannot approve.
@@ -101,11 +93,8 @@ describe("POST /auth/authorize", () => {
   it("keeps the person on the sign-in form after a wrong password", async () => {
     const user = await newUser();
     const app = await newApp(await newUser());
-    const url = authorizeUrl({ client_id: app.client_id, redirect_uri: REDIRECT });
-    const jar = new CookieJar();
-    const page = await call(url);
-    jar.store(page);
-    const response = await postForm(url, jar, { csrf_token: csrfFrom(await page.text()), step: "sign_in", email: user.email, password: "not the password" });
+    const { url, jar, csrf } = await openAuthorizePage({ client_id: app.client_id, redirect_uri: REDIRECT });
+    const response = await postForm(url, jar, { csrf_token: csrf, step: "sign_in", email: user.email, password: "not the password" });
     expect(response.status).toBe(401);
     const html = await response.text();
     expect(html).toContain("Wrong email or password");

@@ -41,17 +41,23 @@ export async function postForm(url: string, jar: CookieJar, fields: Record<strin
   return response;
 }
 
-/**
- * Signs `user` in on the authorize page and presses Approve (or `step`), returning the response,
- * whose Location carries the code or the error.
- */
-export async function authorizeAs(user: TestUser, params: Record<string, string>, step: "approve" | "deny" = "approve") {
+/** Opens the authorize page: its URL, the cookies it set, and the sign-in form's CSRF token. */
+export async function openAuthorizePage(params: Record<string, string>) {
   const url = authorizeUrl(params);
   const jar = new CookieJar();
   const page = await call(url);
   jar.store(page);
   if (page.status !== 200) throw new Error(`authorize page: ${page.status} ${await page.text()}`);
-  const consent = await postForm(url, jar, { csrf_token: csrfFrom(await page.text()), step: "sign_in", email: user.email, password: user.password });
+  return { url, jar, csrf: csrfFrom(await page.text()) };
+}
+
+/**
+ * Signs `user` in on the authorize page and presses Approve (or `step`), returning the response,
+ * whose Location carries the code or the error.
+ */
+export async function authorizeAs(user: TestUser, params: Record<string, string>, step: "approve" | "deny" = "approve") {
+  const { url, jar, csrf } = await openAuthorizePage(params);
+  const consent = await postForm(url, jar, { csrf_token: csrf, step: "sign_in", email: user.email, password: user.password });
   if (consent.status !== 200) throw new Error(`sign in: ${consent.status} ${await consent.text()}`);
   return postForm(url, jar, { csrf_token: csrfFrom(await consent.text()), step });
 }
