@@ -35,6 +35,11 @@ export interface Env {
   USER_RATE_LIMIT_PER_MINUTE?: string;
   TOOL_RATE_LIMIT_PER_MINUTE?: string;
   AUTH_RATE_LIMIT_PER_MINUTE?: string;
+  /** Per-user quotas (409 quota_exceeded past them) and the shortest interval schedule. */
+  MAX_WORKFLOWS_PER_USER?: string;
+  MAX_AGENTS_PER_USER?: string;
+  MAX_RUNNING_EXECUTIONS_PER_USER?: string;
+  MIN_INTERVAL_SECONDS?: string;
 }
 
 export type Environment = "production" | "sandbox";
@@ -52,6 +57,13 @@ export interface Config {
     userRequestsPerMinute: number;
     toolCallsPerMinute: number;
     authAttemptsPerMinute: number;
+  };
+  quotas: {
+    workflowsPerUser: number;
+    agentsPerUser: number;
+    runningExecutionsPerUser: number;
+    /** The shortest interval an agent may be scheduled at. */
+    minIntervalSeconds: number;
   };
 }
 
@@ -80,6 +92,13 @@ function parseConfig(env: Env): Config {
       userRequestsPerMinute: positiveInt(env.USER_RATE_LIMIT_PER_MINUTE, 1800),
       toolCallsPerMinute: positiveInt(env.TOOL_RATE_LIMIT_PER_MINUTE, 60),
       authAttemptsPerMinute: positiveInt(env.AUTH_RATE_LIMIT_PER_MINUTE, 30),
+    },
+    quotas: {
+      workflowsPerUser: positiveInt(env.MAX_WORKFLOWS_PER_USER, 1000),
+      agentsPerUser: positiveInt(env.MAX_AGENTS_PER_USER, 100),
+      runningExecutionsPerUser: positiveInt(env.MAX_RUNNING_EXECUTIONS_PER_USER, 500),
+      // Every second is handy while building locally; a deployment keeps agents from hammering.
+      minIntervalSeconds: positiveInt(env.MIN_INTERVAL_SECONDS, environment === "production" ? 10 : 1),
     },
   };
 }

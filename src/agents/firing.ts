@@ -5,6 +5,8 @@ import type { Db } from "../db/client";
 import { agentFires, agents, type Agent } from "../db/schema";
 import { startExecution } from "../workflows/executions";
 import { getOwnedWorkflow } from "../workflows/service";
+import { ApiError } from "../http/errors";
+import { agentStoppedReason, recordAgentRefusal } from "./service";
 
 /** How late a scheduled run may be before the cron backstop serves it instead. */
 export const BACKSTOP_GRACE_MS = 90_000;
@@ -37,13 +39,25 @@ export async function serveDueRun(env: Env, db: Db, agent: Agent, source: "alarm
     .set({ nextRunAt: next, updatedAt: new Date() })
     .where(and(eq(agents.id, agent.id), eq(agents.nextRunAt, due)));
   if (claimed.length === 0 || agent.status !== "active") return false;
+  const stopped = await agentStoppedReason(db, agent);
+  if (stopped) {
+    await recordAgentRefusal(db, agent.id, stopped);
+    return false;
+  }
   const workflow = await getOwnedWorkflow(db, agent.userId, agent.workflowId);
-  await startExecution(env, db, workflow, {
-    userId: agent.userId,
-    credentialId: agent.credentialId,
-    input: { trigger: "schedule", due_at: due.toISOString(), fired_by: source },
-    agentId: agent.id,
-  });
+  try {
+    await startExecution(env, db, workflow, {
+      userId: agent.userId,
+      credentialId: agent.credentialId,
+      input: { trigger: "schedule", due_at: due.toISOString(), fired_by: source },
+      agentId: agent.id,
+    });
+  } catch (error) {
+    // A paused workflow or a full quota skips this due time; the owner sees why.
+    if (!(error instanceof ApiError)) throw error;
+    await recordAgentRefusal(db, agent.id, `The run due at ${due.toISOString()} did not start: ${error.message}`);
+    return false;
+  }
   return true;
 }
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ApiError } from "../http/errors";
+import { ApiError, validationFailed } from "../http/errors";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
 import { startExecution } from "../workflows/executions";
@@ -45,7 +45,10 @@ const ScheduleConfigSchema = z
         .refine((expr) => expr.trim().split(/\s+/).length === 5 && isCron(expr), { message: "Use a standard 5-field cron expression, e.g. \"0 9 * * 1\"." }),
       timezone: z.string().max(64).default("UTC").refine(isTimeZone, { message: "Use an IANA time zone such as Europe/Berlin." }).openapi({ description: "IANA time zone the expression is read in (default UTC)." }),
     }),
-    z.object({ type: z.literal("interval"), interval_seconds: z.number().int().min(1).max(31_536_000) }),
+    z.object({
+      type: z.literal("interval"),
+      interval_seconds: z.number().int().min(1).max(31_536_000).openapi({ description: "At least the deployment's MIN_INTERVAL_SECONDS (10 by default in production)." }),
+    }),
   ])
   .openapi("ScheduleConfig");
 
@@ -60,7 +63,7 @@ function isCron(expression: string): boolean {
 
 const AgentId = z.object({ agent_id: z.string().uuid().openapi({ param: { name: "agent_id", in: "path" } }) });
 
-const deploy = authedRoute("data:write", {
+const deploy = authedRoute(["data:write", "workflow:execute"], {
   method: "post",
   path: "/agents/deploy",
   tags: ["Agents"],
@@ -101,7 +104,8 @@ const execute = authedRoute("workflow:execute", {
 });
 
 const statusRoute = (action: "pause" | "resume") =>
-  authedRoute("data:write", {
+  // Resuming lets the agent act again with its credential, so it needs the right to run work.
+  authedRoute(action === "resume" ? ["data:write", "workflow:execute"] : "data:write", {
     method: "post",
     path: `/agents/{agent_id}/${action}`,
     tags: ["Agents"],
@@ -122,7 +126,7 @@ const remove = authedRoute("data:write", {
   responses: { 204: { description: "Deleted" }, ...notFoundError },
 });
 
-const schedule = authedRoute("data:write", {
+const schedule = authedRoute(["data:write", "workflow:execute"], {
   method: "post",
   path: "/agents/schedule",
   tags: ["Agents"],
@@ -147,6 +151,10 @@ export const agentRoutes = createRouter()
     const principal = c.get("principal");
     const { agent_id, schedule_config } = c.req.valid("json");
     const agent = await getOwnedAgent(c.get("db"), principal.userId, agent_id);
+    const floor = c.get("config").quotas.minIntervalSeconds;
+    if (schedule_config.type === "interval" && schedule_config.interval_seconds < floor) {
+      throw validationFailed([{ location: "body", field: "schedule_config.interval_seconds", message: `Must be at least ${floor} seconds on this deployment.` }]);
+    }
     const config =
       schedule_config.type === "cron" ? { type: "cron" as const, cron_expression: schedule_config.cron_expression.trim(), timezone: schedule_config.timezone } : schedule_config;
     const nextRunAt = await applySchedule(c.env, agent.id, config);
@@ -186,6 +194,7 @@ export const agentRoutes = createRouter()
       credentialId: principal.credentialId,
       workflowId: body.workflow_id,
       config: body.agent_config ?? {},
+      maxAgents: c.get("config").quotas.agentsPerUser,
     });
     const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, agent.workflowId);
     c.header("Cache-Control", "no-store");
@@ -205,6 +214,7 @@ export const agentRoutes = createRouter()
     const principal = c.get("principal");
     const agent = await getOwnedAgent(c.get("db"), principal.userId, c.req.valid("param").agent_id);
     if (agent.status === "paused") throw new ApiError("conflict", "The agent is paused.");
+    // Run by hand, the agent acts with the caller's own (live) credential.
     const input = ((await c.req.json().catch(() => ({}))) ?? {}) as Record<string, unknown>;
     if (typeof input !== "object" || Array.isArray(input)) throw new ApiError("validation_failed", "The body must be a JSON object.");
     const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, agent.workflowId);

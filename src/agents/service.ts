@@ -1,8 +1,9 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import type { Env } from "../env";
 import type { Db } from "../db/client";
 import { agents, workflows, type Agent, type Execution } from "../db/schema";
-import { notFound } from "../http/errors";
+import { ApiError, notFound } from "../http/errors";
+import { credentialRevocation } from "../auth/credential-status";
 import { randomToken } from "../auth/crypto";
 import { secretBoxFor } from "../connections/secrets";
 import { getOwnedWorkflow } from "../workflows/service";
@@ -11,9 +12,11 @@ import { getOwnedWorkflow } from "../workflows/service";
 export async function deployAgent(
   env: Env,
   db: Db,
-  input: { userId: number; credentialId: string; workflowId: number; config: Record<string, unknown> },
+  input: { userId: number; credentialId: string; workflowId: number; config: Record<string, unknown>; maxAgents: number },
 ): Promise<{ agent: Agent; webhookSecret: string }> {
   const workflow = await getOwnedWorkflow(db, input.userId, input.workflowId);
+  const [held] = await db.select({ n: count() }).from(agents).where(eq(agents.userId, input.userId));
+  if ((held?.n ?? 0) >= input.maxAgents) throw new ApiError("quota_exceeded", `An account can hold at most ${input.maxAgents} agents; delete one first.`);
   const id = crypto.randomUUID();
   const webhookSecret = `whsec_${randomToken(32)}`;
   const sealed = await (await secretBoxFor(env)).seal(webhookSecret, `agent:${id}:webhook_secret`);
@@ -22,6 +25,20 @@ export async function deployAgent(
     .values({ id, userId: input.userId, workflowId: workflow.id, triggerType: workflow.triggerType, config: input.config, webhookSecret: sealed, credentialId: input.credentialId })
     .returning();
   return { agent: agent!, webhookSecret };
+}
+
+/**
+ * Why the agent cannot act on its own (a schedule or a webhook), or null if it can: an agent
+ * acts with the credential that deployed it, so a revoked API key or OAuth grant stops it.
+ */
+export async function agentStoppedReason(db: Db, agent: Agent): Promise<string | null> {
+  const revoked = await credentialRevocation(db, agent.credentialId);
+  return revoked ? `The agent is stopped: ${revoked} Deploy it again with a valid credential.` : null;
+}
+
+/** Records why a run the agent was due to start did not start, for `monitoring.last_error`. */
+export async function recordAgentRefusal(db: Db, agentId: string, reason: string): Promise<void> {
+  await db.update(agents).set({ lastError: reason, updatedAt: new Date() }).where(eq(agents.id, agentId));
 }
 
 export async function getOwnedAgent(db: Db, userId: number, id: string): Promise<Agent> {

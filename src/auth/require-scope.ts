@@ -3,14 +3,17 @@ import type { AppEnv } from "../http/app-env";
 import { ApiError } from "../http/errors";
 import type { Scope } from "./scopes";
 
-/** 403 with RFC 6750 `insufficient_scope` unless the caller's credential carries `scope`. */
-export function requireScope(scope: Scope) {
+/** 403 with RFC 6750 `insufficient_scope` unless the caller's credential carries every scope. */
+export function requireScope(scope: Scope | readonly Scope[]) {
+  const needed: readonly Scope[] = typeof scope === "string" ? [scope] : scope;
+  const list = needed.join(" ");
   return createMiddleware<AppEnv>(async (c, next) => {
     const principal = c.get("principal");
-    if (!principal.scopes.includes(scope)) {
-      throw new ApiError("insufficient_scope", `This operation needs the scope "${scope}".`, {
+    const missing = needed.filter((s) => !principal.scopes.includes(s));
+    if (missing.length) {
+      throw new ApiError("insufficient_scope", `This operation needs the scope${needed.length > 1 ? "s" : ""} "${needed.join('" and "')}"; the credential lacks "${missing.join('", "')}".`, {
         headers: {
-          "WWW-Authenticate": `Bearer realm="agent-automation-hub", error="insufficient_scope", scope="${scope}"`,
+          "WWW-Authenticate": `Bearer realm="agent-automation-hub", error="insufficient_scope", scope="${list}"`,
         },
       });
     }

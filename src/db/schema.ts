@@ -264,7 +264,13 @@ export const executions = sqliteTable(
     finishedAt: timestamp("finished_at"),
     updatedAt: stampedAt("updated_at"),
   },
-  (t) => [index("executions_workflow_idx").on(t.workflowId, t.createdAt), index("executions_status_idx").on(t.status, t.leaseUntil)],
+  (t) => [
+    index("executions_workflow_idx").on(t.workflowId, t.createdAt),
+    index("executions_status_idx").on(t.status, t.leaseUntil),
+    // Unfinished runs per user (the quota), and runs still relying on a credential (clean-up).
+    index("executions_user_status_idx").on(t.userId, t.status),
+    index("executions_credential_idx").on(t.credentialId),
+  ],
 );
 
 /** The checkpoint of one step of one execution: a succeeded step is never run again. */
@@ -325,7 +331,7 @@ export const agents = sqliteTable(
     createdAt: createdAt(),
     updatedAt: stampedAt("updated_at"),
   },
-  (t) => [index("agents_user_idx").on(t.userId, t.createdAt)],
+  (t) => [index("agents_user_idx").on(t.userId, t.createdAt), index("agents_credential_idx").on(t.credentialId)],
 );
 
 export type Agent = typeof agents.$inferSelect;

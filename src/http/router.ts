@@ -60,17 +60,19 @@ export const conflictError = { 409: problem("Conflicts with an existing resource
  * responses come from this single definition, so the document and the behaviour agree.
  */
 export function authedRoute<const R extends Omit<RouteConfig, "security" | "middleware">>(
-  scope: Scope,
+  scope: Scope | readonly Scope[],
   config: R,
   options: { firstPartyOnly?: boolean } = {},
 ) {
+  const scopes: readonly Scope[] = typeof scope === "string" ? [scope] : scope;
   const note = options.firstPartyOnly ? " Only with a login token or an API key, not with a token issued to an OAuth app." : "";
+  const needs = scopes.map((s) => `\`${s}\``).join(" and ");
   return createRoute({
     ...config,
-    security: [{ bearerAuth: [scope] }],
-    middleware: (options.firstPartyOnly ? [requireScope(scope), requireFirstParty] : [requireScope(scope)]) as [ReturnType<typeof requireScope>],
+    security: [{ bearerAuth: [...scopes] }],
+    middleware: (options.firstPartyOnly ? [requireScope(scopes), requireFirstParty] : [requireScope(scopes)]) as [ReturnType<typeof requireScope>],
     responses: { ...commonErrors, ...config.responses },
-    description: `${config.description ?? ""}\n\nRequires scope \`${scope}\`.${note}`.trim(),
+    description: `${config.description ?? ""}\n\nRequires scope${scopes.length > 1 ? "s" : ""} ${needs}.${note}`.trim(),
   });
 }
 

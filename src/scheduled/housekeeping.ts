@@ -1,6 +1,6 @@
-import { and, eq, isNotNull, lt, ne, notExists, or } from "drizzle-orm";
+import { and, eq, exists, inArray, isNotNull, lt, ne, not, notExists, or } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { authorizationCodes, grants, refreshTokens } from "../db/schema";
+import { agents, authorizationCodes, executions, grants, refreshTokens } from "../db/schema";
 import { ACCESS_TOKEN_TTL_SECONDS } from "../auth/jwt";
 
 /** Used codes stay for a day, so that a replay within that day is still recognised as reuse. */
@@ -24,10 +24,18 @@ export async function removeExpiredCredentials(db: Db, now = Date.now()): Promis
     .returning({ id: authorizationCodes.codeHash });
   const tokens = await db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, new Date(now))).returning({ id: refreshTokens.tokenHash });
   const accessTokenLifetime = new Date(now - ACCESS_TOKEN_TTL_SECONDS * 1000 - 60_000);
+  // A grant that agents or unfinished executions run with stays: it says whether they may still
+  // act (a revoked one stops them), long after its own tokens are gone.
+  const stillActingFor = or(
+    exists(db.select({ one: agents.id }).from(agents).where(eq(agents.credentialId, grants.id))),
+    exists(db.select({ one: executions.id }).from(executions).where(and(eq(executions.credentialId, grants.id), inArray(executions.status, ["queued", "running"])))),
+  );
   const oldGrants = await db
     .delete(grants)
     .where(
-      or(
+      and(
+        not(stillActingFor!),
+        or(
         and(eq(grants.kind, "client_credentials"), lt(grants.createdAt, accessTokenLifetime)),
         and(isNotNull(grants.revokedAt), lt(grants.revokedAt, new Date(now - USED_CODE_RETENTION_MS))),
         and(
@@ -35,6 +43,7 @@ export async function removeExpiredCredentials(db: Db, now = Date.now()): Promis
           lt(grants.createdAt, accessTokenLifetime),
           notExists(db.select({ one: refreshTokens.tokenHash }).from(refreshTokens).where(eq(refreshTokens.grantId, grants.id))),
         ),
+      ),
       ),
     )
     .returning({ id: grants.id });

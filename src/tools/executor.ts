@@ -47,6 +47,8 @@ export interface ExecutionContext {
 
 export interface ExecutionHooks {
   signal?: AbortSignal;
+  /** See ToolContext.idempotencyKey. */
+  idempotencyKey?: string;
   onProgress?: (update: ProgressUpdate) => void;
   onLog?: (level: string, message: string) => void;
 }
@@ -100,7 +102,7 @@ export async function prepareToolCall(
         name,
         connection,
         args,
-        run: (toolCtx) => reference.tool.run(platformClient(reference.platform, config, { policy, signal: toolCtx.signal }), toolArgs, toolCtx),
+        run: (toolCtx) => reference.tool.run(platformClient(reference.platform, config, { policy, signal: toolCtx.signal, idempotencyKey: toolCtx.idempotencyKey }), toolArgs, toolCtx),
       },
       limits,
     };
@@ -157,6 +159,7 @@ export async function runToolCall(ctx: ExecutionContext, call: PreparedCall, hoo
     config: ctx.config,
     policy: addressPolicy(ctx.config, ctx.env),
     signal,
+    idempotencyKey: hooks.idempotencyKey,
     progress: (update) => hooks.onProgress?.(update),
     log: (level, message) => hooks.onLog?.(level, message),
   };

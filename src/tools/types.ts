@@ -18,6 +18,12 @@ export interface ToolContext {
   policy: AddressPolicy;
   /** Aborted when the caller goes away (an SSE client disconnects) or the deadline passes. */
   signal: AbortSignal;
+  /**
+   * Set when a workflow step makes the call: `<execution_id>:<step_id>:<item>`. Outbound HTTP
+   * calls send it as `Idempotency-Key`, so a step re-run after a crash is seen once by targets
+   * that honour the header.
+   */
+  idempotencyKey?: string;
   progress(update: ProgressUpdate): void;
   log(level: "debug" | "info" | "warning" | "error", message: string): void;
 }

@@ -1,18 +1,34 @@
-import { and, asc, desc, eq, inArray, isNull, lt, or } from "drizzle-orm";
-import type { Env } from "../env";
+import { and, asc, count, desc, eq, inArray, isNull, lt, or } from "drizzle-orm";
+import { loadConfig, type Env } from "../env";
 import type { Db } from "../db/client";
 import { executionSteps, executions, type Execution, type Workflow } from "../db/schema";
-import { notFound } from "../http/errors";
+import { ApiError, notFound } from "../http/errors";
 import { randomToken } from "../auth/crypto";
 import { enqueueExecution } from "./queue-consumer";
+import type { ExecutionMessage } from "./runner";
 
-/** Starts a run of the workflow as it is now (its version and steps are pinned) and queues it. */
+/**
+ * Starts a run of the workflow as it is now (its version and steps are pinned) and queues it.
+ * Every door (REST, agents' schedules, webhooks and manual runs) comes through here, so the rules
+ * live here: a paused or archived workflow does not run, and an account has a bounded number of unfinished runs.
+ */
 export async function startExecution(
   env: Env,
   db: Db,
   workflow: Workflow,
   run: { userId: number; credentialId: string; input: Record<string, unknown>; agentId?: string | null },
 ): Promise<Execution> {
+  if (workflow.status === "paused" || workflow.status === "archived") {
+    throw new ApiError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
+  }
+  const limit = loadConfig(env).quotas.runningExecutionsPerUser;
+  const [unfinished] = await db
+    .select({ n: count() })
+    .from(executions)
+    .where(and(eq(executions.userId, run.userId), inArray(executions.status, ["queued", "running"])));
+  if ((unfinished?.n ?? 0) >= limit) {
+    throw new ApiError("quota_exceeded", `An account can have at most ${limit} unfinished executions; wait for some to finish or cancel them.`);
+  }
   const [execution] = await db
     .insert(executions)
     .values({
@@ -83,12 +99,18 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
   };
 }
 
-/** How long an unfinished execution may go without a lease or a wake-up before the cron resumes it. */
-const STALE_AFTER_MS = 2 * 60 * 1000;
+/**
+ * How long past its lease (or, never leased, past its last update) an unfinished execution may
+ * go before the sweep queues it again. Leases are renewed every few seconds while a step runs
+ * and a delayed wake-up is due when its lease ends, so this is only slack for a busy queue.
+ */
+const STALE_AFTER_MS = 10_000;
+const SWEEP_BATCH = 500;
 
 /**
- * Cron backstop: executions whose consumer died (lease expired) or whose wake-up message was
- * lost are queued again. Duplicates are harmless: the lease admits one runner, and checkpoints
+ * The sweep (every minute on the cron, and at start-up under `npm start`): executions whose
+ * runner died (lease ran out) or whose queue message was lost (a killed local process loses its
+ * queue) are queued again. Duplicates are harmless: the lease admits one runner, and checkpoints
  * keep succeeded steps from running twice.
  */
 export async function resumeStaleExecutions(env: Env, db: Db, now = Date.now()): Promise<number> {
@@ -101,8 +123,28 @@ export async function resumeStaleExecutions(env: Env, db: Db, now = Date.now()):
         or(lt(executions.leaseUntil, new Date(now - STALE_AFTER_MS)), and(isNull(executions.leaseUntil), lt(executions.updatedAt, new Date(now - STALE_AFTER_MS)))),
       ),
     )
-    .limit(100)
+    .limit(SWEEP_BATCH)
     .all();
-  for (const { id } of stale) await enqueueExecution(env, id);
+  // A queue takes at most 100 messages per batch.
+  for (let i = 0; i < stale.length; i += 100) {
+    await env.WORKFLOW_RUNS.sendBatch(stale.slice(i, i + 100).map(({ id }) => ({ body: { kind: "execution", execution_id: id } satisfies ExecutionMessage })));
+  }
   return stale.length;
+}
+
+/**
+ * Cancels an unfinished execution (queued, running, or waiting on a delay or a retry). A runner
+ * in the middle of a step loses its lease at once: its heartbeat aborts the step's call and
+ * nothing after it runs. A finished execution answers 409.
+ */
+export async function cancelExecution(db: Db, userId: number, id: string): Promise<Execution> {
+  const now = new Date();
+  const [cancelled] = await db
+    .update(executions)
+    .set({ status: "cancelled", errorMessage: "Cancelled on request.", finishedAt: now, leaseToken: null, leaseUntil: null, updatedAt: now })
+    .where(and(eq(executions.id, id), eq(executions.userId, userId), inArray(executions.status, ["queued", "running"])))
+    .returning();
+  if (cancelled) return cancelled;
+  const existing = await getOwnedExecution(db, userId, id);
+  throw new ApiError("conflict", `The execution has already ${existing.status === "cancelled" ? "been cancelled" : existing.status}.`);
 }

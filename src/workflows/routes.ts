@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../http/errors";
-import { authedRoute, createRouter, notFoundError } from "../http/router";
+import { authedRoute, conflictError, createRouter, notFoundError } from "../http/router";
 import { PageQuery, decodeCursor, pageById, pageOf, paginate } from "../http/pagination";
 import { IntIdParam, Timestamp } from "../http/schemas";
 import { evaluateCondition } from "../lib/conditions";
 import { substitute } from "../lib/template";
-import { getOwnedExecution, listExecutions, presentExecution, startExecution } from "./executions";
+import { cancelExecution, getOwnedExecution, listExecutions, presentExecution, startExecution } from "./executions";
 import { createWorkflow, deleteWorkflow, getOwnedWorkflow, listWorkflows, presentWorkflow, updateWorkflow } from "./service";
 import { ConditionSchema, SettingsSchema, StepsSchema } from "./steps";
 import { buildFromDescription } from "./builder";
@@ -185,6 +185,17 @@ const execution = authedRoute("data:read", {
   responses: { 200: { description: "The execution", content: { "application/json": { schema: ExecutionSchema } } }, ...notFoundError },
 });
 
+const cancel = authedRoute("workflow:execute", {
+  method: "post",
+  path: "/executions/{execution_id}/cancel",
+  tags: ["Workflows"],
+  summary: "Cancel an execution",
+  description:
+    "Stops an unfinished execution (queued, running, or waiting on a delay or a retry): a step in progress is aborted and no further step runs. Answers the execution, now `cancelled`; a finished one answers 409.",
+  request: { params: z.object({ execution_id: z.string().max(64).openapi({ param: { name: "execution_id", in: "path" } }) }) },
+  responses: { 200: { description: "Cancelled", content: { "application/json": { schema: ExecutionSchema } } }, ...notFoundError, ...conflictError },
+});
+
 const testCondition = authedRoute("data:read", {
   method: "post",
   path: "/workflows/test-condition",
@@ -273,7 +284,7 @@ const extract = authedRoute("data:write", {
   responses: { 201: { description: "Created", content: { "application/json": { schema: WorkflowSchema } } }, ...notFoundError },
 });
 
-const chatAgent = authedRoute("data:write", {
+const chatAgent = authedRoute(["data:write", "workflow:execute"], {
   method: "post",
   path: "/workflows/chat-agent",
   tags: ["Workflows"],
@@ -299,8 +310,19 @@ export const workflowRoutes = createRouter()
     const principal = c.get("principal");
     const db = c.get("db");
     const built = await buildFromDescription({ env: c.env, config: c.get("config"), db, userId: principal.userId }, body.description, { name: body.name, provider: body.provider });
-    const workflow = await createWorkflow(db, principal.userId, { name: built.name, description: body.description, steps: built.steps, variables: built.variables, metadata: { built_by: built.provider, chat_agent: true } });
-    const { agent, webhookSecret } = await deployAgent(c.env, db, { userId: principal.userId, credentialId: principal.credentialId, workflowId: workflow.id, config: { description: body.description } });
+    const workflow = await createWorkflow(
+      db,
+      principal.userId,
+      { name: built.name, description: body.description, steps: built.steps, variables: built.variables, metadata: { built_by: built.provider, chat_agent: true } },
+      c.get("config").quotas.workflowsPerUser,
+    );
+    const { agent, webhookSecret } = await deployAgent(c.env, db, {
+      userId: principal.userId,
+      credentialId: principal.credentialId,
+      workflowId: workflow.id,
+      config: { description: body.description },
+      maxAgents: c.get("config").quotas.agentsPerUser,
+    });
     const conversation = await createConversation(db, principal.userId, `Chat with ${workflow.name}`.slice(0, 200));
     c.header("Cache-Control", "no-store");
     return c.json({ workflow: presentWorkflow(workflow), agent: { ...presentAgent(agent, workflow.name), webhook_secret: webhookSecret }, conversation_id: conversation.id }, 201);
@@ -315,7 +337,7 @@ export const workflowRoutes = createRouter()
       steps: built.steps,
       variables: built.variables,
       metadata: { built_by: built.provider },
-    });
+    }, c.get("config").quotas.workflowsPerUser);
     return c.json(presentWorkflow(row), 201);
   })
   .openapi(extract, async (c) => {
@@ -332,7 +354,7 @@ export const workflowRoutes = createRouter()
       triggerType: body.trigger_type,
       triggerConfig: body.trigger_config,
       metadata: { extracted_from_conversation: body.conversation_id },
-    });
+    }, c.get("config").quotas.workflowsPerUser);
     return c.json(presentWorkflow(row), 201);
   })
   .openapi(testCondition, (c) => {
@@ -362,7 +384,7 @@ export const workflowRoutes = createRouter()
       variables: body.variables,
       metadata: body.workflow_metadata,
       settings: body.settings,
-    });
+    }, c.get("config").quotas.workflowsPerUser);
     return c.json(presentWorkflow(row), 201);
   })
   .openapi(list, async (c) => {
@@ -392,9 +414,6 @@ export const workflowRoutes = createRouter()
   .openapi(execute, async (c) => {
     const principal = c.get("principal");
     const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, c.req.valid("param").workflow_id);
-    if (workflow.status === "paused" || workflow.status === "archived") {
-      throw new ApiError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
-    }
     // The body is optional: without one the run gets empty input_data.
     const input = (c.req.valid("json") as { input_data?: Record<string, unknown> } | undefined)?.input_data ?? {};
     const run = await startExecution(c.env, c.get("db"), workflow, { userId: principal.userId, credentialId: principal.credentialId, input });
@@ -407,6 +426,10 @@ export const workflowRoutes = createRouter()
     const rows = await listExecutions(c.get("db"), workflow.id, limit + 1, after);
     const { page, nextCursor } = paginate(rows, limit, (row) => ({ c: row.createdAt.getTime(), id: row.id }));
     return c.json({ data: await Promise.all(page.map((row) => presentExecution(c.get("db"), row, false))), next_cursor: nextCursor }, 200);
+  })
+  .openapi(cancel, async (c) => {
+    const row = await cancelExecution(c.get("db"), c.get("principal").userId, c.req.valid("param").execution_id);
+    return c.json(await presentExecution(c.get("db"), row, true), 200);
   })
   .openapi(execution, async (c) => {
     const row = await getOwnedExecution(c.get("db"), c.get("principal").userId, c.req.valid("param").execution_id);

@@ -7,6 +7,7 @@ import { evaluateCondition } from "../lib/conditions";
 import { substitute } from "../lib/template";
 import { executeTool } from "../tools/executor";
 import { randomToken } from "../auth/crypto";
+import { credentialRevocation } from "../auth/credential-status";
 import type { RetryPolicy, Step } from "./steps";
 import { recordAgentOutcome } from "../agents/service";
 
@@ -19,7 +20,13 @@ export interface ExecutionMessage {
 /** What the consumer does with the message after a drive. */
 export type DriveOutcome = { done: true } | { done: false; resumeInSeconds: number };
 
-const LEASE_MS = 5 * 60 * 1000;
+/**
+ * A lease is short and renewed every HEARTBEAT_MS while a step runs, so a runner that died (a
+ * killed process, an evicted isolate) is noticed within seconds: the sweep resumes executions
+ * whose lease ran out.
+ */
+export const LEASE_MS = 20_000;
+const HEARTBEAT_MS = 5_000;
 /** Queues deliver at most this far in the future; longer waits are chained. */
 export const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
 const NO_RETRY: RetryPolicy = { max_attempts: 1, delay_seconds: 0, backoff: "fixed" };
@@ -73,6 +80,12 @@ export async function driveExecution(env: Env, executionId: string): Promise<Dri
   }
 }
 
+/** Whether the execution reached a final state (cancelled, say) while this runner held it. */
+async function hasEnded(db: Db, executionId: string): Promise<boolean> {
+  const row = await db.select({ status: executions.status }).from(executions).where(eq(executions.id, executionId)).get();
+  return !row || isFinished(row.status);
+}
+
 const isFinished = (status: Execution["status"]) => status === "succeeded" || status === "failed" || status === "cancelled";
 
 async function loadCheckpoints(db: Db, executionId: string): Promise<Map<string, ExecutionStep>> {
@@ -107,6 +120,15 @@ class ExecutionRun {
   }
 
   private async runStep(step: Step): Promise<void> {
+    try {
+      await this.runStepOnce(step);
+    } catch (error) {
+      if (error instanceof StepEvaluationFailed) return this.failStep(error.step, 1, error.reason);
+      throw error;
+    }
+  }
+
+  private async runStepOnce(step: Step): Promise<void> {
     const done = this.checkpoints.get(step.id);
     if (done?.status === "succeeded") {
       // Replay: the step ran before; take its result, never its side effects again.
@@ -116,14 +138,17 @@ class ExecutionRun {
     }
     switch (step.type) {
       case "set": {
-        const values = substitute(step.values, this.context).value as Record<string, unknown>;
+        const values = this.evaluate(step, () => substitute(step.values, this.context).value as Record<string, unknown>);
+        if (JSON.stringify(values).length > MAX_RESULT_CHARS) return this.failStep(step, 1, `The values are larger than ${MAX_RESULT_CHARS / 1024} KiB.`);
         await this.checkpoint(step, { status: "succeeded", result: values, attempts: 1 });
         this.apply(step, values);
         return;
       }
       case "condition": {
-        const outcome = evaluateCondition(step.condition, this.context);
-        const result = { ...outcome, branch: outcome.result ? "then" : "else" };
+        const outcome = this.evaluate(step, () => evaluateCondition(step.condition, this.context));
+        const branch = outcome.result ? "then" : "else";
+        // The compared values may be large; only the branch matters on replay.
+        const result = { ...(bounded(outcome) as object), branch };
         await this.checkpoint(step, { status: "succeeded", result, attempts: 1 });
         this.apply(step, result);
         await this.walk(outcome.result ? step.then : step.else);
@@ -133,6 +158,19 @@ class ExecutionRun {
         return this.delay(step, done);
       case "tool":
         return this.tool(step, done);
+    }
+  }
+
+  /**
+   * Evaluates a step's templates or condition. Bad data (a substitution too large, a value that
+   * cannot be compared) fails the step, and so the execution, with the reason: it would fail
+   * the same way on every retry.
+   */
+  private evaluate<T>(step: Step, work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw new StepEvaluationFailed(step, error instanceof Error ? error.message : String(error));
     }
   }
 
@@ -164,15 +202,23 @@ class ExecutionRun {
     // than being tried forever.
     const limit = done?.status === "running" ? Math.max(policy.max_attempts, INTERRUPTED_ATTEMPTS) : policy.max_attempts;
     if (attempt > limit) return this.failStep(step, attempt - 1, done?.errorMessage ?? "The step was interrupted too many times.");
+    // Side effects run with the credential that started the run: a revoked API key or OAuth
+    // grant stops the run before its next tool call.
+    const revoked = await credentialRevocation(this.db, this.execution.credentialId);
+    if (revoked) return this.fail(step, `The run was stopped before step "${step.id}": ${revoked}`);
+    const args = this.evaluate(step, () => substitute(step.arguments, this.context).value as Record<string, unknown>);
     await this.checkpoint(step, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date(now) });
-    const args = substitute(step.arguments, this.context).value as Record<string, unknown>;
     const config = loadConfig(this.env);
     let error: string;
     try {
-      const result = await executeTool(
-        { userId: this.execution.userId, credentialId: this.execution.credentialId, db: this.db, env: this.env, config, source: `workflow:${this.execution.workflowId}` },
-        step.tool,
-        args,
+      const result = await this.withHeartbeat((signal) =>
+        executeTool(
+          { userId: this.execution.userId, credentialId: this.execution.credentialId, db: this.db, env: this.env, config, source: `workflow:${this.execution.workflowId}` },
+          step.tool,
+          args,
+          // One key per execution, step and item: a re-run after a crash repeats it.
+          { signal, idempotencyKey: `${this.execution.id}:${step.id}:0` },
+        ),
       );
       if (result.success) {
         const stored = bounded(result.result);
@@ -200,13 +246,44 @@ class ExecutionRun {
     return this.failStep(step, attempt, error);
   }
 
+  /**
+   * Runs a step's work while renewing the lease every few seconds. If the lease is lost (the
+   * execution was cancelled, or another runner took over after a stall) the work is aborted.
+   */
+  private async withHeartbeat<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const lost = new AbortController();
+    const timer = setInterval(() => {
+      this.renewLease()
+        .then((held) => held || lost.abort(new Error("The execution was cancelled or taken over.")))
+        .catch(() => undefined); // a failed renewal is retried on the next beat
+    }, HEARTBEAT_MS);
+    try {
+      return await work(lost.signal);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  private async renewLease(): Promise<boolean> {
+    const renewed = await this.db
+      .update(executions)
+      .set({ leaseUntil: new Date(Date.now() + LEASE_MS), updatedAt: new Date() })
+      .where(and(eq(executions.id, this.execution.id), eq(executions.status, "running"), eq(executions.leaseToken, this.token)))
+      .returning({ id: executions.id });
+    return renewed.length > 0;
+  }
+
   /** Marks the step and the whole execution failed (once), and stops walking. */
   private async failStep(step: Step, attempt: number, error: string): Promise<never> {
     await this.checkpoint(step, { status: "failed", attempts: attempt, error });
-    const message = `Step "${step.id}" failed after ${attempt} attempt(s): ${error}`;
+    return this.fail(step, `Step "${step.id}" failed after ${attempt} attempt(s): ${error}`);
+  }
+
+  /** Ends the execution as failed with `message` (counted once for its agent) and stops walking. */
+  private async fail(step: Step | null, message: string): Promise<never> {
     const failed = await this.db
       .update(executions)
-      .set({ status: "failed", errorMessage: message, failedStepId: step.id, finishedAt: new Date(), leaseToken: null, leaseUntil: null, updatedAt: new Date() })
+      .set({ status: "failed", errorMessage: message, failedStepId: step?.id ?? null, finishedAt: new Date(), leaseToken: null, leaseUntil: null, updatedAt: new Date() })
       .where(and(eq(executions.id, this.execution.id), eq(executions.status, "running"), eq(executions.leaseToken, this.token)))
       .returning({ id: executions.id });
     if (failed.length) await recordAgentOutcome(this.db, this.execution, { success: false, error: message });
@@ -259,7 +336,10 @@ class ExecutionRun {
           setWhere: sql`exists (select 1 from executions where id = ${this.execution.id} and lease_token = ${this.token})`,
         }),
     ]);
-    if (renewed.length === 0) throw new Pause({ done: false, resumeInSeconds: 30 });
+    if (renewed.length === 0) {
+      // The lease is gone: the execution was cancelled, or another runner holds it now.
+      throw new Pause((await hasEnded(this.db, this.execution.id)) ? { done: true } : { done: false, resumeInSeconds: 30 });
+    }
     this.checkpoints.set(step.id, { ...row } as ExecutionStep);
   }
 }
@@ -268,4 +348,14 @@ class ExecutionRun {
 function bounded(result: unknown): unknown {
   const text = JSON.stringify(result ?? null);
   return text.length <= MAX_RESULT_CHARS ? result : { truncated: true, preview: text.slice(0, MAX_RESULT_CHARS) };
+}
+
+/** A step's templates or condition could not be evaluated with the data at hand. */
+class StepEvaluationFailed extends Error {
+  constructor(
+    readonly step: Step,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, count, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { workflows, type Workflow } from "../db/schema";
 import { ApiError, notFound } from "../http/errors";
@@ -23,8 +23,13 @@ export function checkedSteps(raw: unknown[], field = "steps") {
   return steps;
 }
 
-export async function createWorkflow(db: Db, userId: number, input: WorkflowInput): Promise<Workflow> {
+/** Workflows an account may hold when the deployment sets no MAX_WORKFLOWS_PER_USER. */
+export const DEFAULT_MAX_WORKFLOWS = 1000;
+
+export async function createWorkflow(db: Db, userId: number, input: WorkflowInput, maxWorkflows = DEFAULT_MAX_WORKFLOWS): Promise<Workflow> {
   const steps = checkedSteps(input.steps);
+  const [held] = await db.select({ n: count() }).from(workflows).where(eq(workflows.userId, userId));
+  if ((held?.n ?? 0) >= maxWorkflows) throw new ApiError("quota_exceeded", `An account can hold at most ${maxWorkflows} workflows; delete one first.`);
   const [row] = await db
     .insert(workflows)
     .values({

@@ -12,7 +12,7 @@ const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 export function platformClient<C extends Record<string, any>>(
   platform: Platform<C>,
   config: C,
-  options: { policy: AddressPolicy; signal?: AbortSignal },
+  options: { policy: AddressPolicy; signal?: AbortSignal; idempotencyKey?: string },
 ): PlatformClient<C> {
   const base = platform.baseUrl?.(config) ?? (config.base_url as string | undefined) ?? platform.defaultBaseUrl ?? "";
   return {
@@ -21,6 +21,7 @@ export function platformClient<C extends Record<string, any>>(
       const url = new URL(base.replace(/\/$/, "") + request.path);
       for (const [key, value] of Object.entries(request.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
       const headers = new Headers({ Accept: "application/json", ...platform.authHeaders?.(config), ...request.headers });
+      if (options.idempotencyKey && request.method !== "GET" && !headers.has("Idempotency-Key")) headers.set("Idempotency-Key", options.idempotencyKey);
       let body: string | undefined;
       if (request.body !== undefined) {
         headers.set("Content-Type", "application/json");

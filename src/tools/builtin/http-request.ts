@@ -21,6 +21,8 @@ export const httpRequest = defineBuiltin({
     const url = new URL(args.url);
     for (const [name, value] of Object.entries(args.query ?? {})) url.searchParams.set(name, String(value));
     const headers = new Headers(args.headers);
+    // A workflow step's call carries its idempotency key unless the step set one itself.
+    if (ctx.idempotencyKey && !headers.has("Idempotency-Key")) headers.set("Idempotency-Key", ctx.idempotencyKey);
     let body: string | undefined;
     if (args.body !== undefined && args.method !== "GET" && args.method !== "HEAD") {
       body = typeof args.body === "string" ? args.body : JSON.stringify(args.body);

@@ -1,0 +1,36 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { apiKeys, grants, oauthApps } from "../db/schema";
+
+/**
+ * Long-running work (agents, queued and delayed executions) acts with the credential that
+ * started it. This tells whether that credential may still act, and if not, why.
+ *
+ * - An API key (`key_<id>`) stops working when it is revoked or expires.
+ * - An OAuth grant stops working when it is revoked (the person revoked the app, a refresh token
+ *   was replayed) or its app is deleted.
+ * - A first-party login grant belongs to the user: work it started survives logout.
+ *
+ * Answers null while the credential may act.
+ */
+export async function credentialRevocation(db: Db, credentialId: string): Promise<string | null> {
+  if (credentialId.startsWith("key_")) {
+    const id = Number(credentialId.slice(4));
+    const key = Number.isInteger(id) ? await db.select({ revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt }).from(apiKeys).where(eq(apiKeys.id, id)).get() : undefined;
+    if (!key || key.revokedAt) return "the API key it runs with was revoked.";
+    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) return "the API key it runs with has expired.";
+    return null;
+  }
+  const row = await db
+    .select({ kind: grants.kind, revokedAt: grants.revokedAt, clientId: grants.clientId, appId: oauthApps.id, appRevokedAt: oauthApps.revokedAt })
+    .from(grants)
+    .leftJoin(oauthApps, eq(oauthApps.clientId, grants.clientId))
+    .where(eq(grants.id, credentialId))
+    .get();
+  // Grants that work still depends on are kept by the clean-up, so a missing one was revoked.
+  if (!row) return "the authorization it runs with was revoked.";
+  if (row.kind === "login") return null;
+  if (row.clientId && (!row.appId || row.appRevokedAt)) return "the OAuth app it runs with was deleted.";
+  if (row.revokedAt) return "the OAuth authorization it runs with was revoked.";
+  return null;
+}
