@@ -14,6 +14,7 @@ import { secretBoxFor } from "../connections/secrets";
 import { hmacHex } from "../connections/platforms/webhook";
 import { startExecution } from "../workflows/executions";
 import { getOwnedWorkflow } from "../workflows/service";
+import { agentStoppedReason, recordAgentRefusal } from "./service";
 
 export const TOLERANCE_SECONDS = 5 * 60;
 
@@ -43,6 +44,11 @@ export const agentWebhooks = new Hono<AppEnv>().post(
     const expected = `sha256=${await hmacHex(secret, `${timestamp}.${raw}`)}`;
     if (!constantTimeEqual(expected, signature.toLowerCase())) throw refused("The signature is not valid.");
     if (agent.status === "paused") throw new ApiError("conflict", "The agent is paused.");
+    const stopped = await agentStoppedReason(db, agent);
+    if (stopped) {
+      await recordAgentRefusal(db, agent.id, stopped);
+      throw new ApiError("forbidden", stopped);
+    }
 
     let input: unknown = {};
     if (raw.trim()) {
@@ -86,7 +92,8 @@ export function describeAgentWebhook(v1: OpenAPIHono<AppEnv, any, any>) {
     responses: {
       202: { description: "Queued", content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued") }) } } },
       401: { description: "Bad, stale or replayed signature", content: { "application/problem+json": { schema: ProblemSchema } } },
-      409: { description: "The agent is paused", content: { "application/problem+json": { schema: ProblemSchema } } },
+      403: { description: "The agent is stopped: the credential that deployed it was revoked", content: { "application/problem+json": { schema: ProblemSchema } } },
+      409: { description: "The agent or its workflow is paused, or the account has too many unfinished runs", content: { "application/problem+json": { schema: ProblemSchema } } },
       413: { description: "Body larger than 1 MiB", content: { "application/problem+json": { schema: ProblemSchema } } },
       429: { description: "Too many calls", content: { "application/problem+json": { schema: ProblemSchema } } },
     },

@@ -1,7 +1,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, json, newApiKey, newApp, newUser } from "../helpers/api";
+import { call, expectProblem, json, newApiKey, newApp, newUser } from "../helpers/api";
 import { execute, newWorkflow, settled } from "../workflows/helpers";
+
+async function hmacHex(secret: string, message: string) {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return [...new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(message)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 const ALL_SCOPES = ["data:read", "data:write", "workflow:execute"];
 const runsOf = async (agentId: string) =>
@@ -42,6 +47,13 @@ describe("agents act with the credential that deployed them", () => {
     const revoked = await call(`/v1/auth/api-keys/${deployer.id}`, { method: "DELETE", token: user.accessToken });
     expect(revoked.status).toBe(204);
     await expectStopped(user.accessToken, agent.agent_id, /API key it runs with was revoked/);
+    // Its webhook refuses events too, even correctly signed ones.
+    const body = JSON.stringify({ lead: "ada@example.com" });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signature = `sha256=${await hmacHex(agent.webhook_secret, `${timestamp}.${body}`)}`;
+    const hook = await call(`/v1/hooks/agents/${agent.agent_id}`, { body, headers: { "Content-Type": "application/json", "X-Hub-Timestamp": String(timestamp), "X-Hub-Signature": signature } });
+    const problem = await expectProblem(hook, 403, "forbidden");
+    expect(problem.detail).toContain("API key it runs with was revoked");
     await call(`/v1/agents/${agent.agent_id}/schedule`, { method: "DELETE", token: user.accessToken });
   }, 30_000);
 
