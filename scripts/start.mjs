@@ -87,12 +87,55 @@ async function waitUntilUp(url, child, timeoutMs = 90_000) {
   throw new Error(`the hub did not answer at ${url} within ${timeoutMs / 1000} s`);
 }
 
+/** Leases of executions run for 20 s: one more sweep after that finds the work a killed process left. */
+const SWEEP_AFTER_START_MS = 25_000;
+const CRON_PERIOD_MS = 60_000;
+
+/**
+ * `wrangler dev` does not fire cron triggers by itself, but the hub's every-minute scheduled
+ * handler is what resumes executions whose runner died or whose queue message was lost (the
+ * local queue lives in memory and a killed process loses it), serves overdue agents and clears
+ * expired credentials. So the local hub fires it: at start-up, once more when the leases of a
+ * killed process have run out, then every minute. Returns a function that stops the ticks.
+ */
+export function tickScheduledHandler(origin, { log = console.error } = {}) {
+  let timer;
+  let stopped = false;
+  let failing = false;
+  const tick = async () => {
+    try {
+      const response = await fetch(`${origin}/cdn-cgi/local/scheduled?cron=${encodeURIComponent("* * * * *")}`);
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      failing = false;
+    } catch (error) {
+      // Said once per run of failures, not every minute.
+      if (!failing && !stopped) log(`The scheduled handler could not be run: ${error.message}`);
+      failing = true;
+    }
+  };
+  const schedule = (delay, next) => {
+    if (stopped) return;
+    timer = setTimeout(async () => {
+      await tick(); // one at a time: the next tick is armed only when this one is done
+      schedule(next, next);
+    }, delay);
+    timer.unref?.();
+  };
+  tick().then(() => schedule(SWEEP_AFTER_START_MS, CRON_PERIOD_MS));
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
 /**
  * Starts a hub and resolves once it answers. Options: port, persistTo (a state folder; tests
- * use a fresh one), vars (extra Worker vars), stdio ("inherit" or "pipe").
- * @param {{ port?: number, persistTo?: string, vars?: Record<string, string>, stdio?: "inherit" | "pipe", bootstrap?: boolean }} [options]
+ * use a fresh one), vars (extra Worker vars), stdio ("inherit" or "pipe"), bootstrap (create a
+ * first user), tick (fire the scheduled handler at start-up and every minute; default on).
+ * @param {{ port?: number, persistTo?: string, vars?: Record<string, string>, stdio?: "inherit" | "pipe", bootstrap?: boolean, tick?: boolean }} [options]
  */
-export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inherit", bootstrap = true } = {}) {
+export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inherit", bootstrap = true, tick = true } = {}) {
   ensureDevVars();
   if (persistTo) mkdirSync(persistTo, { recursive: true });
   await applyMigrations(persistTo);
@@ -114,8 +157,11 @@ export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inh
     child.kill("SIGTERM");
     throw new Error(`${error.message}${tail ? `\n--- wrangler output ---\n${tail}` : ""}`);
   }
+  const stopTicks = tick ? tickScheduledHandler(origin) : () => undefined;
+  child.once("exit", stopTicks);
   const stop = () =>
     new Promise((resolve) => {
+      stopTicks();
       if (child.exitCode !== null) return resolve();
       child.once("exit", resolve);
       child.kill("SIGTERM");
@@ -123,7 +169,7 @@ export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inh
   return { origin, child, credentials, stop };
 }
 
-function printWelcome(origin, credentials) {
+function printWelcome(origin, credentials, stateDir = path.join(root, ".wrangler")) {
   const lines = [``, `Agent Automation Hub is running at ${origin}  (API: ${origin}/v1, docs: ${origin}/docs)`];
   if (credentials) {
     lines.push(
@@ -136,10 +182,10 @@ function printWelcome(origin, credentials) {
       `Try it:`,
       `  curl -s ${origin}/v1/me -H "Authorization: Bearer ${credentials.apiKey}"`,
     );
-    mkdirSync(path.join(root, ".wrangler"), { recursive: true });
-    writeFileSync(path.join(root, ".wrangler", "local-credentials.txt"), lines.slice(3).join("\n") + "\n", { mode: 0o600 });
-  } else if (existsSync(path.join(root, ".wrangler", "local-credentials.txt"))) {
-    lines.push(`Local credentials from the first start: .wrangler/local-credentials.txt`);
+    mkdirSync(stateDir, { recursive: true });
+    writeFileSync(path.join(stateDir, "local-credentials.txt"), lines.slice(3).join("\n") + "\n", { mode: 0o600 });
+  } else if (existsSync(path.join(stateDir, "local-credentials.txt"))) {
+    lines.push(`Local credentials from the first start: ${path.relative(root, path.join(stateDir, "local-credentials.txt"))}`);
   }
   console.log(lines.join("\n") + "\n");
 }
@@ -147,8 +193,10 @@ function printWelcome(origin, credentials) {
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const port = Number(process.env.PORT ?? 8787);
   const vars = process.env.ENVIRONMENT ? { ENVIRONMENT: process.env.ENVIRONMENT } : {};
-  const hub = await startHub({ port, vars });
-  printWelcome(hub.origin, hub.credentials);
+  // HUB_STATE_DIR keeps all local state (D1, Durable Objects) elsewhere than .wrangler/.
+  const persistTo = process.env.HUB_STATE_DIR ? path.resolve(process.env.HUB_STATE_DIR) : undefined;
+  const hub = await startHub({ port, vars, persistTo });
+  printWelcome(hub.origin, hub.credentials, persistTo);
   const shutdown = () => hub.stop().then(() => process.exit(0));
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
