@@ -28,7 +28,7 @@ export function classifyIntent(content: string, catalog: ToolInfo[]): IntentExpl
   const fillable = best ? fillArguments(text, best.tool.input_schema).ok : false;
   const candidates = ranked.map((r) => r.tool.name);
 
-  if (workflowHits.length && (best || /\bwhen\b.*\bthen\b|\bif\b.*\bthen\b/i.test(text))) {
+  if (workflowHits.length && (best || isConditional(text))) {
     return { intent: "build_workflow", confidence: Math.min(0.95, 0.55 + 0.1 * workflowHits.length), reasoning: `Mentions recurring or triggered work (${workflowHits.join(", ")}) and tools that could carry it out.`, candidate_tools: candidates };
   }
   if (best && best.score >= 0.3) {
@@ -44,4 +44,14 @@ export function classifyIntent(content: string, catalog: ToolInfo[]): IntentExpl
     return { intent: "question", confidence: 0.7, reasoning: "Phrased as a question, with no tool clearly named.", candidate_tools: candidates };
   }
   return { intent: "other", confidence: 0.4, reasoning: "No tool, schedule or question pattern matched.", candidate_tools: candidates };
+}
+
+/** "when … then …" or "if … then …" on one line, judged on whole words in one pass. */
+function isConditional(text: string): boolean {
+  for (const line of text.toLowerCase().split("\n")) {
+    const words = line.split(/[^a-z0-9_]+/);
+    const opener = words.findIndex((w) => w === "when" || w === "if");
+    if (opener >= 0 && words.lastIndexOf("then") > opener) return true;
+  }
+  return false;
 }

@@ -1,8 +1,7 @@
 import { getPath } from "./json-path";
 
-/** `{{ name }}`, `{{contact.emails.0}}`: whitespace inside the braces is ignored. */
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_$][A-Za-z0-9_$.\-]*)\s*\}\}/g;
-const EXACT = /^\{\{\s*([A-Za-z0-9_$][A-Za-z0-9_$.\-]*)\s*\}\}$/;
+/** A substitution may add at most this much text, so a template cannot blow up memory. */
+export const MAX_SUBSTITUTED_CHARS = 1024 * 1024;
 
 export interface Substitution {
   value: unknown;
@@ -10,15 +9,29 @@ export interface Substitution {
   substitutions: string[];
 }
 
+/** Thrown when the substituted value would be larger than MAX_SUBSTITUTED_CHARS. */
+export class SubstitutionTooLarge extends Error {
+  constructor(limit: number) {
+    super(`The substituted value is larger than ${Math.round(limit / 1024)} KiB.`);
+  }
+}
+
 /**
- * Replaces placeholders throughout a JSON value. A string that is exactly one placeholder takes
- * the referenced value with its own type; placeholders inside longer strings are stringified
- * (objects as JSON). Unknown names are left as written and not reported.
+ * Replaces `{{ name }}` / `{{contact.emails.0}}` placeholders throughout a JSON value (whitespace
+ * inside the braces is ignored). A string that is exactly one placeholder takes the referenced
+ * value with its own type; placeholders inside longer strings are stringified (objects as JSON).
+ * Unknown names are left as written and not reported.
+ *
+ * Placeholders are found by a single left-to-right scan, never a backtracking regex: the work is
+ * linear in the template's length whatever it holds (100,000 `{` included), and the text added
+ * is capped at `maxChars`.
  */
-export function substitute(value: unknown, context: unknown): Substitution {
+export function substitute(value: unknown, context: unknown, maxChars = MAX_SUBSTITUTED_CHARS): Substitution {
   const substitutions: string[] = [];
+  const budget = { left: maxChars, limit: maxChars };
+  const sizes = new Map<string, number>();
   const walk = (node: unknown): unknown => {
-    if (typeof node === "string") return substituteString(node, context, substitutions);
+    if (typeof node === "string") return substituteString(node, context, substitutions, budget, sizes);
     if (Array.isArray(node)) return node.map(walk);
     if (node !== null && typeof node === "object") {
       return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, walk(child)]));
@@ -28,20 +41,92 @@ export function substitute(value: unknown, context: unknown): Substitution {
   return { value: walk(value), substitutions };
 }
 
-function substituteString(text: string, context: unknown, substitutions: string[]): unknown {
-  const exact = text.match(EXACT);
-  if (exact) {
-    const hit = getPath(context, exact[1]!);
+/** One placeholder found in a text: where it is and the path it names. */
+export interface Placeholder {
+  start: number;
+  end: number;
+  path: string;
+}
+
+const isPathChar = (code: number) =>
+  (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36 || code === 46 || code === 45;
+const isPathStart = (code: number) => isPathChar(code) && code !== 46 && code !== 45;
+const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13 || code === 11 || code === 12;
+
+/**
+ * Every `{{ path }}` in `text`, left to right. Each character is looked at a bounded number of
+ * times: a scan that fails stops at a character that cannot be part of a placeholder's inside,
+ * and the next candidate starts after it.
+ */
+export function findPlaceholders(text: string): Placeholder[] {
+  const found: Placeholder[] = [];
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf("{{", from);
+    if (open < 0) return found;
+    let i = open + 2;
+    while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+    const pathStart = i;
+    if (i < text.length && isPathStart(text.charCodeAt(i))) {
+      while (i < text.length && isPathChar(text.charCodeAt(i))) i++;
+    }
+    const pathEnd = i;
+    while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+    if (pathEnd > pathStart && text.startsWith("}}", i)) {
+      found.push({ start: open, end: i + 2, path: text.slice(pathStart, pathEnd) });
+      from = i + 2;
+    } else {
+      // `{{{name}}`: the placeholder may begin at the next brace.
+      from = text.charCodeAt(open + 2) === 123 ? open + 1 : Math.max(open + 1, i);
+    }
+  }
+}
+
+function substituteString(
+  text: string,
+  context: unknown,
+  substitutions: string[],
+  budget: { left: number; limit: number },
+  sizes: Map<string, number>,
+): unknown {
+  const placeholders = findPlaceholders(text);
+  if (placeholders.length === 0) return text;
+  const only = placeholders[0]!;
+  if (placeholders.length === 1 && only.start === 0 && only.end === text.length) {
+    const hit = getPath(context, only.path);
     if (!hit.found) return text;
-    substitutions.push(`{{${exact[1]}}}`);
+    spend(budget, sizeOf(only.path, hit.value, sizes));
+    substitutions.push(`{{${only.path}}}`);
     return hit.value;
   }
-  return text.replace(PLACEHOLDER, (whole, path: string) => {
-    const hit = getPath(context, path);
-    if (!hit.found) return whole;
-    substitutions.push(`{{${path}}}`);
-    return stringify(hit.value);
-  });
+  const parts: string[] = [];
+  let last = 0;
+  for (const placeholder of placeholders) {
+    const hit = getPath(context, placeholder.path);
+    if (!hit.found) continue;
+    const replacement = stringify(hit.value);
+    spend(budget, replacement.length);
+    parts.push(text.slice(last, placeholder.start), replacement);
+    last = placeholder.end;
+    substitutions.push(`{{${placeholder.path}}}`);
+  }
+  parts.push(text.slice(last));
+  return parts.join("");
+}
+
+function spend(budget: { left: number; limit: number }, chars: number) {
+  budget.left -= chars;
+  if (budget.left < 0) throw new SubstitutionTooLarge(budget.limit);
+}
+
+/** The serialised size of a value put in whole, measured once per path. */
+function sizeOf(path: string, value: unknown, sizes: Map<string, number>): number {
+  let size = sizes.get(path);
+  if (size === undefined) {
+    size = typeof value === "string" ? value.length : value !== null && typeof value === "object" ? (JSON.stringify(value)?.length ?? 0) : 8;
+    sizes.set(path, size);
+  }
+  return size;
 }
 
 export function stringify(value: unknown): string {

@@ -97,13 +97,22 @@ async function buildWithModel(provider: ChatProvider, description: string, catal
 }
 
 function parseJson(text: string): any {
-  const fenced = text.match(/```(?:json)?\s*([\s\S]*?)```/);
-  const body = fenced ? fenced[1]! : text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1);
+  const body = fencedBlock(text) ?? text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1);
   try {
     return JSON.parse(body);
   } catch {
     return undefined;
   }
+}
+
+/** The inside of the first ``` fence (an optional `json` tag dropped), found without a regex. */
+function fencedBlock(text: string): string | undefined {
+  const open = text.indexOf("```");
+  if (open < 0) return undefined;
+  const close = text.indexOf("```", open + 3);
+  if (close < 0) return undefined;
+  const inside = text.slice(open + 3, close);
+  return inside.startsWith("json") ? inside.slice(4) : inside;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === "object" && !Array.isArray(value);

@@ -4,7 +4,7 @@ import { authedRoute, conflictError, createRouter, notFoundError } from "../http
 import { PageQuery, decodeCursor, pageById, pageOf, paginate } from "../http/pagination";
 import { IntIdParam, Timestamp } from "../http/schemas";
 import { evaluateCondition } from "../lib/conditions";
-import { substitute } from "../lib/template";
+import { SubstitutionTooLarge, substitute } from "../lib/template";
 import { cancelExecution, getOwnedExecution, listExecutions, presentExecution, startExecution } from "./executions";
 import { createWorkflow, deleteWorkflow, getOwnedWorkflow, listWorkflows, presentWorkflow, updateWorkflow } from "./service";
 import { ConditionSchema, SettingsSchema, StepsSchema } from "./steps";
@@ -365,11 +365,11 @@ export const workflowRoutes = createRouter()
         errors: parsed.error.issues.map((issue) => ({ location: "body", field: ["condition", ...issue.path.map(String)].join("."), message: issue.message })),
       });
     }
-    return c.json(evaluateCondition(parsed.data, context), 200);
+    return c.json(refuseTooLarge(() => evaluateCondition(parsed.data, context)), 200);
   })
   .openapi(testSubstitution, (c) => {
     const { parameters, context } = c.req.valid("json");
-    const { value, substitutions } = substitute(parameters, context);
+    const { value, substitutions } = refuseTooLarge(() => substitute(parameters, context));
     return c.json({ original_parameters: parameters, substituted_parameters: value as Record<string, unknown>, substitutions_made: substitutions }, 200);
   })
   .openapi(create, async (c) => {
@@ -435,3 +435,13 @@ export const workflowRoutes = createRouter()
     const row = await getOwnedExecution(c.get("db"), c.get("principal").userId, c.req.valid("param").execution_id);
     return c.json(await presentExecution(c.get("db"), row, true), 200);
   });
+
+/** A substitution that would grow past its cap is the caller's input problem: 422. */
+function refuseTooLarge<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof SubstitutionTooLarge) throw new ApiError("validation_failed", error.message);
+    throw error;
+  }
+}

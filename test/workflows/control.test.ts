@@ -100,6 +100,19 @@ describe("every execution ends", () => {
     expect(execution.steps).toEqual([expect.objectContaining({ step_id: "grow", status: "failed" })]);
   });
 
+  it("fails a tool step whose arguments cannot be substituted, before calling the tool", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { steps: [{ id: "render", type: "tool", tool: "text_template", arguments: { template: "{{input.big}}".repeat(12) } }] });
+    const execution = await settled(key, await execute(key, workflow.id, { big: "y".repeat(100_000) }));
+    expect(execution).toMatchObject({
+      status: "failed",
+      failed_step_id: "render",
+      error_message: 'Step "render" failed after 1 attempt(s): The substituted value is larger than 1024 KiB.',
+    });
+    const calls = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_logs WHERE source = ?").bind(`workflow:${workflow.id}`).first<{ n: number }>();
+    expect(calls!.n).toBe(0);
+  });
+
   it("the sweep queues again a run whose queue message was lost", async () => {
     const { key } = await newApiKey(await newUser());
     const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "tool", tool: "uuid_generate", arguments: {} }] });

@@ -23,8 +23,7 @@ export function fillArguments(message: string, schema: JsonSchema): FillResult {
 
   const missing = required.filter((name) => args[name] === undefined);
   if (missing.length === 1 && typeOf(properties[missing[0]!]) === "string") {
-    const quoted = message.match(/"([^"]+)"|“([^”]+)”|'([^']+)'/);
-    const text = quoted?.[1] ?? quoted?.[2] ?? quoted?.[3];
+    const text = firstQuoted(message);
     if (text) {
       args[missing[0]!] = text;
       missing.pop();
@@ -45,9 +44,39 @@ function jsonObjectIn(message: string): Record<string, unknown> {
   }
 }
 
+const QUOTES: [open: string, close: string][] = [
+  ['"', '"'],
+  ["“", "”"],
+  ["'", "'"],
+];
+
+/**
+ * The first non-empty quoted text in the message ("…", “…” or '…'), found with indexOf rather
+ * than a regex that would rescan the rest of the message from every unmatched opening quote.
+ */
+export function firstQuoted(message: string): string | undefined {
+  let best: { start: number; text: string } | undefined;
+  for (const [open, close] of QUOTES) {
+    let from = 0;
+    for (;;) {
+      const start = message.indexOf(open, from);
+      if (start < 0 || (best && start >= best.start)) break;
+      const end = message.indexOf(close, start + 1);
+      if (end < 0) break; // no closing quote after this one, so none after a later one either
+      if (end > start + 1) {
+        best = { start, text: message.slice(start + 1, end) };
+        break;
+      }
+      from = start + 1; // "" is empty: the closing quote may open the next one
+    }
+  }
+  return best?.text;
+}
+
 /** `name: value`, `name = value`, with the name's underscores or dashes also written as spaces. */
 function namedValue(message: string, name: string): string | undefined {
-  const spelled = name.replace(/[_-]/g, "[ _-]?");
+  // Names come from tool schemas (an MCP server's among them): escaped, never read as a pattern.
+  const spelled = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/[_-]/g, "[ _-]?");
   const pattern = new RegExp(`(?:^|[\\s,;(])${spelled}\\s*[:=]\\s*(?:"([^"]*)"|'([^']*)'|([^,;\\n]+))`, "i");
   const match = message.match(pattern);
   if (!match) return undefined;

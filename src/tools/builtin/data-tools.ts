@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { getPath, setPath } from "../../lib/json-path";
-import { stringify, substitute } from "../../lib/template";
+import { SubstitutionTooLarge, findPlaceholders, stringify, substitute } from "../../lib/template";
 import { ToolError, defineBuiltin } from "../types";
 
 export const jsonTransform = defineBuiltin({
@@ -79,9 +79,10 @@ export const textTemplate = defineBuiltin({
     values: z.record(z.string(), z.unknown()).default({}),
   }),
   async run(_ctx, args) {
-    const { value, substitutions } = substitute(args.template, args.values);
+    const { value, substitutions } = tooLargeAsToolError(() => substitute(args.template, args.values));
     const text = stringify(value);
-    const missing = [...new Set([...text.matchAll(/\{\{\s*([^}\s]+)\s*\}\}/g)].map((m) => m[1]!))];
+    // Whatever placeholders are left after substitution named nothing in `values`.
+    const missing = [...new Set(findPlaceholders(text).map((p) => p.path))];
     return { text, substitutions, missing };
   },
 });
@@ -96,3 +97,12 @@ export const uuidTool = defineBuiltin({
     return { uuid: uuids[0], uuids };
   },
 });
+
+function tooLargeAsToolError<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof SubstitutionTooLarge) throw new ToolError(error.message);
+    throw error;
+  }
+}
