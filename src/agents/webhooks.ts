@@ -41,8 +41,10 @@ export const agentWebhooks = new Hono<AppEnv>().post(
     if (!/^\d{1,12}$/.test(timestamp)) throw refused("X-Hub-Timestamp (unix seconds) is required.");
     if (Math.abs(Date.now() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) throw refused("The timestamp is more than 5 minutes off.");
     const secret = await (await secretBoxFor(c.env)).open(agent.webhookSecret, `agent:${agent.id}:webhook_secret`);
-    const expected = `sha256=${await hmacHex(secret, `${timestamp}.${raw}`)}`;
-    if (!constantTimeEqual(expected, signature.toLowerCase())) throw refused("The signature is not valid.");
+    const presented = parseSignature(signature);
+    if (!presented) throw refused("X-Hub-Signature must be sha256=<64 hex digits>.");
+    const expected = await hmacHex(secret, `${timestamp}.${raw}`);
+    if (!constantTimeEqual(expected, presented)) throw refused("The signature is not valid.");
     if (agent.status === "paused") throw new ApiError("conflict", "The agent is paused.");
     const stopped = await agentStoppedReason(db, agent);
     if (stopped) {
@@ -60,7 +62,9 @@ export const agentWebhooks = new Hono<AppEnv>().post(
     }
     if (!input || typeof input !== "object" || Array.isArray(input)) throw new ApiError("validation_failed", "The body must be a JSON object.");
     // First use of this signature wins; a replay (even a concurrent one) finds it taken.
-    const fresh = await db.insert(webhookDeliveries).values({ agentId: agent.id, signatureHash: await hashSecret(signature) }).onConflictDoNothing().returning({ hash: webhookDeliveries.signatureHash });
+    // The replay key comes from the verified signature bytes (as canonical hex), not the header
+    // as sent: `SHA256=`, upper-case or mixed-case spellings of one signature share one key.
+    const fresh = await db.insert(webhookDeliveries).values({ agentId: agent.id, signatureHash: await hashSecret(`sha256=${presented}`) }).onConflictDoNothing().returning({ hash: webhookDeliveries.signatureHash });
     if (fresh.length === 0) throw refused("This signature was already used.");
 
     const workflow = await getOwnedWorkflow(db, agent.userId, agent.workflowId);
@@ -68,6 +72,18 @@ export const agentWebhooks = new Hono<AppEnv>().post(
     return c.json({ execution_id: run.id, status: "queued" }, 202);
   },
 );
+
+/** The signature's 32 bytes as lower-case hex, from `sha256=<hex>` in any letter case; else null. */
+export function parseSignature(header: string): string | null {
+  const value = header.trim();
+  if (value.length !== 71 || value.slice(0, 7).toLowerCase() !== "sha256=") return null;
+  const hex = value.slice(7).toLowerCase();
+  for (let i = 0; i < hex.length; i++) {
+    const code = hex.charCodeAt(i);
+    if (!((code >= 48 && code <= 57) || (code >= 97 && code <= 102))) return null;
+  }
+  return hex;
+}
 
 /** Signatures older than the tolerance can no longer be replayed (their timestamp is refused). */
 export async function forgetOldDeliveries(db: Db, now = Date.now()): Promise<void> {

@@ -46,6 +46,29 @@ describe("agent webhooks", () => {
     expect(replay.detail).toContain("already used");
   });
 
+  it("refuse a captured delivery replayed under another spelling of its signature", async () => {
+    const { key, agent } = await deployed();
+    const body = JSON.stringify({ email: "replay@example.com" });
+    const now = Math.floor(Date.now() / 1000);
+    const hex = await hmacHex(agent.webhook_secret, `${now}.${body}`);
+    const send = (signature: string) =>
+      call(`/v1/hooks/agents/${agent.agent_id}`, { body, headers: { "Content-Type": "application/json", "X-Hub-Timestamp": String(now), "X-Hub-Signature": signature } });
+    const mixed = [...hex].map((ch, i) => (i % 2 ? ch.toUpperCase() : ch)).join("");
+    // Any spelling is accepted once, and the first use spends the signature for all spellings.
+    expect((await send(`SHA256=${hex.toUpperCase()}`)).status).toBe(202);
+    for (const spelling of [`sha256=${hex}`, `SHA256=${hex}`, `sha256=${hex.toUpperCase()}`, `Sha256=${mixed}`, ` sha256=${hex} `]) {
+      const replay = await expectProblem(await send(spelling), 401, "unauthorized");
+      expect(replay.detail).toContain("already used");
+    }
+    for (const malformed of [`sha256=${hex}00`, `sha256=${hex.slice(2)}`, `sha1=${hex}`, `sha256=${hex.slice(0, -1)}g`, hex]) {
+      const refused = await expectProblem(await send(malformed), 401, "unauthorized");
+      expect(refused.detail).toContain("sha256=<64 hex digits>");
+    }
+    // One delivery, one run.
+    const runs = await json(await call(`/v1/workflows/${agent.workflow_id}/executions`, { token: key }));
+    expect(runs.data).toHaveLength(1);
+  });
+
   it("do not reveal whether an agent exists", async () => {
     const body = "{}";
     const unknown = await expectProblem(await signedPost(crypto.randomUUID(), "whsec_anything", body), 401, "unauthorized");
