@@ -39,6 +39,8 @@ export default defineConfig(async () => {
                   REQUEST_RATE_LIMIT_PER_MINUTE: "120",
                   USER_RATE_LIMIT_PER_MINUTE: "200",
                   TOOL_RATE_LIMIT_PER_MINUTE: "40",
+                  // Each test client gets its own address (test/helpers/api.ts), as behind a proxy.
+                  TRUST_CLIENT_IP_HEADER: "true",
                   TEST_MCP_URL: `http://127.0.0.1:${process.env.TEST_MCP_PORT}/mcp`,
                   TEST_FAKE_URL: `http://127.0.0.1:${process.env.TEST_FAKE_PORT}`,
                   TEST_MCP_SSE_URL: `http://127.0.0.1:${process.env.TEST_MCP_SSE_PORT}/sse`,

@@ -40,6 +40,12 @@ export interface Env {
   MAX_AGENTS_PER_USER?: string;
   MAX_RUNNING_EXECUTIONS_PER_USER?: string;
   MIN_INTERVAL_SECONDS?: string;
+  /**
+   * Whether per-address limits may trust the client-sent CF-Connecting-IP header: "auto" (only
+   * on production, for requests that came through Cloudflare), "true" (behind another proxy that
+   * sets it), "false" (never).
+   */
+  TRUST_CLIENT_IP_HEADER?: string;
 }
 
 export type Environment = "production" | "sandbox";
@@ -58,6 +64,8 @@ export interface Config {
     toolCallsPerMinute: number;
     authAttemptsPerMinute: number;
   };
+  /** See TRUST_CLIENT_IP_HEADER. */
+  trustClientIpHeader: "auto" | "always" | "never";
   quotas: {
     workflowsPerUser: number;
     agentsPerUser: number;
@@ -93,6 +101,7 @@ function parseConfig(env: Env): Config {
       toolCallsPerMinute: positiveInt(env.TOOL_RATE_LIMIT_PER_MINUTE, 60),
       authAttemptsPerMinute: positiveInt(env.AUTH_RATE_LIMIT_PER_MINUTE, 30),
     },
+    trustClientIpHeader: trustSetting(env.TRUST_CLIENT_IP_HEADER),
     quotas: {
       workflowsPerUser: positiveInt(env.MAX_WORKFLOWS_PER_USER, 1000),
       agentsPerUser: positiveInt(env.MAX_AGENTS_PER_USER, 100),
@@ -106,4 +115,9 @@ function parseConfig(env: Env): Config {
 function positiveInt(raw: string | undefined, fallback: number): number {
   const value = Number(raw);
   return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+function trustSetting(raw: string | undefined): Config["trustClientIpHeader"] {
+  const value = raw?.trim().toLowerCase();
+  return value === "true" ? "always" : value === "false" ? "never" : "auto";
 }

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { Env } from "../env";
+import type { Config, Env } from "../env";
 import type { AppEnv } from "./app-env";
 import { ApiError } from "./errors";
 import type { CounterSpec, RateLimitResult } from "./rate-limiter";
@@ -64,7 +64,27 @@ export const perCredentialLimit = limitBy((c) => {
   };
 });
 
-export const clientAddress = (c: Context<AppEnv>) => c.req.header("CF-Connecting-IP") ?? "unknown";
+/** The bucket of callers whose address cannot be trusted: they share one limit. */
+export const UNVERIFIED_ADDRESS = "unverified";
+
+/**
+ * The client address per-address limits count against. `CF-Connecting-IP` is set by Cloudflare's
+ * edge, but anyone can send it to a hub that is not behind Cloudflare (a local `npm start`, a
+ * server reached directly), and rotating it would dodge every limit. So it is trusted only for
+ * requests that came through Cloudflare (`request.cf` is present) on production, or where the
+ * deployment says a proxy of its own sets it. Everyone else shares one bucket, which still
+ * limits: workerd gives a Worker no socket peer address to use instead.
+ */
+export function clientAddress(c: Context<AppEnv>): string {
+  return trustedClientAddress(c.req.raw, c.get("config"));
+}
+
+export function trustedClientAddress(request: Request, config: Pick<Config, "environment" | "trustClientIpHeader">): string {
+  const header = request.headers.get("CF-Connecting-IP")?.trim();
+  const viaCloudflare = config.environment === "production" && (request as Request & { cf?: unknown }).cf !== undefined;
+  const trusted = config.trustClientIpHeader === "always" || (config.trustClientIpHeader === "auto" && viaCloudflare);
+  return trusted && header ? header : UNVERIFIED_ADDRESS;
+}
 
 /** Per client address: sign-in and registration, which have no credential yet. */
 export const perAddressAuthLimit = limitBy((c) => ({
