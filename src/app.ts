@@ -5,6 +5,7 @@ import { authenticate } from "./auth/authenticate";
 import { authorizePage } from "./auth/authorize/routes";
 import { oauthMetadata } from "./auth/metadata";
 import { oauthAppRoutes } from "./auth/oauth-apps.routes";
+import { authorizationRoutes } from "./auth/authorizations.routes";
 import { tokenEndpoint } from "./auth/token-endpoint";
 import { describeTokenEndpoint } from "./auth/token-endpoint.openapi";
 import { createDocsPage } from "./docs/routes";
@@ -63,6 +64,7 @@ export function createApp() {
   authed.route("/", accountRoutes);
   authed.route("/", apiKeyRoutes);
   authed.route("/", oauthAppRoutes);
+  authed.route("/", authorizationRoutes);
   authed.route("/", meRoutes);
   authed.route("/", connectionRoutes);
   authed.route("/", toolRoutes);

@@ -7,6 +7,12 @@ import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from "./jwt";
 
 const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 /**
+ * However often its refresh tokens rotate, a sign-in or an app's authorization ends this long
+ * after it was granted; then the person signs in or approves the app again.
+ */
+export const GRANT_LIFETIME_MS = 90 * 24 * 3600 * 1000;
+export const grantEndsAt = (grant: Pick<Grant, "createdAt">) => new Date(grant.createdAt.getTime() + GRANT_LIFETIME_MS);
+/**
  * A used token presented again within this many milliseconds is refused without revoking the
  * grant: that is a client retrying (two tabs, a timeout), not a thief replaying.
  */
@@ -42,7 +48,7 @@ export async function issueTokens(db: Db, config: Config, grant: Grant, scope = 
     await db.insert(refreshTokens).values({
       tokenHash: await hashSecret(refreshToken),
       grantId: grant.id,
-      expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_MS),
+      expiresAt: new Date(Math.min(Date.now() + REFRESH_TOKEN_TTL_MS, grantEndsAt(grant).getTime())),
     });
     response.refresh_token = refreshToken;
   }
@@ -86,6 +92,6 @@ export async function consumeRefreshToken(db: Db, token: string, clientId: strin
     if (Date.now() - usedAt > REFRESH_RETRY_GRACE_MS) await revokeGrant(db, row.grant.id);
     return { ok: false, reason: "reused" };
   }
-  if (row.token.expiresAt.getTime() < Date.now()) return { ok: false, reason: "expired" };
+  if (row.token.expiresAt.getTime() < Date.now() || grantEndsAt(row.grant).getTime() < Date.now()) return { ok: false, reason: "expired" };
   return { ok: true, grant: row.grant };
 }

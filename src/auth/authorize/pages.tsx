@@ -76,7 +76,7 @@ export function ConsentPage(props: { appName: string; userEmail: string; scopes:
           </li>
         ))}
       </ul>
-      <p class="muted">You will be sent back to {props.redirectHost}. You can revoke access at any time.</p>
+      <p class="muted">You will be sent back to {props.redirectHost}. You can revoke access at any time: <code>GET /v1/auth/authorizations</code> lists the apps you approved and <code>DELETE /v1/auth/authorizations/{"{client_id}"}</code> withdraws one.</p>
       <form method="post" action={props.action}>
         <input type="hidden" name="csrf_token" value={props.csrf} />
         <div class="actions">

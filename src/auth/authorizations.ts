@@ -1,0 +1,66 @@
+import { and, eq, inArray, isNotNull, isNull, max } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { grants, oauthApps, refreshTokens } from "../db/schema";
+import { notFound } from "../http/errors";
+import { readScopes } from "./scopes";
+
+/** An OAuth app the user approved on the consent page, as GET /v1/auth/authorizations shows it. */
+export interface Authorization {
+  client_id: string;
+  name: string;
+  scopes: string[];
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** Live authorization-code grants of the user, one entry per app (the union of their scopes). */
+export async function listAuthorizations(db: Db, userId: number): Promise<Authorization[]> {
+  const live = and(eq(grants.userId, userId), eq(grants.kind, "authorization_code"), isNull(grants.revokedAt), isNotNull(grants.clientId), isNull(oauthApps.revokedAt));
+  const rows = await db
+    .select({ clientId: grants.clientId, name: oauthApps.name, scopes: grants.scopes, createdAt: grants.createdAt, grantId: grants.id })
+    .from(grants)
+    .innerJoin(oauthApps, eq(oauthApps.clientId, grants.clientId))
+    .where(live)
+    .all();
+  if (rows.length === 0) return [];
+  // An app is "used" each time it gets tokens: at approval and at every refresh.
+  const lastIssued = await db
+    .select({ grantId: refreshTokens.grantId, at: max(refreshTokens.createdAt) })
+    .from(refreshTokens)
+    .where(inArray(refreshTokens.grantId, rows.map((r) => r.grantId)))
+    .groupBy(refreshTokens.grantId)
+    .all();
+  const usedAt = new Map(lastIssued.map((r) => [r.grantId, r.at ? new Date(r.at as unknown as number).getTime() : 0]));
+
+  const byApp = new Map<string, { name: string; scopes: Set<string>; created: number; used: number }>();
+  for (const row of rows) {
+    const entry = byApp.get(row.clientId!) ?? { name: row.name, scopes: new Set<string>(), created: Infinity, used: 0 };
+    for (const scope of readScopes(row.scopes)) entry.scopes.add(scope);
+    entry.created = Math.min(entry.created, row.createdAt.getTime());
+    entry.used = Math.max(entry.used, usedAt.get(row.grantId) ?? 0);
+    byApp.set(row.clientId!, entry);
+  }
+  return [...byApp.entries()]
+    .map(([clientId, e]) => ({
+      client_id: clientId,
+      name: e.name,
+      scopes: [...e.scopes].sort(),
+      created_at: new Date(e.created).toISOString(),
+      last_used_at: e.used ? new Date(e.used).toISOString() : null,
+    }))
+    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+}
+
+/**
+ * Withdraws the user's approval of an app: every grant of that app for this user is revoked,
+ * which kills its access and refresh tokens at once and stops agents it deployed.
+ */
+export async function revokeAuthorization(db: Db, userId: number, clientId: string): Promise<void> {
+  const revoked = await db
+    .update(grants)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(grants.userId, userId), eq(grants.clientId, clientId), eq(grants.kind, "authorization_code"), isNull(grants.revokedAt)))
+    .returning({ id: grants.id });
+  if (revoked.length === 0) throw notFound("Authorization");
+}
+
