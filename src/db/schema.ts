@@ -390,3 +390,21 @@ export const templates = sqliteTable(
 );
 
 export type Template = typeof templates.$inferSelect;
+
+/**
+ * Who used which template: a template's `use_count` counts distinct users other than its
+ * publisher, so nobody can lift their own template up the featured list by using it again.
+ */
+export const templateUses = sqliteTable(
+  "template_uses",
+  {
+    templateId: text("template_id")
+      .notNull()
+      .references(() => templates.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    usedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.templateId, t.userId] })],
+);

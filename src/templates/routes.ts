@@ -3,10 +3,11 @@ import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
+import { ApiError } from "../http/errors";
 import { parseToolName } from "../tools/catalog";
 import { WorkflowSchema } from "../workflows/routes";
 import { createWorkflow, getOwnedWorkflow, presentWorkflow } from "../workflows/service";
-import { countUse, getTemplate, listTemplates, presentTemplate, publishWorkflow, unpublish } from "./service";
+import { countUse, rankFeatured, getTemplate, listTemplates, presentTemplate, publishWorkflow, unpublish } from "./service";
 
 const Difficulty = z.enum(["beginner", "intermediate", "advanced"]);
 
@@ -96,7 +97,8 @@ const publish = authedRoute("data:write", {
   path: "/workflows/{workflow_id}/publish",
   tags: ["Templates"],
   summary: "Publish a workflow as a template",
-  description: "Other users see it in the marketplace. Connection ids and secret-looking values are stripped from the copy.",
+  description:
+    "Other users see it in the marketplace. The copy keeps the automation, never your credentials: connection ids, secret-named fields and credential-looking values are dropped, header values become `{{header_<name>}}` variables (Content-Type, Accept and placeholders stay), URLs lose user:password and credential-named query parameters, and `trigger_config` keeps only type, cron_expression, timezone, interval_seconds and event. A workflow holding values stored truncated, or steps that no longer validate, is refused with 422.",
   request: {
     params: z.object({ workflow_id: z.coerce.number().int().positive().openapi({ param: { name: "workflow_id", in: "path" } }) }),
     body: {
@@ -142,7 +144,7 @@ export const templateRoutes = createRouter()
     return ok(c, data, `${data.length} categories.`);
   })
   .openapi(featured, async (c) => {
-    const data = (await listTemplates(c.get("db"), {})).slice(0, 10).map(presentTemplate);
+    const data = rankFeatured(await listTemplates(c.get("db"), {})).map(presentTemplate);
     return ok(c, data, `${data.length} featured templates.`);
   })
   .openapi(list("/templates"), async (c) => {
@@ -156,17 +158,21 @@ export const templateRoutes = createRouter()
   .openapi(get, async (c) => ok(c, presentTemplate(await getTemplate(c.get("db"), c.req.valid("param").template_id)), "Template found.", 200))
   .openapi(use, async (c) => {
     const template = await getTemplate(c.get("db"), c.req.valid("param").template_id);
-    const copy = structuredClone({ steps: template.steps, triggerConfig: template.triggerConfig, variables: template.variables });
+    const copy = structuredClone({ steps: template.steps, triggerConfig: template.triggerConfig ?? {}, variables: template.variables ?? {} });
+    if (!Array.isArray(copy.steps) || typeof copy.variables !== "object") {
+      throw new ApiError("conflict", "This template is damaged and cannot be used; its publisher can publish it again.");
+    }
+    const specs = Object.entries(copy.variables).map(([name, spec]) => [name, spec && typeof spec === "object" ? spec : { default: spec, description: "" }] as const);
     const workflow = await createWorkflow(c.get("db"), c.get("principal").userId, {
       name: template.name,
       description: template.description,
       steps: copy.steps,
       triggerType: template.triggerType,
       triggerConfig: copy.triggerConfig,
-      variables: Object.fromEntries(Object.entries(copy.variables).map(([name, spec]) => [name, spec.default])),
-      metadata: { template_id: template.id, required_connections: template.requiredConnections, variable_descriptions: Object.fromEntries(Object.entries(copy.variables).map(([n, s]) => [n, s.description])) },
-    });
-    await countUse(c.get("db"), template.id);
+      variables: Object.fromEntries(specs.map(([name, spec]) => [name, spec.default])),
+      metadata: { template_id: template.id, required_connections: template.requiredConnections, variable_descriptions: Object.fromEntries(specs.map(([n, s]) => [n, s.description])) },
+    }, c.get("config").quotas.workflowsPerUser);
+    await countUse(c.get("db"), template, c.get("principal").userId);
     return ok(c, presentWorkflow(workflow), `Created workflow ${workflow.id} from template ${template.id}.`, 201);
   })
   .openapi(publish, async (c) => {

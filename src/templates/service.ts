@@ -1,8 +1,8 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { templates, type Template, type Workflow } from "../db/schema";
+import { templateUses, templates, type Template, type Workflow } from "../db/schema";
 import { ApiError, notFound } from "../http/errors";
-import { REDACTED, redactArguments } from "../tools/redact";
+import { templateContentOf } from "./sanitize";
 import { randomToken } from "../auth/crypto";
 
 export interface TemplateFilters {
@@ -31,9 +31,26 @@ export async function getTemplate(db: Db, id: string): Promise<Template> {
   return row;
 }
 
-/** Counts a use; the template itself is never changed otherwise. */
-export async function countUse(db: Db, id: string): Promise<void> {
-  await db.update(templates).set({ useCount: sql`${templates.useCount} + 1` }).where(eq(templates.id, id));
+/**
+ * Counts a use: once per user, and never the publisher's own, so `use_count` is the number of
+ * people who copied the template. The template itself is never changed otherwise.
+ */
+export async function countUse(db: Db, template: Template, userId: number): Promise<void> {
+  if (template.authorUserId === userId) return;
+  const first = await db.insert(templateUses).values({ templateId: template.id, userId }).onConflictDoNothing().returning({ userId: templateUses.userId });
+  if (first.length) await db.update(templates).set({ useCount: sql`${templates.useCount} + 1` }).where(eq(templates.id, template.id));
+}
+
+/**
+ * How far ahead of published templates the built-in featured ones start: a published template
+ * outranks a featured one only once this many more people have used it.
+ */
+export const FEATURED_LEAD = 100;
+
+/** The featured list: featured templates first unless real use by many people outranks them. */
+export function rankFeatured(all: Template[], count = 10): Template[] {
+  const score = (t: Template) => t.useCount + (t.featured ? FEATURED_LEAD : 0);
+  return [...all].sort((a, b) => score(b) - score(a) || Number(b.featured) - Number(a.featured) || a.name.localeCompare(b.name)).slice(0, count);
 }
 
 /**
@@ -41,8 +58,7 @@ export async function countUse(db: Db, id: string): Promise<void> {
  * that looks like a secret, so nothing private travels with it.
  */
 export async function publishWorkflow(db: Db, userId: number, workflow: Workflow, meta: { category: string; difficulty: Template["difficulty"]; tags: string[]; requiredConnections: string[] }): Promise<Template> {
-  const steps = stripPrivate(workflow.steps) as unknown[];
-  const variables = Object.fromEntries(Object.entries(stripPrivate(workflow.variables) as Record<string, unknown>).map(([name, value]) => [name, { default: value, description: "" }]));
+  const { steps, variables, triggerConfig } = templateContentOf(workflow);
   const [row] = await db
     .insert(templates)
     .values({
@@ -54,7 +70,7 @@ export async function publishWorkflow(db: Db, userId: number, workflow: Workflow
       requiredConnections: meta.requiredConnections,
       tags: meta.tags,
       triggerType: workflow.triggerType,
-      triggerConfig: workflow.triggerConfig,
+      triggerConfig,
       variables,
       steps,
       authorUserId: userId,
@@ -71,23 +87,6 @@ export async function unpublish(db: Db, userId: number, id: string): Promise<voi
     if (exists) throw new ApiError("forbidden", "Only its publisher can unpublish a template.");
     throw notFound("Template");
   }
-}
-
-/** Removes connection ids and secret-looking values from step arguments, recursively. */
-function stripPrivate(value: unknown): any {
-  const redacted = redactArguments(value);
-  const drop = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(drop);
-    if (node && typeof node === "object") {
-      return Object.fromEntries(
-        Object.entries(node)
-          .filter(([key, child]) => key !== "connection_id" && child !== REDACTED)
-          .map(([key, child]) => [key, drop(child)]),
-      );
-    }
-    return node;
-  };
-  return drop(redacted);
 }
 
 export function presentTemplate(t: Template) {

@@ -100,7 +100,10 @@ describe("template endpoints", () => {
     expect(template).toMatchObject({ published_by_user: true, source_workflow_id: workflow.id, required_connections: ["slack"], tags: ["alert"] });
     expect(JSON.stringify(template)).not.toContain("sk-live");
     expect(JSON.stringify(template.steps)).not.toContain("connection_id");
-    expect(template.variables).toEqual({ channel: { default: "#x", description: "" } });
+    expect(template.variables).toEqual({
+      channel: { default: "#x", description: "" },
+      header_authorization: { default: "", description: "The value of the Authorization header (not published with the template)." },
+    });
 
     const seen = await json(await call("/v1/templates/?search=My%20lead%20alert", { token: other.key }));
     expect(seen.data.map((t: any) => t.id)).toContain(template.id);
