@@ -46,6 +46,8 @@ export interface Env {
    * sets it), "false" (never).
    */
   TRUST_CLIENT_IP_HEADER?: string;
+  /** DNS-over-HTTPS resolver (JSON API) for user-given host names; "off" disables. Default: Cloudflare's on production, off elsewhere. */
+  DNS_RESOLVER_URL?: string;
 }
 
 export type Environment = "production" | "sandbox";
@@ -64,6 +66,8 @@ export interface Config {
     toolCallsPerMinute: number;
     authAttemptsPerMinute: number;
   };
+  /** See DNS_RESOLVER_URL; undefined when names are not resolved. */
+  dnsResolverUrl: string | undefined;
   /** See TRUST_CLIENT_IP_HEADER. */
   trustClientIpHeader: "auto" | "always" | "never";
   quotas: {
@@ -102,6 +106,7 @@ function parseConfig(env: Env): Config {
       authAttemptsPerMinute: positiveInt(env.AUTH_RATE_LIMIT_PER_MINUTE, 30),
     },
     trustClientIpHeader: trustSetting(env.TRUST_CLIENT_IP_HEADER),
+    dnsResolverUrl: resolverSetting(env.DNS_RESOLVER_URL, environment),
     quotas: {
       workflowsPerUser: positiveInt(env.MAX_WORKFLOWS_PER_USER, 1000),
       agentsPerUser: positiveInt(env.MAX_AGENTS_PER_USER, 100),
@@ -120,4 +125,11 @@ function positiveInt(raw: string | undefined, fallback: number): number {
 function trustSetting(raw: string | undefined): Config["trustClientIpHeader"] {
   const value = raw?.trim().toLowerCase();
   return value === "true" ? "always" : value === "false" ? "never" : "auto";
+}
+
+function resolverSetting(raw: string | undefined, environment: Environment): string | undefined {
+  const value = raw?.trim();
+  if (value && value.toLowerCase() === "off") return undefined;
+  if (value && /^https:\/\/|^http:\/\/127\.0\.0\.1[:/]/.test(value)) return value;
+  return environment === "production" ? "https://cloudflare-dns.com/dns-query" : undefined;
 }

@@ -4,9 +4,14 @@
  * checks below see one canonical spelling.
  */
 export interface AddressPolicy {
-  /** Loopback and private ranges (RFC 1918, CGNAT, IPv6 ULA): allowed off production only. */
+  /** Loopback and private ranges (RFC 1918, CGNAT, IPv6 ULA and site-local): allowed off production only. */
   allowPrivateNetworks: boolean;
+  /** A DNS-over-HTTPS endpoint (JSON API) that host names are resolved with before they are fetched; none: names are not resolved. */
+  resolverUrl?: string;
 }
+
+/** Names that always mean this machine or a private network, whatever DNS says. */
+const LOOPBACK_NAMES = new Set(["localtest.me", "lvh.me", "vcap.me", "lacolhost.com"]);
 
 export type AddressVerdict = { ok: true } | { ok: false; reason: string };
 
@@ -35,18 +40,51 @@ export function checkHost(hostname: string, policy: AddressPolicy): AddressVerdi
   if (v6) {
     const first = v6[0]!;
     if ((first & 0xffc0) === 0xfe80) return refuse("link-local and metadata addresses are never reachable");
+    // Teredo (2001::/32) tunnels to an IPv4 address hidden in the address: never followed.
+    if (first === 0x2001 && v6[1] === 0) return refuse("Teredo tunnel addresses are not reachable");
     if (first === 0xfd00 && v6[1] === 0x0ec2) return refuse("cloud metadata endpoints are never reachable"); // AWS fd00:ec2::254
     if ((first & 0xff00) === 0xff00) return refuse("multicast addresses are not reachable");
     const unspecified = v6.every((part) => part === 0);
     const loopback = v6.slice(0, 7).every((part) => part === 0) && v6[7] === 1;
     if (unspecified) return refuse("the unspecified address is not reachable");
     const uniqueLocal = (first & 0xfe00) === 0xfc00;
-    if ((loopback || uniqueLocal) && !policy.allowPrivateNetworks) return refuse("loopback and private addresses are not reachable from this deployment");
+    const siteLocal = (first & 0xffc0) === 0xfec0; // fec0::/10, deprecated but still routed on some networks
+    const localNat64 = first === 0x64 && v6[1] === 0xff9b && v6[2] === 1; // 64:ff9b:1::/48 (RFC 8215)
+    if ((loopback || uniqueLocal || siteLocal || localNat64) && !policy.allowPrivateNetworks) return refuse("loopback and private addresses are not reachable from this deployment");
     return { ok: true };
   }
-  const localName = host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal") || !host.includes(".");
+  const localName =
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host.endsWith(".local") ||
+    host.endsWith(".internal") ||
+    host.endsWith(".home.arpa") ||
+    LOOPBACK_NAMES.has(host) ||
+    [...LOOPBACK_NAMES].some((name) => host.endsWith(`.${name}`)) ||
+    !host.includes(".");
   if (localName && !policy.allowPrivateNetworks) return refuse("local host names are not reachable from this deployment");
+  // Wildcard DNS names spell their address (127.0.0.1.nip.io, 10-0-0-1.sslip.io): judged as it.
+  for (const embedded of embeddedIPv4s(host)) {
+    const verdict = checkHost(embedded, policy);
+    if (!verdict.ok) return refuse(`the name stands for ${embedded}: ${verdict.reason}`);
+  }
   return { ok: true };
+}
+
+/** Dotted quads spelled by four consecutive labels, or by four dash-separated parts of one label. */
+function embeddedIPv4s(host: string): string[] {
+  const found: string[] = [];
+  const isByte = (part: string) => part.length > 0 && part.length <= 3 && [...part].every((ch) => ch >= "0" && ch <= "9") && Number(part) <= 255;
+  const scan = (parts: string[]) => {
+    for (let i = 0; i + 4 <= parts.length; i++) {
+      const window = parts.slice(i, i + 4);
+      if (window.every(isByte)) found.push(window.map(Number).join("."));
+    }
+  };
+  const labels = host.split(".");
+  scan(labels);
+  for (const label of labels) if (label.includes("-")) scan(label.split("-"));
+  return found.slice(0, 8);
 }
 
 const refuse = (reason: string): AddressVerdict => ({ ok: false, reason });
@@ -86,7 +124,11 @@ function ipv4FromMapped(v6: number[]): number[] | undefined {
   const bytes = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
   if (v6[0] === 0x2002) return bytes(v6[1]!, v6[2]!);
   if (v6[0] === 0x64 && v6[1] === 0xff9b && v6.slice(2, 6).every((p) => p === 0)) return bytes(v6[6]!, v6[7]!);
+  // Local-use NAT64 (64:ff9b:1::/48) carries its IPv4 address in the last 32 bits too.
+  if (v6[0] === 0x64 && v6[1] === 0xff9b && v6[2] === 1 && isMetadataOrLinkLocal(bytes(v6[6]!, v6[7]!))) return bytes(v6[6]!, v6[7]!);
   const prefixZero = v6.slice(0, 5).every((p) => p === 0);
   if (!prefixZero || (v6[5] !== 0xffff && v6[5] !== 0) || (v6[5] === 0 && v6[6] === 0)) return undefined;
   return bytes(v6[6]!, v6[7]!);
 }
+
+const isMetadataOrLinkLocal = (ipv4: number[]) => (ipv4[0] === 169 && ipv4[1] === 254) || METADATA_IPV4.has(ipv4.join("."));

@@ -1,4 +1,5 @@
 import { checkHost, type AddressPolicy } from "./address-policy";
+import { ResolutionRefused, checkResolvedHost } from "./dns";
 
 /** A URL or response the guard refused; the message is safe to show the user. */
 export class OutboundRefused extends Error {}
@@ -39,6 +40,18 @@ export function checkUrl(raw: string, policy: AddressPolicy): URL {
   return url;
 }
 
+/** checkUrl, then the host name's addresses too when the policy resolves names. */
+export async function checkUrlResolved(raw: string, policy: AddressPolicy): Promise<URL> {
+  const url = checkUrl(raw, policy);
+  try {
+    await checkResolvedHost(url.hostname, policy);
+  } catch (error) {
+    if (error instanceof ResolutionRefused) throw new OutboundRefused(error.message);
+    throw error;
+  }
+  return url;
+}
+
 /**
  * fetch for user-given URLs: every hop (redirects included) passes the address policy, the
  * body is read up to a cap, and the whole exchange has a deadline.
@@ -47,7 +60,7 @@ export async function safeFetch(raw: string, init: RequestInit, options: SafeFet
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   const deadline = AbortSignal.timeout(options.timeoutMs ?? 15_000);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
-  let url = checkUrl(raw, options.policy);
+  let url = await checkUrlResolved(raw, options.policy);
   const initialHeaders = new Headers(init.headers);
   if (!initialHeaders.has("User-Agent")) initialHeaders.set("User-Agent", USER_AGENT);
   let requestInit: RequestInit = { ...init, headers: initialHeaders, redirect: "manual", signal };
@@ -57,7 +70,7 @@ export async function safeFetch(raw: string, init: RequestInit, options: SafeFet
     if (response.status >= 300 && response.status < 400 && location) {
       await response.body?.cancel();
       if (hop >= (options.maxRedirects ?? 5)) throw new OutboundRefused("Too many redirects.");
-      const next = checkUrl(new URL(location, url).toString(), options.policy);
+      const next = await checkUrlResolved(new URL(location, url).toString(), options.policy);
       // Like browsers: 303 (and 301/302 after POST) become GET without a body. Credentials stay on
       // one origin: another origin gets only headers that can carry none, whatever their names.
       const becomesGet = response.status === 303 || ((response.status === 301 || response.status === 302) && requestInit.method && requestInit.method !== "GET");
@@ -108,7 +121,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<Uint8Ar
  */
 export function guardedFetch(policy: AddressPolicy, maxBytes?: number): typeof fetch {
   return async (input, init) => {
-    checkUrl(input instanceof Request ? input.url : String(input), policy);
+    await checkUrlResolved(input instanceof Request ? input.url : String(input), policy);
     // Redirects are not followed here: a library that follows them calls this fetch again, checked.
     const response = await fetch(input, { ...init, redirect: "manual" });
     return maxBytes && response.body ? capBody(response, maxBytes) : response;

@@ -57,7 +57,7 @@ const TOOL_TIMEOUT_MS = 120_000;
 
 export function addressPolicy(config: Config, env: Env): AddressPolicy {
   const configured = env.ALLOW_PRIVATE_NETWORK_URLS?.toLowerCase();
-  return { allowPrivateNetworks: configured ? configured === "true" : config.environment !== "production" };
+  return { allowPrivateNetworks: configured ? configured === "true" : config.environment !== "production", resolverUrl: config.dnsResolverUrl };
 }
 
 /** A tool resolved and its arguments validated: ready to run. */

@@ -54,6 +54,22 @@ const ROUTES = [
   ["GET", /^\/things\/(\w+)$/, (_req, m) => ({ id: m[1], kind: "thing" })],
 ];
 
+/** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */
+const DNS_ZONE = {
+  "public.example.test": { A: ["93.184.216.34"], AAAA: ["2606:2800:220:1::1"] },
+  "private.example.test": { A: ["10.0.0.5"] },
+  "metadata.example.test": { A: ["93.184.216.34", "169.254.169.254"] },
+  "loopback6.example.test": { AAAA: ["::1"] },
+};
+
+function dnsAnswer(name, type) {
+  const records = DNS_ZONE[name];
+  if (name === "servfail.example.test") return { Status: 2 };
+  if (!records) return { Status: 3 };
+  const code = type === "AAAA" ? 28 : 1;
+  return { Status: 0, Answer: (records[type] ?? []).map((data) => ({ name, type: code, TTL: 30, data })) };
+}
+
 function readBody(req) {
   return new Promise((resolve) => {
     const chunks = [];
@@ -78,6 +94,7 @@ export function startPlatformFake(port) {
     } catch {
       // keep text
     }
+    if (url.pathname === "/dns-query") return send(res, 200, dnsAnswer(url.searchParams.get("name"), url.searchParams.get("type")), { "Content-Type": "application/dns-json" });
     const control = url.pathname.match(/^\/__(requests|respond|script)\/([\w-]+)$/);
     if (control) {
       const [, verb, scenario] = control;
