@@ -6,6 +6,7 @@ import { conversations } from "../db/schema";
 import { MessageStore, type MessageRecord } from "./messages";
 import { runTurn, type TurnInput } from "./orchestrator";
 import { titleFrom } from "./titles";
+import { loggableError } from "../lib/safe-log";
 
 const encoder = new TextEncoder();
 
@@ -97,7 +98,7 @@ export class ConversationObject extends DurableObject<Env> {
           updatedAt: new Date(),
         })
         .where(eq(conversations.id, input.conversationId))
-        .catch((error) => console.error(JSON.stringify({ level: "error", message: "conversation index update failed", conversation_id: input.conversationId, error: String(error) })));
+        .catch((error) => console.error(JSON.stringify({ level: "error", message: "conversation index update failed", conversation_id: input.conversationId, error: loggableError(error) })));
       this.emit("status", { status: this.pendingTurns > 1 ? "processing" : "idle" });
     }
   }

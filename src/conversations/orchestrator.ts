@@ -9,6 +9,7 @@ import { executeTool } from "../tools/executor";
 import type { ProgressUpdate, ToolInfo } from "../tools/types";
 import { toChatHistory } from "./history";
 import type { MessageRecord, MessageStore, ToolCallRecord } from "./messages";
+import { loggableError } from "../lib/safe-log";
 
 /** Bounds on one turn: model rounds, tool calls per round, tools offered, history replayed. */
 export const MAX_ROUNDS = 5;
@@ -88,7 +89,7 @@ export async function runTurn(env: Env, store: MessageStore, input: TurnInput, e
   } catch (error) {
     const detail = error instanceof ProviderError || error instanceof ApiError ? error.message : "The assistant failed unexpectedly.";
     if (!(error instanceof ProviderError || error instanceof ApiError)) {
-      console.error(JSON.stringify({ level: "error", message: "conversation turn failed", conversation_id: input.conversationId, error: String(error) }));
+      console.error(JSON.stringify({ level: "error", message: "conversation turn failed", conversation_id: input.conversationId, error: loggableError(error) }));
     }
     return finish(store, events, input, message("assistant", "", { status: "error", error_message: detail, tokens_used: tokens, tools_called: calls, provider: provider?.id ?? input.provider }));
   }

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, ERROR_CODES, type ErrorCode } from "./errors";
 import type { AppEnv } from "./app-env";
+import { loggableError } from "../lib/safe-log";
 
 /** Renders an error as RFC 9457 problem details with our stable `code` and the request id. */
 export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
@@ -31,12 +32,11 @@ export function toApiError(error: unknown, requestId: string | undefined): ApiEr
   // Our own fault: log enough to find it, never the request or query parameters (they may hold
   // emails, hashes or credentials). Drizzle's query errors carry the parameters in their message.
   const queryError = error instanceof Error && "query" in error && "params" in error;
-  const cause = queryError ? (error as Error & { cause?: unknown }).cause : undefined;
   console.error(
     JSON.stringify({
       level: "error",
       request_id: requestId,
-      message: queryError ? `Database query failed: ${cause instanceof Error ? cause.message : String(cause)}` : error instanceof Error ? error.message : String(error),
+      message: loggableError(error),
       query: queryError ? (error as Error & { query: string }).query : undefined,
       stack: !queryError && error instanceof Error ? error.stack : undefined,
     }),

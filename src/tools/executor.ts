@@ -24,6 +24,7 @@ import { mcpToolName, parseToolName, platformToolInput } from "./catalog";
 import { McpError, callMcpTool } from "./mcp/client";
 import { mcpToolsOf } from "./mcp/tools-cache";
 import { ToolError, type ProgressUpdate, type ToolContext } from "./types";
+import { loggableError } from "../lib/safe-log";
 
 /** The result of one tool call, as the API returns it. */
 export interface ToolResult {
@@ -174,13 +175,13 @@ export async function runToolCall(ctx: ExecutionContext, call: PreparedCall, hoo
     errorMessage = describeFailure(error, signal);
     const authFailure = error instanceof PlatformError ? error.authFailure : error instanceof McpError && error.unauthorized ? "error" : undefined;
     if (authFailure) health = { status: authFailure, message: errorMessage };
-    if (!isExpected(error)) console.error(JSON.stringify({ level: "error", message: "tool failed unexpectedly", tool: call.name, error: String(error) }));
+    if (!isExpected(error)) console.error(JSON.stringify({ level: "error", message: "tool failed unexpectedly", tool: call.name, error: loggableError(error) }));
   }
   // Outside the tool's own outcome: failing to record health must not turn a done deed (an email
   // sent) into a reported failure that invites a retry.
   if (call.connection && health) {
     await recordConnectionHealth(ctx.db, call.connection, health).catch((error) =>
-      console.error(JSON.stringify({ level: "error", message: "could not record connection health", connection_id: call.connection?.id, error: String(error) })),
+      console.error(JSON.stringify({ level: "error", message: "could not record connection health", connection_id: call.connection?.id, error: loggableError(error) })),
     );
   }
   const outcome: ToolResult = {

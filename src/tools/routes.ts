@@ -5,10 +5,11 @@ import type { AppEnv } from "../http/app-env";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { Timestamp } from "../http/schemas";
-import { rateLimitHeaders } from "../http/rate-limit";
 import { listAudit, presentAudit } from "./audit";
 import { catalogFor } from "./catalog-service";
 import { newCallId, prepareToolCall, runToolCall, type ExecutionContext } from "./executor";
+import { loggableError } from "../lib/safe-log";
+import { consumeRateLimits, exhaustedOf, rateLimitHeaders, rateLimited } from "../http/rate-limit";
 
 const flag = z
   .enum(["true", "false", "1", "0"])
@@ -122,6 +123,12 @@ function executionContext(c: Context<AppEnv>, source: string): ExecutionContext 
 export const toolRoutes = createRouter()
   .openapi(listTools, async (c) => {
     const { include_all, all, refresh } = c.req.valid("query");
+    if (refresh) {
+      // Reloading asks every MCP server of the user again: it costs what a tool call costs.
+      const limits = await consumeRateLimits(c.env, `user:${c.get("principal").userId}`, [{ name: "tools", limit: c.get("config").limits.toolCallsPerMinute }]);
+      if (exhaustedOf(limits)) throw rateLimited(limits, { tools: "tool calls" });
+      for (const [name, value] of Object.entries(rateLimitHeaders(limits))) c.header(name, value, { append: true });
+    }
     const tools = await catalogFor(c.env, c.get("config"), c.get("db"), c.get("principal").userId, { includeAll: include_all, all, refresh });
     return c.json({ tools }, 200);
   })
@@ -163,7 +170,7 @@ export const toolRoutes = createRouter()
         await send("end", { call_id: callId, success: result.success, duration_ms: result.duration_ms });
       } catch (error) {
         // Our own fault after the stream began: say so on the stream, which cannot become a 500 now.
-        console.error(JSON.stringify({ level: "error", message: "tool stream failed", call_id: callId, error: String(error) }));
+        console.error(JSON.stringify({ level: "error", message: "tool stream failed", call_id: callId, error: loggableError(error) }));
         await send("error", { call_id: callId, error_message: "The hub failed while running the tool; quote the call_id when reporting it." });
         await send("end", { call_id: callId, success: false, duration_ms: Date.now() - started });
       }

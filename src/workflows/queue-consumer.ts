@@ -1,5 +1,6 @@
 import type { Env } from "../env";
 import { MAX_QUEUE_DELAY_SECONDS, driveExecution, type ExecutionMessage } from "./runner";
+import { loggableError } from "../lib/safe-log";
 
 /** Messages on the `workflow-runs` queue. */
 export type WorkflowRunMessage = ExecutionMessage | { kind: string; [field: string]: unknown };
@@ -25,7 +26,7 @@ async function handle(message: Message<WorkflowRunMessage>, env: Env): Promise<v
     if (!outcome.done) await enqueueExecution(env, body.execution_id, outcome.resumeInSeconds);
     message.ack();
   } catch (error) {
-    console.error(JSON.stringify({ level: "error", message: "execution drive failed", execution_id: body.execution_id, error: String(error) }));
+    console.error(JSON.stringify({ level: "error", message: "execution drive failed", execution_id: body.execution_id, error: loggableError(error) }));
     message.retry({ delaySeconds: Math.min(300, 2 ** Math.min(message.attempts, 8)) });
   }
 }

@@ -137,6 +137,18 @@ describe("tool calls", () => {
     expect(response!.headers.get("Retry-After")).toBeTruthy();
     // Reads are not tool calls: the rest of the API still answers.
     expect((await call("/v1/tools", { token: key })).status).toBe(200);
+    // But reloading the MCP servers' tool lists asks the servers again: it counts as a call.
+    const refresh = await expectProblem(await call("/v1/tools?refresh=true", { token: key }), 429, "rate_limited");
+    expect(refresh.detail).toContain("tool calls");
+  });
+
+  it("count GET /v1/tools?refresh=true against the tool-call limit", async () => {
+    const { key } = await newApiKey(await newUser());
+    const first = await call("/v1/tools?refresh=true", { token: key });
+    expect(first.status).toBe(200);
+    const remaining = (await call("/v1/tools?refresh=true", { token: key })).headers.get("RateLimit") ?? "";
+    const tools = Number(/"tools";r=(\d+)/.exec(remaining)?.[1]);
+    expect(tools).toBe(Number(env.TOOL_RATE_LIMIT_PER_MINUTE) - 2);
   });
 
   it("answer 404 for an unknown tool and need the workflow:execute scope", async () => {
