@@ -13,7 +13,8 @@ const register = createRoute({
   path: "/auth/register",
   tags: ["Authentication"],
   summary: "Create an account",
-  description: "Creates a user and signs them in. Can be closed with the ALLOW_REGISTRATION var.",
+  description:
+    "Creates a user and signs them in. Registering again with the same email and password signs that user in, with the same answer. Any other refusal is a 409 that does not say whether the email has an account, after the same work. This deployment sends no mail, so it cannot answer a taken email exactly like a free one (that would need a confirmation link): a caller who gets 409 learns only that these details cannot make an account, and the per-address limit bounds how fast anyone can ask. Can be closed with the ALLOW_REGISTRATION var.",
   security: [],
   middleware: [perAddressAuthLimit] as const,
   request: {
@@ -30,7 +31,7 @@ const register = createRoute({
     ...publicErrors,
     201: { description: "Account created", content: { "application/json": { schema: TokenResponseSchema.extend({ user: UserSchema }) } } },
     403: problem("Registration is closed on this deployment."),
-    409: problem("The email is already registered."),
+    409: problem("An account could not be created with these details."),
     422: problem("Invalid email or password."),
     429: problem("Too many attempts from this address."),
   },

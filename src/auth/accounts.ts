@@ -9,16 +9,30 @@ import { ALL_SCOPES, formatScopes } from "./scopes";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/**
+ * The answer to a registration that cannot go ahead. It says nothing about why: whether the
+ * address has an account is for a sign-in to find out, not for anyone who asks.
+ */
+const NOT_REGISTERED = "An account could not be created with these details. If you already have one, sign in.";
+
+/**
+ * Creates an account, or (registering again with the same email and password) signs its owner
+ * in, which tells nothing a login would not. Every path does one password hash's work, so the
+ * time taken does not tell a taken address from a free one either.
+ */
 export async function registerUser(db: Db, input: { email: string; password: string; name?: string | null }): Promise<User> {
   const email = normalizeEmail(input.email);
-  const existing = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).get();
-  if (existing) throw new ApiError("conflict", "An account with this email already exists.");
+  const existing = await db.select().from(users).where(eq(users.email, email)).get();
+  if (existing) {
+    if (await verifyPassword(input.password, existing.passwordHash)) return existing;
+    throw new ApiError("conflict", NOT_REGISTERED);
+  }
   const [user] = await db
     .insert(users)
     .values({ email, name: input.name ?? null, passwordHash: await hashPassword(input.password) })
     .onConflictDoNothing()
     .returning();
-  if (!user) throw new ApiError("conflict", "An account with this email already exists.");
+  if (!user) throw new ApiError("conflict", NOT_REGISTERED);
   return user;
 }
 

@@ -18,9 +18,20 @@ describe("register and login", () => {
     expect(await json(me)).toMatchObject({ id: body.user.id, email, credential: { kind: "session", client_id: null } });
   });
 
-  it("refuses a duplicate email with 409 and a short password with 422", async () => {
+  it("does not say whether an email is taken: the same password signs in, another gets a 409 that names no reason", async () => {
     const user = await newUser();
-    await expectProblem(await call("/v1/auth/register", { json: { email: user.email, password: "another password" } }), 409, "conflict");
+    const taken = await expectProblem(await call("/v1/auth/register", { json: { email: user.email, password: "another password" } }), 409, "conflict");
+    expect(taken.detail).toBe("An account could not be created with these details. If you already have one, sign in.");
+    expect(taken.detail).not.toMatch(/exist|taken|registered/i);
+    // Registering again with the same details is a sign-in, answered exactly like a creation.
+    const again = await call("/v1/auth/register", { json: { email: user.email.toUpperCase(), password: user.password, name: "Someone else" } });
+    expect(again.status).toBe(201);
+    const body = await json(again);
+    expect(body).toMatchObject({ user: { id: user.id, email: user.email }, token_type: "Bearer", access_token: expect.any(String), refresh_token: expect.any(String) });
+    expect(Object.keys(body).sort()).toEqual(["access_token", "expires_in", "refresh_token", "scope", "token_type", "user"]);
+  });
+
+  it("refuses a short password with 422", async () => {
     const weak = await expectProblem(await call("/v1/auth/register", { json: { email: "x@example.com", password: "short" } }), 422, "validation_failed");
     expect(weak.errors).toContainEqual(expect.objectContaining({ location: "body", field: "password" }));
   });
