@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub } from "../../scripts/start.mjs";
+import { freePort } from "./free-port.js";
 
 /**
  * A hub that is not behind Cloudflare (here: `wrangler dev`, as `npm start` runs it) must not let
@@ -12,17 +12,6 @@ import { startHub } from "../../scripts/start.mjs";
 const AUTH_LIMIT = 5;
 let hub: { origin: string; stop: () => Promise<void> } | undefined;
 let stateDir = "";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   stateDir = mkdtempSync(path.join(os.tmpdir(), "hub-address-"));

@@ -5,6 +5,7 @@ import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "./free-port.js";
 
 /**
  * The hub as a user runs it (`npm start`, i.e. scripts/start.mjs) is killed with SIGKILL, whole
@@ -33,17 +34,6 @@ let stateDir = "";
 let port = 0;
 let hub: ChildProcess | undefined;
 let hubLog = "";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts `node scripts/start.mjs` leading its own process group; resolves once the hub answers. */
 async function startNpmStart(): Promise<string | undefined> {
