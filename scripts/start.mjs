@@ -170,11 +170,12 @@ export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inh
 }
 
 function printWelcome(origin, credentials, stateDir = path.join(root, ".wrangler")) {
+  const saved = path.relative(root, path.join(stateDir, "local-credentials.txt"));
   const lines = [``, `Agent Automation Hub is running at ${origin}  (API: ${origin}/v1, docs: ${origin}/docs)`];
   if (credentials) {
     lines.push(
       ``,
-      `A local user was created (this is shown once; it is also saved in .wrangler/local-credentials.txt):`,
+      `A local user was created (this is shown once; it is also saved in ${saved}):`,
       `  email:    ${credentials.email}`,
       `  password: ${credentials.password}`,
       `  API key:  ${credentials.apiKey}`,
@@ -185,7 +186,7 @@ function printWelcome(origin, credentials, stateDir = path.join(root, ".wrangler
     mkdirSync(stateDir, { recursive: true });
     writeFileSync(path.join(stateDir, "local-credentials.txt"), lines.slice(3).join("\n") + "\n", { mode: 0o600 });
   } else if (existsSync(path.join(stateDir, "local-credentials.txt"))) {
-    lines.push(`Local credentials from the first start: ${path.relative(root, path.join(stateDir, "local-credentials.txt"))}`);
+    lines.push(`Local credentials from the first start: ${saved}`);
   }
   console.log(lines.join("\n") + "\n");
 }
