@@ -12,7 +12,9 @@ const OBSERVE_MS = 16_000;
 async function main() {
   const bench = await benchHub();
   try {
-    const workflow = await (await bench.post("/v1/workflows", { workflow_name: "Tick", description: "benchmark", steps: [{ id: "a", type: "set", values: { x: 1 } }] })).json();
+    const workflow = await (
+      await bench.post("/v1/workflows", { workflow_name: "Tick", description: "benchmark", steps: [{ id: "a", type: "set", values: { x: 1 } }] })
+    ).json();
     const ids = [];
     for (let i = 0; i < AGENTS; i++) ids.push((await (await bench.post("/v1/agents/deploy", { workflow_id: workflow.id })).json()).agent_id);
 
@@ -26,9 +28,13 @@ async function main() {
     }
 
     const started = Date.now();
-    await Promise.all(ids.map((agent_id) => bench.post("/v1/agents/schedule", { agent_id, schedule_config: { type: "interval", interval_seconds: INTERVAL_SECONDS } })));
+    await Promise.all(
+      ids.map((agent_id) => bench.post("/v1/agents/schedule", { agent_id, schedule_config: { type: "interval", interval_seconds: INTERVAL_SECONDS } })),
+    );
     await new Promise((r) => setTimeout(r, OBSERVE_MS));
-    await Promise.all(ids.map((id) => fetch(`${bench.hub.origin}/v1/agents/${id}/schedule`, { method: "DELETE", headers: { Authorization: `Bearer ${bench.key}` } })));
+    await Promise.all(
+      ids.map((id) => fetch(`${bench.hub.origin}/v1/agents/${id}/schedule`, { method: "DELETE", headers: { Authorization: `Bearer ${bench.key}` } })),
+    );
 
     const lateness = [];
     let cursor = null;

@@ -31,7 +31,11 @@ export async function benchHub() {
     vars: { REQUEST_RATE_LIMIT_PER_MINUTE: "1000000", USER_RATE_LIMIT_PER_MINUTE: "1000000", TOOL_RATE_LIMIT_PER_MINUTE: "1000000" },
   });
   const post = (p, body, token) =>
-    fetch(`${hub.origin}${p}`, { method: "POST", headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    fetch(`${hub.origin}${p}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
   const registered = await (await post("/v1/auth/register", { email: "bench@example.com", password: "benchmark password" })).json();
   const { key } = await (await post("/v1/auth/api-keys", { name: "bench" }, registered.access_token)).json();
   return {

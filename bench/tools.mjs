@@ -45,7 +45,12 @@ async function main() {
   const mcpPort = await freePort();
   const mcpServer = spawn(
     process.execPath,
-    ["--import", path.join(root, "test/fakes/bind-loopback.mjs"), path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), "streamableHttp"],
+    [
+      "--import",
+      path.join(root, "test/fakes/bind-loopback.mjs"),
+      path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+      "streamableHttp",
+    ],
     { env: { ...process.env, PORT: String(mcpPort) }, stdio: "ignore" },
   );
   const bench = await benchHub();
@@ -61,7 +66,11 @@ async function main() {
       }
     }
     const post = (p, body, token) =>
-      fetch(`${hub.origin}${p}`, { method: "POST", headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+      fetch(`${hub.origin}${p}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
     const connection = await (await post("/v1/connections", { platform: "mcp", name: "everything", config: { url: mcpUrl } }, key)).json();
 
     const expectOk = async (response) => {

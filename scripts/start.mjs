@@ -184,11 +184,11 @@ function printWelcome(origin, credentials, stateDir = path.join(root, ".wrangler
       `  curl -s ${origin}/v1/me -H "Authorization: Bearer ${credentials.apiKey}"`,
     );
     mkdirSync(stateDir, { recursive: true });
-    writeFileSync(path.join(stateDir, "local-credentials.txt"), lines.slice(3).join("\n") + "\n", { mode: 0o600 });
+    writeFileSync(path.join(stateDir, "local-credentials.txt"), `${lines.slice(3).join("\n")}\n`, { mode: 0o600 });
   } else if (existsSync(path.join(stateDir, "local-credentials.txt"))) {
     lines.push(`Local credentials from the first start: ${saved}`);
   }
-  console.log(lines.join("\n") + "\n");
+  console.log(`${lines.join("\n")}\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

@@ -48,7 +48,15 @@ export function createApp() {
 
   // The JSON API. CORS is open: credentials travel in the Authorization header, never cookies.
   const v1 = createRouter().basePath("/v1");
-  v1.use("*", cors({ origin: "*", allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"], exposeHeaders: ["X-Request-Id", "RateLimit", "RateLimit-Policy", "Retry-After"], maxAge: 600 }));
+  v1.use(
+    "*",
+    cors({
+      origin: "*",
+      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
+      exposeHeaders: ["X-Request-Id", "RateLimit", "RateLimit-Policy", "Retry-After"],
+      maxAge: 600,
+    }),
+  );
   v1.use("*", limitBody);
   v1.route("/", tokenEndpoint);
   v1.route("/", agentWebhooks);

@@ -18,6 +18,8 @@ export default {
   queue: (batch, env) => consumeWorkflowRuns(batch, env),
   async scheduled(_controller, env, ctx) {
     const db = createDb(env.DB);
-    ctx.waitUntil(Promise.all([removeExpiredCredentials(db), resumeStaleExecutions(env, db), forgetOldDeliveries(db), sweepOverdueAgents(env, db)]).then(() => undefined));
+    ctx.waitUntil(
+      Promise.all([removeExpiredCredentials(db), resumeStaleExecutions(env, db), forgetOldDeliveries(db), sweepOverdueAgents(env, db)]).then(() => undefined),
+    );
   },
 } satisfies ExportedHandler<Env, WorkflowRunMessage>;

@@ -24,7 +24,12 @@ export default async function setup() {
 function startEverything(transport: "streamableHttp" | "sse", port: number) {
   const child = spawn(
     process.execPath,
-    ["--import", path.join(root, "test/fakes/bind-loopback.mjs"), path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"), transport],
+    [
+      "--import",
+      path.join(root, "test/fakes/bind-loopback.mjs"),
+      path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+      transport,
+    ],
     { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] },
   );
   return { child, port };

@@ -32,7 +32,11 @@ export function nextDueAfter(schedule: Record<string, unknown>, lastDue: Date, a
 export async function serveDueRun(env: Env, db: Db, agent: Agent, source: "alarm" | "backstop", now = Date.now()): Promise<boolean> {
   if (!agent.schedule || !agent.nextRunAt || agent.nextRunAt.getTime() > now + EARLY_TOLERANCE_MS) return false;
   const due = agent.nextRunAt;
-  const claimed = await db.insert(agentFires).values({ agentId: agent.id, dueAt: due.getTime(), source }).onConflictDoNothing().returning({ dueAt: agentFires.dueAt });
+  const claimed = await db
+    .insert(agentFires)
+    .values({ agentId: agent.id, dueAt: due.getTime(), source })
+    .onConflictDoNothing()
+    .returning({ dueAt: agentFires.dueAt });
   const next = nextDueAfter(agent.schedule, due, new Date(now));
   await db
     .update(agents)

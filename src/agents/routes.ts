@@ -42,12 +42,22 @@ const ScheduleConfigSchema = z
       cron_expression: z
         .string()
         .max(100)
-        .refine((expr) => expr.trim().split(/\s+/).length === 5 && isCron(expr), { message: "Use a standard 5-field cron expression, e.g. \"0 9 * * 1\"." }),
-      timezone: z.string().max(64).default("UTC").refine(isTimeZone, { message: "Use an IANA time zone such as Europe/Berlin." }).openapi({ description: "IANA time zone the expression is read in (default UTC)." }),
+        .refine((expr) => expr.trim().split(/\s+/).length === 5 && isCron(expr), { message: 'Use a standard 5-field cron expression, e.g. "0 9 * * 1".' }),
+      timezone: z
+        .string()
+        .max(64)
+        .default("UTC")
+        .refine(isTimeZone, { message: "Use an IANA time zone such as Europe/Berlin." })
+        .openapi({ description: "IANA time zone the expression is read in (default UTC)." }),
     }),
     z.object({
       type: z.literal("interval"),
-      interval_seconds: z.number().int().min(1).max(31_536_000).openapi({ description: "At least the deployment's MIN_INTERVAL_SECONDS (10 by default in production)." }),
+      interval_seconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(31_536_000)
+        .openapi({ description: "At least the deployment's MIN_INTERVAL_SECONDS (10 by default in production)." }),
     }),
   ])
   .openapi("ScheduleConfig");
@@ -61,7 +71,12 @@ function isCron(expression: string): boolean {
   }
 }
 
-const AgentId = z.object({ agent_id: z.string().uuid().openapi({ param: { name: "agent_id", in: "path" } }) });
+const AgentId = z.object({
+  agent_id: z
+    .string()
+    .uuid()
+    .openapi({ param: { name: "agent_id", in: "path" } }),
+});
 
 const deploy = authedRoute(["data:write", "workflow:execute"], {
   method: "post",
@@ -69,9 +84,17 @@ const deploy = authedRoute(["data:write", "workflow:execute"], {
   tags: ["Agents"],
   summary: "Deploy a workflow as an agent",
   description: "The workflow must be yours. The answer carries `webhook_secret` once: it signs event calls to the agent.",
-  request: { body: { required: true, content: { "application/json": { schema: z.object({ workflow_id: z.number().int().positive(), agent_config: JsonObject.nullish() }) } } } },
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.object({ workflow_id: z.number().int().positive(), agent_config: JsonObject.nullish() }) } },
+    },
+  },
   responses: {
-    201: { description: "Deployed", content: { "application/json": { schema: AgentSchema.extend({ webhook_secret: z.string().openapi({ description: "Shown only here." }) }) } } },
+    201: {
+      description: "Deployed",
+      content: { "application/json": { schema: AgentSchema.extend({ webhook_secret: z.string().openapi({ description: "Shown only here." }) }) } },
+    },
     ...notFoundError,
   },
 });
@@ -100,7 +123,10 @@ const execute = authedRoute("workflow:execute", {
   summary: "Run an agent now",
   description: "The body (any JSON object) becomes the run's `input_data`. Answers 202 with the execution to follow.",
   request: { params: AgentId, body: { required: false, content: { "application/json": { schema: JsonObject } } } },
-  responses: { 202: { description: "Queued", content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued") }) } } }, ...notFoundError },
+  responses: {
+    202: { description: "Queued", content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued") }) } } },
+    ...notFoundError,
+  },
 });
 
 const statusRoute = (action: "pause" | "resume") =>
@@ -132,8 +158,10 @@ const schedule = authedRoute(["data:write", "workflow:execute"], {
   tags: ["Agents"],
   summary: "Schedule an agent",
   description:
-    "Replaces the agent's schedule: `{type: \"cron\", cron_expression, timezone?}` (standard 5 fields, read in the IANA time zone, default UTC) or `{type: \"interval\", interval_seconds}`. Scheduling is idempotent: the agent's Durable Object keeps exactly one schedule, whatever restarts or repeated calls happen.",
-  request: { body: { required: true, content: { "application/json": { schema: z.object({ agent_id: z.string().uuid(), schedule_config: ScheduleConfigSchema }) } } } },
+    'Replaces the agent\'s schedule: `{type: "cron", cron_expression, timezone?}` (standard 5 fields, read in the IANA time zone, default UTC) or `{type: "interval", interval_seconds}`. Scheduling is idempotent: the agent\'s Durable Object keeps exactly one schedule, whatever restarts or repeated calls happen.',
+  request: {
+    body: { required: true, content: { "application/json": { schema: z.object({ agent_id: z.string().uuid(), schedule_config: ScheduleConfigSchema }) } } },
+  },
   responses: { 200: { description: "The scheduled agent", content: { "application/json": { schema: AgentSchema } } }, ...notFoundError },
 });
 
@@ -143,7 +171,10 @@ const unschedule = authedRoute("data:write", {
   tags: ["Agents"],
   summary: "Remove an agent's schedule",
   request: { params: AgentId },
-  responses: { 200: { description: "The agent, now run manually or by events only", content: { "application/json": { schema: AgentSchema } } }, ...notFoundError },
+  responses: {
+    200: { description: "The agent, now run manually or by events only", content: { "application/json": { schema: AgentSchema } } },
+    ...notFoundError,
+  },
 });
 
 export const agentRoutes = createRouter()
@@ -153,10 +184,14 @@ export const agentRoutes = createRouter()
     const agent = await getOwnedAgent(c.get("db"), principal.userId, agent_id);
     const floor = c.get("config").quotas.minIntervalSeconds;
     if (schedule_config.type === "interval" && schedule_config.interval_seconds < floor) {
-      throw validationFailed([{ location: "body", field: "schedule_config.interval_seconds", message: `Must be at least ${floor} seconds on this deployment.` }]);
+      throw validationFailed([
+        { location: "body", field: "schedule_config.interval_seconds", message: `Must be at least ${floor} seconds on this deployment.` },
+      ]);
     }
     const config =
-      schedule_config.type === "cron" ? { type: "cron" as const, cron_expression: schedule_config.cron_expression.trim(), timezone: schedule_config.timezone } : schedule_config;
+      schedule_config.type === "cron"
+        ? { type: "cron" as const, cron_expression: schedule_config.cron_expression.trim(), timezone: schedule_config.timezone }
+        : schedule_config;
     const nextRunAt = await applySchedule(c.env, agent.id, config);
     const updated = await setSchedule(c.get("db"), agent.id, { triggerType: "schedule", schedule: config, nextRunAt });
     const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, updated.workflowId);
@@ -202,7 +237,10 @@ export const agentRoutes = createRouter()
   })
   .openapi(list, async (c) => {
     const rows = await listAgents(c.get("db"), c.get("principal").userId);
-    return c.json(rows.map((row) => presentAgent(row.agent, row.workflowName)), 200);
+    return c.json(
+      rows.map((row) => presentAgent(row.agent, row.workflowName)),
+      200,
+    );
   })
   .openapi(get, async (c) => {
     const principal = c.get("principal");
@@ -218,6 +256,11 @@ export const agentRoutes = createRouter()
     const input = ((await c.req.json().catch(() => ({}))) ?? {}) as Record<string, unknown>;
     if (typeof input !== "object" || Array.isArray(input)) throw new ApiError("validation_failed", "The body must be a JSON object.");
     const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, agent.workflowId);
-    const run = await startExecution(c.env, c.get("db"), workflow, { userId: principal.userId, credentialId: principal.credentialId, input, agentId: agent.id });
+    const run = await startExecution(c.env, c.get("db"), workflow, {
+      userId: principal.userId,
+      credentialId: principal.credentialId,
+      input,
+      agentId: agent.id,
+    });
     return c.json({ execution_id: run.id, status: "queued" as const }, 202);
   });

@@ -22,7 +22,15 @@ export async function deployAgent(
   const sealed = await (await secretBoxFor(env)).seal(webhookSecret, `agent:${id}:webhook_secret`);
   const [agent] = await db
     .insert(agents)
-    .values({ id, userId: input.userId, workflowId: workflow.id, triggerType: workflow.triggerType, config: input.config, webhookSecret: sealed, credentialId: input.credentialId })
+    .values({
+      id,
+      userId: input.userId,
+      workflowId: workflow.id,
+      triggerType: workflow.triggerType,
+      config: input.config,
+      webhookSecret: sealed,
+      credentialId: input.credentialId,
+    })
     .returning();
   return { agent: agent!, webhookSecret };
 }
@@ -42,7 +50,11 @@ export async function recordAgentRefusal(db: Db, agentId: string, reason: string
 }
 
 export async function getOwnedAgent(db: Db, userId: number, id: string): Promise<Agent> {
-  const row = await db.select().from(agents).where(and(eq(agents.id, id), eq(agents.userId, userId))).get();
+  const row = await db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.id, id), eq(agents.userId, userId)))
+    .get();
   if (!row) throw notFound("Agent");
   return row;
 }
@@ -57,7 +69,11 @@ export async function setAgentStatus(db: Db, userId: number, id: string, status:
   return row;
 }
 
-export async function setSchedule(db: Db, id: string, fields: { triggerType: string; schedule: Record<string, unknown> | null; nextRunAt: string | null }): Promise<Agent> {
+export async function setSchedule(
+  db: Db,
+  id: string,
+  fields: { triggerType: string; schedule: Record<string, unknown> | null; nextRunAt: string | null },
+): Promise<Agent> {
   const [row] = await db
     .update(agents)
     .set({ triggerType: fields.triggerType, schedule: fields.schedule, nextRunAt: fields.nextRunAt ? new Date(fields.nextRunAt) : null, updatedAt: new Date() })
@@ -68,7 +84,10 @@ export async function setSchedule(db: Db, id: string, fields: { triggerType: str
 }
 
 export async function deleteAgent(db: Db, userId: number, id: string): Promise<void> {
-  const deleted = await db.delete(agents).where(and(eq(agents.id, id), eq(agents.userId, userId))).returning({ id: agents.id });
+  const deleted = await db
+    .delete(agents)
+    .where(and(eq(agents.id, id), eq(agents.userId, userId)))
+    .returning({ id: agents.id });
   if (deleted.length === 0) throw notFound("Agent");
 }
 
@@ -88,7 +107,11 @@ export function listAgents(db: Db, userId: number) {
  * execution's own final transition (a conditional update that succeeds once), so each
  * execution is counted exactly once.
  */
-export async function recordAgentOutcome(db: Db, execution: Pick<Execution, "agentId" | "startedAt" | "createdAt">, outcome: { success: boolean; error?: string | null }) {
+export async function recordAgentOutcome(
+  db: Db,
+  execution: Pick<Execution, "agentId" | "startedAt" | "createdAt">,
+  outcome: { success: boolean; error?: string | null },
+) {
   if (!execution.agentId) return;
   const duration = Date.now() - (execution.startedAt ?? execution.createdAt).getTime();
   await db

@@ -26,13 +26,22 @@ export const TOLERANCE_SECONDS = 5 * 60;
  */
 export const agentWebhooks = new Hono<AppEnv>().post(
   "/hooks/agents/:agent_id",
-  bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`); } }),
+  bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+    },
+  }),
   async (c) => {
     const limits = await consumeRateLimits(c.env, `addr:${clientAddress(c)}`, [{ name: "webhooks", limit: c.get("config").limits.requestsPerMinute }]);
     if (exhaustedOf(limits)) throw rateLimited(limits, { webhooks: "webhook calls" });
     const db = c.get("db");
     const refused = (detail: string) => new ApiError("unauthorized", detail, { headers: { "WWW-Authenticate": 'HMAC realm="agent-automation-hub"' } });
-    const agent = await db.select().from(agents).where(eq(agents.id, c.req.param("agent_id"))).get();
+    const agent = await db
+      .select()
+      .from(agents)
+      .where(eq(agents.id, c.req.param("agent_id")))
+      .get();
     // An unknown agent and a bad signature look the same, so ids cannot be probed.
     if (!agent) throw refused("The signature is not valid.");
     const timestamp = c.req.header("X-Hub-Timestamp") ?? "";
@@ -64,11 +73,20 @@ export const agentWebhooks = new Hono<AppEnv>().post(
     // First use of this signature wins; a replay (even a concurrent one) finds it taken.
     // The replay key comes from the verified signature bytes (as canonical hex), not the header
     // as sent: `SHA256=`, upper-case or mixed-case spellings of one signature share one key.
-    const fresh = await db.insert(webhookDeliveries).values({ agentId: agent.id, signatureHash: await hashSecret(`sha256=${presented}`) }).onConflictDoNothing().returning({ hash: webhookDeliveries.signatureHash });
+    const fresh = await db
+      .insert(webhookDeliveries)
+      .values({ agentId: agent.id, signatureHash: await hashSecret(`sha256=${presented}`) })
+      .onConflictDoNothing()
+      .returning({ hash: webhookDeliveries.signatureHash });
     if (fresh.length === 0) throw refused("This signature was already used.");
 
     const workflow = await getOwnedWorkflow(db, agent.userId, agent.workflowId);
-    const run = await startExecution(c.env, db, workflow, { userId: agent.userId, credentialId: agent.credentialId, input: input as Record<string, unknown>, agentId: agent.id });
+    const run = await startExecution(c.env, db, workflow, {
+      userId: agent.userId,
+      credentialId: agent.credentialId,
+      input: input as Record<string, unknown>,
+      agentId: agent.id,
+    });
     return c.json({ execution_id: run.id, status: "queued" }, 202);
   },
 );
@@ -108,8 +126,14 @@ export function describeAgentWebhook(v1: OpenAPIHono<AppEnv, any, any>) {
     responses: {
       202: { description: "Queued", content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued") }) } } },
       401: { description: "Bad, stale or replayed signature", content: { "application/problem+json": { schema: ProblemSchema } } },
-      403: { description: "The agent is stopped: the credential that deployed it was revoked", content: { "application/problem+json": { schema: ProblemSchema } } },
-      409: { description: "The agent or its workflow is paused, or the account has too many unfinished runs", content: { "application/problem+json": { schema: ProblemSchema } } },
+      403: {
+        description: "The agent is stopped: the credential that deployed it was revoked",
+        content: { "application/problem+json": { schema: ProblemSchema } },
+      },
+      409: {
+        description: "The agent or its workflow is paused, or the account has too many unfinished runs",
+        content: { "application/problem+json": { schema: ProblemSchema } },
+      },
       413: { description: "Body larger than 1 MiB", content: { "application/problem+json": { schema: ProblemSchema } } },
       429: { description: "Too many calls", content: { "application/problem+json": { schema: ProblemSchema } } },
     },

@@ -38,7 +38,11 @@ export async function registerUser(db: Db, input: { email: string; password: str
 
 /** Checks an email and password; unknown emails cost the same time as wrong passwords. */
 export async function checkPassword(db: Db, email: string, password: string): Promise<User | undefined> {
-  const user = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).get();
+  const user = await db
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
+    .get();
   if (!user) {
     await burnPasswordCheck(password);
     return undefined;

@@ -23,51 +23,63 @@ const CreatedApiKeySchema = ApiKeySchema.extend({
   key: z.string().openapi({ description: "The secret key. Shown only in this response: store it now." }),
 }).openapi("CreatedApiKey");
 
-const createKey = authedRoute("data:write", {
-  method: "post",
-  path: "/auth/api-keys",
-  tags: ["API keys"],
-  summary: "Create an API key",
-  description:
-    "The key is returned once, in `key`; only its hash is stored. Its scopes default to, and may not exceed, the calling credential's. Its mode is this deployment's: `ahk_test_` keys on sandbox, `ahk_live_` keys on production.",
-  request: {
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: z
-            .object({
-              name: z.string().trim().min(1).max(100),
-              scopes: z.array(ScopeSchema).min(1).optional(),
-              expires_at: z.iso.datetime({ offset: true }).optional().openapi({ description: "When the key stops working." }),
-            })
-            .strict(),
+const createKey = authedRoute(
+  "data:write",
+  {
+    method: "post",
+    path: "/auth/api-keys",
+    tags: ["API keys"],
+    summary: "Create an API key",
+    description:
+      "The key is returned once, in `key`; only its hash is stored. Its scopes default to, and may not exceed, the calling credential's. Its mode is this deployment's: `ahk_test_` keys on sandbox, `ahk_live_` keys on production.",
+    request: {
+      body: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: z
+              .object({
+                name: z.string().trim().min(1).max(100),
+                scopes: z.array(ScopeSchema).min(1).optional(),
+                expires_at: z.iso.datetime({ offset: true }).optional().openapi({ description: "When the key stops working." }),
+              })
+              .strict(),
+          },
         },
       },
     },
+    responses: { 201: { description: "Created", content: { "application/json": { schema: CreatedApiKeySchema } } }, ...conflictError },
   },
-  responses: { 201: { description: "Created", content: { "application/json": { schema: CreatedApiKeySchema } } }, ...conflictError },
-}, { firstPartyOnly: true });
+  { firstPartyOnly: true },
+);
 
-const listKeys = authedRoute("data:read", {
-  method: "get",
-  path: "/auth/api-keys",
-  tags: ["API keys"],
-  summary: "List API keys",
-  description: "Active keys of the caller, newest first: prefix and metadata, never the secret. Paginated with `limit` and `cursor`.",
-  request: { query: PageQuery },
-  responses: { 200: { description: "Keys", content: { "application/json": { schema: pageOf(ApiKeySchema) } } } },
-}, { firstPartyOnly: true });
+const listKeys = authedRoute(
+  "data:read",
+  {
+    method: "get",
+    path: "/auth/api-keys",
+    tags: ["API keys"],
+    summary: "List API keys",
+    description: "Active keys of the caller, newest first: prefix and metadata, never the secret. Paginated with `limit` and `cursor`.",
+    request: { query: PageQuery },
+    responses: { 200: { description: "Keys", content: { "application/json": { schema: pageOf(ApiKeySchema) } } } },
+  },
+  { firstPartyOnly: true },
+);
 
-const deleteKey = authedRoute("data:write", {
-  method: "delete",
-  path: "/auth/api-keys/{id}",
-  tags: ["API keys"],
-  summary: "Revoke an API key",
-  description: "The key stops working at once.",
-  request: { params: IntIdParam("id") },
-  responses: { 204: { description: "Revoked" }, ...notFoundError },
-}, { firstPartyOnly: true });
+const deleteKey = authedRoute(
+  "data:write",
+  {
+    method: "delete",
+    path: "/auth/api-keys/{id}",
+    tags: ["API keys"],
+    summary: "Revoke an API key",
+    description: "The key stops working at once.",
+    request: { params: IntIdParam("id") },
+    responses: { 204: { description: "Revoked" }, ...notFoundError },
+  },
+  { firstPartyOnly: true },
+);
 
 export const apiKeyRoutes = createRouter()
   .openapi(createKey, async (c) => {

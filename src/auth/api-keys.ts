@@ -29,7 +29,10 @@ export async function createApiKey(
   db: Db,
   input: { userId: number; name: string; mode: KeyMode; scopes: Scope[]; expiresAt?: Date | null },
 ): Promise<CreatedKey> {
-  const [active] = await db.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.userId, input.userId), isNull(apiKeys.revokedAt)));
+  const [active] = await db
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, input.userId), isNull(apiKeys.revokedAt)));
   if ((active?.n ?? 0) >= MAX_KEYS_PER_USER) {
     throw new ApiError("quota_exceeded", `An account can hold at most ${MAX_KEYS_PER_USER} active API keys; revoke one first.`);
   }
@@ -71,7 +74,11 @@ export async function revokeApiKey(db: Db, userId: number, id: number): Promise<
 }
 
 export async function findApiKeyBySecret(db: Db, secret: string): Promise<ApiKey | undefined> {
-  return db.select().from(apiKeys).where(eq(apiKeys.keyHash, await hashSecret(secret))).get();
+  return db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, await hashSecret(secret)))
+    .get();
 }
 
 /** What the API shows of a key: never the secret or its hash. */

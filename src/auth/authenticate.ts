@@ -32,12 +32,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-async function principalFromApiKey(
-  db: Db,
-  config: Config,
-  secret: string,
-  waitUntil: (work: Promise<unknown>) => void,
-): Promise<Principal> {
+async function principalFromApiKey(db: Db, config: Config, secret: string, waitUntil: (work: Promise<unknown>) => void): Promise<Principal> {
   const expected = modeForEnvironment(config.environment);
   if (keyModeOf(secret) !== expected) {
     throw invalidToken(
@@ -54,7 +49,13 @@ async function principalFromApiKey(
   const now = Date.now();
   if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     // Off the request path, and at most once a minute per key, so reads stay cheap.
-    waitUntil(db.update(apiKeys).set({ lastUsedAt: new Date(now) }).where(eq(apiKeys.id, key.id)).run());
+    waitUntil(
+      db
+        .update(apiKeys)
+        .set({ lastUsedAt: new Date(now) })
+        .where(eq(apiKeys.id, key.id))
+        .run(),
+    );
   }
   return { userId: key.userId, scopes: readScopes(key.scopes), kind: "api_key", credentialId: `key_${key.id}`, clientId: null };
 }

@@ -26,7 +26,11 @@ export async function createAuthorizationCode(
 export type CodeRow = typeof authorizationCodes.$inferSelect;
 
 export async function findAuthorizationCode(db: Db, code: string): Promise<CodeRow | undefined> {
-  return db.select().from(authorizationCodes).where(eq(authorizationCodes.codeHash, await hashSecret(code))).get();
+  return db
+    .select()
+    .from(authorizationCodes)
+    .where(eq(authorizationCodes.codeHash, await hashSecret(code)))
+    .get();
 }
 
 /**

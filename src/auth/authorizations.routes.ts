@@ -13,7 +13,12 @@ const AuthorizationSchema = z
   })
   .openapi("Authorization");
 
-const ClientIdParam = z.object({ client_id: z.string().max(100).openapi({ param: { name: "client_id", in: "path" } }) });
+const ClientIdParam = z.object({
+  client_id: z
+    .string()
+    .max(100)
+    .openapi({ param: { name: "client_id", in: "path" } }),
+});
 
 const list = authedRoute(
   "data:read",

@@ -15,7 +15,13 @@ export interface Authorization {
 
 /** Live authorization-code grants of the user, one entry per app (the union of their scopes). */
 export async function listAuthorizations(db: Db, userId: number): Promise<Authorization[]> {
-  const live = and(eq(grants.userId, userId), eq(grants.kind, "authorization_code"), isNull(grants.revokedAt), isNotNull(grants.clientId), isNull(oauthApps.revokedAt));
+  const live = and(
+    eq(grants.userId, userId),
+    eq(grants.kind, "authorization_code"),
+    isNull(grants.revokedAt),
+    isNotNull(grants.clientId),
+    isNull(oauthApps.revokedAt),
+  );
   const rows = await db
     .select({ clientId: grants.clientId, name: oauthApps.name, scopes: grants.scopes, createdAt: grants.createdAt, grantId: grants.id })
     .from(grants)
@@ -27,7 +33,12 @@ export async function listAuthorizations(db: Db, userId: number): Promise<Author
   const lastIssued = await db
     .select({ grantId: refreshTokens.grantId, at: max(refreshTokens.createdAt) })
     .from(refreshTokens)
-    .where(inArray(refreshTokens.grantId, rows.map((r) => r.grantId)))
+    .where(
+      inArray(
+        refreshTokens.grantId,
+        rows.map((r) => r.grantId),
+      ),
+    )
     .groupBy(refreshTokens.grantId)
     .all();
   const usedAt = new Map(lastIssued.map((r) => [r.grantId, r.at ? new Date(r.at as unknown as number).getTime() : 0]));
@@ -63,4 +74,3 @@ export async function revokeAuthorization(db: Db, userId: number, clientId: stri
     .returning({ id: grants.id });
   if (revoked.length === 0) throw notFound("Authorization");
 }
-

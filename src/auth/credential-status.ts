@@ -16,7 +16,9 @@ import { apiKeys, grants, oauthApps } from "../db/schema";
 export async function credentialRevocation(db: Db, credentialId: string): Promise<string | null> {
   if (credentialId.startsWith("key_")) {
     const id = Number(credentialId.slice(4));
-    const key = Number.isInteger(id) ? await db.select({ revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt }).from(apiKeys).where(eq(apiKeys.id, id)).get() : undefined;
+    const key = Number.isInteger(id)
+      ? await db.select({ revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt }).from(apiKeys).where(eq(apiKeys.id, id)).get()
+      : undefined;
     if (!key || key.revokedAt) return "the API key it runs with was revoked.";
     if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) return "the API key it runs with has expired.";
     return null;

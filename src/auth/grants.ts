@@ -28,10 +28,7 @@ export interface TokenResponse {
   scope: string;
 }
 
-export async function createGrant(
-  db: Db,
-  grant: { userId: number; kind: Grant["kind"]; scopes: string; clientId?: string | null },
-): Promise<Grant> {
+export async function createGrant(db: Db, grant: { userId: number; kind: Grant["kind"]; scopes: string; clientId?: string | null }): Promise<Grant> {
   const [row] = await db
     .insert(grants)
     .values({ id: `grt_${randomToken(16)}`, userId: grant.userId, kind: grant.kind, scopes: grant.scopes, clientId: grant.clientId ?? null })
@@ -56,12 +53,13 @@ export async function issueTokens(db: Db, config: Config, grant: Grant, scope = 
 }
 
 export async function revokeGrant(db: Db, grantId: string): Promise<void> {
-  await db.update(grants).set({ revokedAt: new Date() }).where(and(eq(grants.id, grantId), isNull(grants.revokedAt)));
+  await db
+    .update(grants)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(grants.id, grantId), isNull(grants.revokedAt)));
 }
 
-export type RefreshOutcome =
-  | { ok: true; grant: Grant }
-  | { ok: false; reason: "unknown" | "expired" | "reused" | "revoked" | "wrong_client" };
+export type RefreshOutcome = { ok: true; grant: Grant } | { ok: false; reason: "unknown" | "expired" | "reused" | "revoked" | "wrong_client" };
 
 /**
  * Consumes a refresh token (each is good for one use). Presenting a used token again, after the

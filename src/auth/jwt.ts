@@ -23,10 +23,7 @@ export function signingKey(config: Config): Uint8Array {
   return config.jwtSecret;
 }
 
-export async function signAccessToken(
-  config: Config,
-  claims: { userId: number; scope: string; grantId: string; clientId?: string | null },
-): Promise<string> {
+export async function signAccessToken(config: Config, claims: { userId: number; scope: string; grantId: string; clientId?: string | null }): Promise<string> {
   return new SignJWT({ scope: claims.scope, gid: claims.grantId, ...(claims.clientId ? { client_id: claims.clientId } : {}) })
     .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE })
     .setIssuer(config.jwtIssuer)

@@ -16,57 +16,76 @@ const OAuthAppSchema = z
   })
   .openapi("OAuthApp");
 
-const createApp = authedRoute("data:write", {
-  method: "post",
-  path: "/auth/apps",
-  tags: ["OAuth apps"],
-  summary: "Register an OAuth 2.0 app",
-  description:
-    "Returns `client_id` and `client_secret`; the secret is shown only in this response. Redirect URIs are matched exactly. The app's scopes may not exceed the calling credential's. A client-credentials token acts for the app's owner within these scopes.",
-  request: {
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: z
-            .object({
-              name: z.string().trim().min(1).max(100),
-              redirect_uris: z.array(z.string().max(2000)).max(10).default([]),
-              scopes: z.array(ScopeSchema).min(1),
-            })
-            .strict(),
+const createApp = authedRoute(
+  "data:write",
+  {
+    method: "post",
+    path: "/auth/apps",
+    tags: ["OAuth apps"],
+    summary: "Register an OAuth 2.0 app",
+    description:
+      "Returns `client_id` and `client_secret`; the secret is shown only in this response. Redirect URIs are matched exactly. The app's scopes may not exceed the calling credential's. A client-credentials token acts for the app's owner within these scopes.",
+    request: {
+      body: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: z
+              .object({
+                name: z.string().trim().min(1).max(100),
+                redirect_uris: z.array(z.string().max(2000)).max(10).default([]),
+                scopes: z.array(ScopeSchema).min(1),
+              })
+              .strict(),
+          },
         },
       },
     },
-  },
-  responses: {
-    201: {
-      description: "Registered",
-      content: { "application/json": { schema: OAuthAppSchema.extend({ client_secret: z.string() }).openapi("CreatedOAuthApp") } },
+    responses: {
+      201: {
+        description: "Registered",
+        content: { "application/json": { schema: OAuthAppSchema.extend({ client_secret: z.string() }).openapi("CreatedOAuthApp") } },
+      },
+      ...conflictError,
     },
-    ...conflictError,
   },
-}, { firstPartyOnly: true });
+  { firstPartyOnly: true },
+);
 
-const listApps = authedRoute("data:read", {
-  method: "get",
-  path: "/auth/apps",
-  tags: ["OAuth apps"],
-  summary: "List OAuth apps",
-  description: "The caller's apps, newest first, without their secrets. Paginated with `limit` and `cursor`.",
-  request: { query: PageQuery },
-  responses: { 200: { description: "Apps", content: { "application/json": { schema: pageOf(OAuthAppSchema) } } } },
-}, { firstPartyOnly: true });
+const listApps = authedRoute(
+  "data:read",
+  {
+    method: "get",
+    path: "/auth/apps",
+    tags: ["OAuth apps"],
+    summary: "List OAuth apps",
+    description: "The caller's apps, newest first, without their secrets. Paginated with `limit` and `cursor`.",
+    request: { query: PageQuery },
+    responses: { 200: { description: "Apps", content: { "application/json": { schema: pageOf(OAuthAppSchema) } } } },
+  },
+  { firstPartyOnly: true },
+);
 
-const deleteApp = authedRoute("data:write", {
-  method: "delete",
-  path: "/auth/apps/{client_id}",
-  tags: ["OAuth apps"],
-  summary: "Delete an OAuth app",
-  description: "Every token issued to the app stops working at once.",
-  request: { params: z.object({ client_id: z.string().max(100).openapi({ param: { name: "client_id", in: "path" } }) }) },
-  responses: { 204: { description: "Deleted" }, ...notFoundError },
-}, { firstPartyOnly: true });
+const deleteApp = authedRoute(
+  "data:write",
+  {
+    method: "delete",
+    path: "/auth/apps/{client_id}",
+    tags: ["OAuth apps"],
+    summary: "Delete an OAuth app",
+    description: "Every token issued to the app stops working at once.",
+    request: {
+      params: z.object({
+        client_id: z
+          .string()
+          .max(100)
+          .openapi({ param: { name: "client_id", in: "path" } }),
+      }),
+    },
+    responses: { 204: { description: "Deleted" }, ...notFoundError },
+  },
+  { firstPartyOnly: true },
+);
 
 export const oauthAppRoutes = createRouter()
   .openapi(createApp, async (c) => {

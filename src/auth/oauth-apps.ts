@@ -12,7 +12,10 @@ export async function createOAuthApp(
   db: Db,
   input: { userId: number; name: string; redirectUris: string[]; scopes: Scope[] },
 ): Promise<{ app: OAuthApp; clientSecret: string }> {
-  const [active] = await db.select({ n: count() }).from(oauthApps).where(and(eq(oauthApps.userId, input.userId), isNull(oauthApps.revokedAt)));
+  const [active] = await db
+    .select({ n: count() })
+    .from(oauthApps)
+    .where(and(eq(oauthApps.userId, input.userId), isNull(oauthApps.revokedAt)));
   if ((active?.n ?? 0) >= MAX_APPS_PER_USER) {
     throw new ApiError("quota_exceeded", `An account can register at most ${MAX_APPS_PER_USER} OAuth apps; delete one first.`);
   }
@@ -49,7 +52,10 @@ export async function deleteOAuthApp(db: Db, userId: number, clientId: string): 
     .where(and(eq(oauthApps.clientId, clientId), eq(oauthApps.userId, userId), isNull(oauthApps.revokedAt)))
     .returning({ id: oauthApps.id });
   if (deleted.length === 0) throw notFound("OAuth app");
-  await db.update(grants).set({ revokedAt: new Date() }).where(and(eq(grants.clientId, clientId), isNull(grants.revokedAt)));
+  await db
+    .update(grants)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(grants.clientId, clientId), isNull(grants.revokedAt)));
 }
 
 export async function findActiveApp(db: Db, clientId: string): Promise<OAuthApp | undefined> {

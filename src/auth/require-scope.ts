@@ -11,11 +11,15 @@ export function requireScope(scope: Scope | readonly Scope[]) {
     const principal = c.get("principal");
     const missing = needed.filter((s) => !principal.scopes.includes(s));
     if (missing.length) {
-      throw new ApiError("insufficient_scope", `This operation needs the scope${needed.length > 1 ? "s" : ""} "${needed.join('" and "')}"; the credential lacks "${missing.join('", "')}".`, {
-        headers: {
-          "WWW-Authenticate": `Bearer realm="agent-automation-hub", error="insufficient_scope", scope="${list}"`,
+      throw new ApiError(
+        "insufficient_scope",
+        `This operation needs the scope${needed.length > 1 ? "s" : ""} "${needed.join('" and "')}"; the credential lacks "${missing.join('", "')}".`,
+        {
+          headers: {
+            "WWW-Authenticate": `Bearer realm="agent-automation-hub", error="insufficient_scope", scope="${list}"`,
+          },
         },
-      });
+      );
     }
     await next();
   });

@@ -3,13 +3,7 @@ import { Hono } from "hono";
 import type { Db } from "../db/client";
 import type { AppEnv } from "../http/app-env";
 import { clientAddress, consumeRateLimits, exhaustedOf, rateLimitHeaders } from "../http/rate-limit";
-import {
-  PKCE_VERIFIER,
-  claimAuthorizationCode,
-  findAuthorizationCode,
-  pkceMatches,
-  punishCodeReuse,
-} from "./authorization-codes";
+import { PKCE_VERIFIER, claimAuthorizationCode, findAuthorizationCode, pkceMatches, punishCodeReuse } from "./authorization-codes";
 
 import { consumeRefreshToken, createGrant, issueTokens, revokeGrant } from "./grants";
 import { authenticateClient } from "./oauth-apps";
@@ -38,7 +32,7 @@ export const tokenEndpoint = new Hono<AppEnv>().post("/auth/token", async (c) =>
     const form = await readForm(c);
     const grantType = form.get("grant_type");
     const db = c.get("db");
-    let body;
+    let body: Awaited<ReturnType<typeof clientCredentials>>;
     if (grantType === "client_credentials") body = await clientCredentials(c, db, form);
     else if (grantType === "authorization_code") body = await authorizationCode(c, db, form);
     else if (grantType === "refresh_token") body = await refreshToken(c, db, form);
@@ -197,4 +191,3 @@ async function refreshToken(c: Context<AppEnv>, db: Db, form: Form) {
   const scopes = narrowScope(form.get("scope"), readScopes(grant.scopes));
   return issueTokens(db, c.get("config"), grant, formatScopes(scopes));
 }
-

@@ -15,7 +15,7 @@ const ConnectionSchema = z
     connection_id: z.number().int(),
     platform: z.string(),
     name: z.string(),
-    config: z.record(z.string(), z.unknown()).openapi({ description: "Secret fields come back masked (\"••••abcd\"); send the masked value back to keep them." }),
+    config: z.record(z.string(), z.unknown()).openapi({ description: 'Secret fields come back masked ("••••abcd"); send the masked value back to keep them.' }),
     status: Status,
     error_message: z.string().nullable(),
     last_used_at: Timestamp.nullable(),
@@ -31,7 +31,9 @@ const PlatformSchema = z
     description: z.string(),
     category: z.string(),
     auth_kind: z.string(),
-    config_schema: z.record(z.string(), z.unknown()).openapi({ description: "JSON Schema of `config`; secret fields carry `x-secret: true` and `writeOnly: true`." }),
+    config_schema: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "JSON Schema of `config`; secret fields carry `x-secret: true` and `writeOnly: true`." }),
     secret_fields: z.array(z.string()),
     tools: z.array(z.object({ name: z.string(), title: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()) })),
     tools_from_server: z.boolean().openapi({ description: "True for MCP: the tools are loaded from the connected server." }),
@@ -85,7 +87,10 @@ const update = authedRoute("connections:write", {
   description: "Replaces name, status and config. Secret fields sent back masked keep their stored value.",
   request: {
     params: IntIdParam("connection_id"),
-    body: { required: true, content: { "application/json": { schema: z.object({ name: ConnectionBody.shape.name, status: Status, config: ConnectionBody.shape.config }) } } },
+    body: {
+      required: true,
+      content: { "application/json": { schema: z.object({ name: ConnectionBody.shape.name, status: Status, config: ConnectionBody.shape.config }) } },
+    },
   },
   responses: { 200: { description: "Updated", content: { "application/json": { schema: ConnectionSchema } } }, ...notFoundError },
 });
@@ -104,7 +109,8 @@ const test = authedRoute("connections:write", {
   path: "/connections/test",
   tags: ["Connections"],
   summary: "Test a connection config before saving",
-  description: "For `mcp`, connects to the server and lists its tools; for other platforms, makes the platform's cheapest authenticated call. Nothing is stored.",
+  description:
+    "For `mcp`, connects to the server and lists its tools; for other platforms, makes the platform's cheapest authenticated call. Nothing is stored.",
   request: { body: { required: true, content: { "application/json": { schema: ConnectionBody.omit({ name: true }) } } } },
   responses: { 200: { description: "The outcome of the test", content: { "application/json": { schema: TestResultSchema } } } },
 });
@@ -118,7 +124,12 @@ const platformCatalog = () =>
     auth_kind: platform.authKind,
     config_schema: inputJsonSchema(platform.config),
     secret_fields: [...platform.secretFields],
-    tools: platform.tools.map((tool) => ({ name: platformToolName(platform, tool.action), title: tool.title, description: tool.description, input_schema: inputJsonSchema(tool.input) })),
+    tools: platform.tools.map((tool) => ({
+      name: platformToolName(platform, tool.action),
+      title: tool.title,
+      description: tool.description,
+      input_schema: inputJsonSchema(tool.input),
+    })),
     tools_from_server: platform.id === "mcp",
   }));
 
@@ -126,7 +137,11 @@ export const connectionRoutes = createRouter()
   .openapi(listPlatforms, (c) => c.json({ data: platformCatalog() }, 200))
   .openapi(list, async (c) => {
     const box = await secretBoxFor(c.env);
-    const page = await pageById(c.req.valid("query"), (n, before) => listConnections(c.get("db"), c.get("principal").userId, n, before), (row) => presentConnection(row, box));
+    const page = await pageById(
+      c.req.valid("query"),
+      (n, before) => listConnections(c.get("db"), c.get("principal").userId, n, before),
+      (row) => presentConnection(row, box),
+    );
     return c.json(page, 200);
   })
   .openapi(create, async (c) => {

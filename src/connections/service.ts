@@ -54,7 +54,11 @@ export async function createConnection(
 }
 
 export async function getConnection(db: Db, userId: number, id: number): Promise<Connection> {
-  const row = await db.select().from(connections).where(and(eq(connections.id, id), eq(connections.userId, userId))).get();
+  const row = await db
+    .select()
+    .from(connections)
+    .where(and(eq(connections.id, id), eq(connections.userId, userId)))
+    .get();
   if (!row) throw notFound("Connection");
   return row;
 }
@@ -152,7 +156,10 @@ function keepMasked(sent: unknown, stored: unknown): unknown {
 }
 
 export async function deleteConnection(db: Db, userId: number, id: number): Promise<void> {
-  const deleted = await db.delete(connections).where(and(eq(connections.id, id), eq(connections.userId, userId))).returning({ id: connections.id });
+  const deleted = await db
+    .delete(connections)
+    .where(and(eq(connections.id, id), eq(connections.userId, userId)))
+    .returning({ id: connections.id });
   if (deleted.length === 0) throw notFound("Connection");
 }
 
@@ -168,7 +175,12 @@ export async function recordConnectionHealth(db: Db, connection: Connection, out
   }
   await db
     .update(connections)
-    .set({ status: outcome.status, errorMessage: outcome.status === "active" ? null : (outcome.message ?? null), lastUsedAt: new Date(), updatedAt: new Date() })
+    .set({
+      status: outcome.status,
+      errorMessage: outcome.status === "active" ? null : (outcome.message ?? null),
+      lastUsedAt: new Date(),
+      updatedAt: new Date(),
+    })
     .where(eq(connections.id, connection.id));
 }
 

@@ -16,7 +16,13 @@ export interface ConnectionTestResult {
  * Tries a config before it is saved: an MCP server is connected to and its tools listed; other
  * platforms make their cheapest authenticated call. Nothing is stored.
  */
-export async function testConnectionConfig(env: Env, config: Config, platform: Platform, settings: Record<string, unknown>, signal?: AbortSignal): Promise<ConnectionTestResult> {
+export async function testConnectionConfig(
+  env: Env,
+  config: Config,
+  platform: Platform,
+  settings: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<ConnectionTestResult> {
   const policy = addressPolicy(config, env);
   try {
     if (platform.id === "mcp") {

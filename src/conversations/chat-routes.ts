@@ -10,7 +10,10 @@ const ProviderSchema = z
     id: z.enum(["local", "openai", "anthropic", "workers-ai"]),
     name: z.string(),
     configured: z.boolean(),
-    source: z.enum(["builtin", "connection", "deployment", "binding"]).nullable().openapi({ description: "Where its settings come from: your own connection wins over the deployment's." }),
+    source: z
+      .enum(["builtin", "connection", "deployment", "binding"])
+      .nullable()
+      .openapi({ description: "Where its settings come from: your own connection wins over the deployment's." }),
     models: z.array(z.string()),
     default_model: z.string().nullable(),
   })
@@ -21,8 +24,11 @@ const providers = authedRoute("data:read", {
   path: "/chat/providers",
   tags: ["Chat"],
   summary: "Model providers",
-  description: "Every provider, whether it is configured for you and with which models, and your default (your default_provider, else the deployment's DEFAULT_PROVIDER, else local).",
-  responses: { 200: { description: "Providers", content: { "application/json": { schema: z.object({ default: z.string(), providers: z.array(ProviderSchema) }) } } } },
+  description:
+    "Every provider, whether it is configured for you and with which models, and your default (your default_provider, else the deployment's DEFAULT_PROVIDER, else local).",
+  responses: {
+    200: { description: "Providers", content: { "application/json": { schema: z.object({ default: z.string(), providers: z.array(ProviderSchema) }) } } },
+  },
 });
 
 const direct = authedRoute("workflow:execute", {
@@ -34,7 +40,9 @@ const direct = authedRoute("workflow:execute", {
   request: {
     body: {
       required: true,
-      content: { "application/json": { schema: z.object({ content: z.string().trim().min(1).max(MAX_MESSAGE_CHARS), provider: z.string().max(50).nullish() }) } },
+      content: {
+        "application/json": { schema: z.object({ content: z.string().trim().min(1).max(MAX_MESSAGE_CHARS), provider: z.string().max(50).nullish() }) },
+      },
     },
   },
   responses: {
@@ -57,7 +65,10 @@ export const chatRoutes = createRouter()
     const provider = await resolveProvider(context, body.provider);
     try {
       const answer = await provider.generate({ messages: [{ role: "user", content: body.content }], tools: [], signal: c.req.raw.signal });
-      return c.json({ content: answer.text, provider: provider.id, model: answer.model, tokens_used: answer.usage.inputTokens + answer.usage.outputTokens }, 200);
+      return c.json(
+        { content: answer.text, provider: provider.id, model: answer.model, tokens_used: answer.usage.inputTokens + answer.usage.outputTokens },
+        200,
+      );
     } catch (error) {
       if (error instanceof ProviderError) throw new ApiError("provider_failed", error.message);
       throw error;

@@ -43,7 +43,10 @@ export class ConversationObject extends DurableObject<Env> {
     return this.store.list(conversationId, options);
   }
 
-  snapshot(conversationId: number, limit: number): { messages: MessageRecord[]; message_count: number; status: "idle" | "processing"; pending_turns: number; live_clients: number } {
+  snapshot(
+    conversationId: number,
+    limit: number,
+  ): { messages: MessageRecord[]; message_count: number; status: "idle" | "processing"; pending_turns: number; live_clients: number } {
     return {
       messages: this.store.tail(conversationId, limit),
       message_count: this.store.count(),
@@ -98,7 +101,11 @@ export class ConversationObject extends DurableObject<Env> {
           updatedAt: new Date(),
         })
         .where(eq(conversations.id, input.conversationId))
-        .catch((error) => console.error(JSON.stringify({ level: "error", message: "conversation index update failed", conversation_id: input.conversationId, error: loggableError(error) })));
+        .catch((error) =>
+          console.error(
+            JSON.stringify({ level: "error", message: "conversation index update failed", conversation_id: input.conversationId, error: loggableError(error) }),
+          ),
+        );
       this.emit("status", { status: this.pendingTurns > 1 ? "processing" : "idle" });
     }
   }

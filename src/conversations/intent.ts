@@ -29,7 +29,12 @@ export function classifyIntent(content: string, catalog: ToolInfo[]): IntentExpl
   const candidates = ranked.map((r) => r.tool.name);
 
   if (workflowHits.length && (best || isConditional(text))) {
-    return { intent: "build_workflow", confidence: Math.min(0.95, 0.55 + 0.1 * workflowHits.length), reasoning: `Mentions recurring or triggered work (${workflowHits.join(", ")}) and tools that could carry it out.`, candidate_tools: candidates };
+    return {
+      intent: "build_workflow",
+      confidence: Math.min(0.95, 0.55 + 0.1 * workflowHits.length),
+      reasoning: `Mentions recurring or triggered work (${workflowHits.join(", ")}) and tools that could carry it out.`,
+      candidate_tools: candidates,
+    };
   }
   if (best && best.score >= 0.3) {
     return {
@@ -39,7 +44,8 @@ export function classifyIntent(content: string, catalog: ToolInfo[]): IntentExpl
       candidate_tools: candidates,
     };
   }
-  if (GREETINGS.test(text)) return { intent: "greeting", confidence: 0.9, reasoning: "Opens with a greeting or thanks and asks for no action.", candidate_tools: candidates };
+  if (GREETINGS.test(text))
+    return { intent: "greeting", confidence: 0.9, reasoning: "Opens with a greeting or thanks and asks for no action.", candidate_tools: candidates };
   if (text.endsWith("?") || QUESTION_START.test(text)) {
     return { intent: "question", confidence: 0.7, reasoning: "Phrased as a question, with no tool clearly named.", candidate_tools: candidates };
   }

@@ -73,9 +73,7 @@ export class MessageStore {
 
   /** Chronological; `afterId` and `limit` page through long histories. */
   list(conversationId: number, options: { afterId?: number; limit?: number } = {}): MessageRecord[] {
-    const rows = this.sql
-      .exec(`SELECT * FROM messages WHERE id > ? ORDER BY id LIMIT ?`, options.afterId ?? 0, options.limit ?? 1_000_000)
-      .toArray();
+    const rows = this.sql.exec(`SELECT * FROM messages WHERE id > ? ORDER BY id LIMIT ?`, options.afterId ?? 0, options.limit ?? 1_000_000).toArray();
     return rows.map((row) => this.toRecord(conversationId, row));
   }
 

@@ -60,7 +60,10 @@ export async function runTurn(env: Env, store: MessageStore, input: TurnInput, e
   try {
     provider = await resolveProvider({ env, config, db, userId: input.userId }, input.provider);
     const tools = await chooseTools(env, input);
-    const history: ChatMessage[] = [{ role: "system", content: SYSTEM_PROMPT }, ...withinBudget(toChatHistory(store.tail(input.conversationId, MAX_HISTORY_MESSAGES)))];
+    const history: ChatMessage[] = [
+      { role: "system", content: SYSTEM_PROMPT },
+      ...withinBudget(toChatHistory(store.tail(input.conversationId, MAX_HISTORY_MESSAGES))),
+    ];
     const execution = { userId: input.userId, credentialId: input.credentialId, db, env, config, source: `conversation:${input.conversationId}` };
     const turnDeadline = AbortSignal.timeout(TURN_MS);
 
@@ -70,7 +73,18 @@ export async function runTurn(env: Env, store: MessageStore, input: TurnInput, e
       tokens += answer.usage.inputTokens + answer.usage.outputTokens;
       const requested = answer.toolCalls.slice(0, MAX_CALLS_PER_ROUND);
       if (requested.length === 0) {
-        return finish(store, events, input, message("assistant", answer.text || "(no answer)", { status: "completed", tokens_used: tokens, tools_called: calls, provider: provider.id, model: answer.model }));
+        return finish(
+          store,
+          events,
+          input,
+          message("assistant", answer.text || "(no answer)", {
+            status: "completed",
+            tokens_used: tokens,
+            tools_called: calls,
+            provider: provider.id,
+            model: answer.model,
+          }),
+        );
       }
       history.push({ role: "assistant", content: answer.text, toolCalls: requested });
       for (const call of requested) {
@@ -79,19 +93,40 @@ export async function runTurn(env: Env, store: MessageStore, input: TurnInput, e
         calls.push({ id: call.id, name: call.name, arguments: call.arguments, round, ...outcome.record });
         const stored = store.add(
           input.conversationId,
-          message("tool", outcome.content, { status: outcome.record.success ? "completed" : "error", tool_call_id: call.id, error_message: outcome.record.error_message }),
+          message("tool", outcome.content, {
+            status: outcome.record.success ? "completed" : "error",
+            tool_call_id: call.id,
+            error_message: outcome.record.error_message,
+          }),
         );
         events.message(stored);
         history.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.content });
       }
     }
-    return finish(store, events, input, message("assistant", `Stopped after ${MAX_ROUNDS} rounds of tool calls without a final answer.`, { status: "completed", tokens_used: tokens, tools_called: calls, provider: provider.id }));
+    return finish(
+      store,
+      events,
+      input,
+      message("assistant", `Stopped after ${MAX_ROUNDS} rounds of tool calls without a final answer.`, {
+        status: "completed",
+        tokens_used: tokens,
+        tools_called: calls,
+        provider: provider.id,
+      }),
+    );
   } catch (error) {
     const detail = error instanceof ProviderError || error instanceof ApiError ? error.message : "The assistant failed unexpectedly.";
     if (!(error instanceof ProviderError || error instanceof ApiError)) {
-      console.error(JSON.stringify({ level: "error", message: "conversation turn failed", conversation_id: input.conversationId, error: loggableError(error) }));
+      console.error(
+        JSON.stringify({ level: "error", message: "conversation turn failed", conversation_id: input.conversationId, error: loggableError(error) }),
+      );
     }
-    return finish(store, events, input, message("assistant", "", { status: "error", error_message: detail, tokens_used: tokens, tools_called: calls, provider: provider?.id ?? input.provider }));
+    return finish(
+      store,
+      events,
+      input,
+      message("assistant", "", { status: "error", error_message: detail, tokens_used: tokens, tools_called: calls, provider: provider?.id ?? input.provider }),
+    );
   }
 }
 
@@ -101,7 +136,11 @@ function finish(store: MessageStore, events: TurnEvents, input: TurnInput, recor
   return stored;
 }
 
-function message(role: MessageRecord["role"], content: string, fields: Partial<Omit<MessageRecord, "id" | "conversation_id" | "created_at" | "role" | "content">>) {
+function message(
+  role: MessageRecord["role"],
+  content: string,
+  fields: Partial<Omit<MessageRecord, "id" | "conversation_id" | "created_at" | "role" | "content">>,
+) {
   return {
     role,
     content,
@@ -156,8 +195,11 @@ async function runTool(
  * then the oldest messages go, never splitting a tool call from its result.
  */
 export function withinBudget(history: ChatMessage[]): ChatMessage[] {
-  const size = (messages: ChatMessage[]) => messages.reduce((n, m) => n + m.content.length + (m.role === "assistant" ? JSON.stringify(m.toolCalls ?? []).length : 0), 0);
-  let kept = history.map((m, i) => (m.role === "tool" && i < history.length - 10 && m.content.length > 2000 ? { ...m, content: `${m.content.slice(0, 2000)}… (shortened)` } : m));
+  const size = (messages: ChatMessage[]) =>
+    messages.reduce((n, m) => n + m.content.length + (m.role === "assistant" ? JSON.stringify(m.toolCalls ?? []).length : 0), 0);
+  let kept = history.map((m, i) =>
+    m.role === "tool" && i < history.length - 10 && m.content.length > 2000 ? { ...m, content: `${m.content.slice(0, 2000)}… (shortened)` } : m,
+  );
   while (kept.length > 1 && size(kept) > MAX_HISTORY_CHARS) {
     kept = kept.slice(1);
     // A tool result without the assistant turn that asked for it would confuse the provider.

@@ -10,7 +10,15 @@ import { catalogFor } from "../tools/catalog-service";
 import { prepareToolCall } from "../tools/executor";
 import { rankTools } from "../llm/tool-ranking";
 import { classifyIntent } from "./intent";
-import { conversationStub, createConversation, deleteConversation, getOwnedConversation, listConversations, presentConversation, renameConversation } from "./service";
+import {
+  conversationStub,
+  createConversation,
+  deleteConversation,
+  getOwnedConversation,
+  listConversations,
+  presentConversation,
+  renameConversation,
+} from "./service";
 
 export const MAX_MESSAGE_CHARS = 32_000;
 const SNAPSHOT_MESSAGES = 100;
@@ -79,7 +87,10 @@ const create = authedRoute("data:write", {
   description: "Without a title, one is made from the first message.",
   request: { body: { required: false, content: { "application/json": { schema: z.object({ title: z.string().trim().min(1).max(200).nullish() }) } } } },
   responses: {
-    201: { description: "Created", content: { "application/json": { schema: z.object({ success: z.literal(true), id: z.number().int(), conversation: ConversationSchema }) } } },
+    201: {
+      description: "Created",
+      content: { "application/json": { schema: z.object({ success: z.literal(true), id: z.number().int(), conversation: ConversationSchema }) } },
+    },
   },
 });
 
@@ -145,8 +156,19 @@ const messages = authedRoute("data:read", {
   request: {
     params: IdParam,
     query: z.object({
-      after_id: z.coerce.number().int().min(0).optional().openapi({ param: { name: "after_id", in: "query" } }),
-      limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ param: { name: "limit", in: "query" } }),
+      after_id: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .openapi({ param: { name: "after_id", in: "query" } }),
+      limit: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .optional()
+        .openapi({ param: { name: "limit", in: "query" } }),
     }),
   },
   responses: { 200: { description: "Messages", content: { "application/json": { schema: z.array(MessageSchema) } } }, ...notFoundError },
@@ -170,7 +192,8 @@ const validateToolCall = authedRoute("data:read", {
   path: "/conversations/{conversation_id}/validate-tool-call",
   tags: ["Conversations"],
   summary: "Validate a tool call without running it",
-  description: "Checks that the tool exists for the caller, that its connection is usable and that the arguments fit its schema. Nothing runs and no tool-call budget is spent.",
+  description:
+    "Checks that the tool exists for the caller, that its connection is usable and that the arguments fit its schema. Nothing runs and no tool-call budget is spent.",
   request: { params: IdParam, body: { required: true, content: { "application/json": { schema: ToolCallBody } } } },
   responses: {
     200: {
@@ -196,7 +219,8 @@ const explainIntent = authedRoute("data:read", {
   path: "/conversations/{conversation_id}/explain-intent",
   tags: ["Conversations"],
   summary: "Explain the intent classification of a message",
-  description: "The hub's deterministic intent router: label (run_tool, build_workflow, question, greeting, other), confidence and reasoning. Nothing is stored.",
+  description:
+    "The hub's deterministic intent router: label (run_tool, build_workflow, question, greeting, other), confidence and reasoning. Nothing is stored.",
   request: { params: IdParam, body: { required: true, content: { "application/json": { schema: ExplainBody } } } },
   responses: {
     200: {
@@ -221,7 +245,11 @@ const explainTools = authedRoute("data:read", {
   responses: {
     200: {
       description: "Ranked tools",
-      content: { "application/json": { schema: z.object({ tools: z.array(z.object({ name: z.string(), score: z.number(), reason: z.string() })), provider: z.string() }) } },
+      content: {
+        "application/json": {
+          schema: z.object({ tools: z.array(z.object({ name: z.string(), score: z.number(), reason: z.string() })), provider: z.string() }),
+        },
+      },
     },
     ...notFoundError,
   },
@@ -295,7 +323,9 @@ export const conversationRoutes = createRouter()
       return c.json({ valid: true, errors: [], tool: { name: call.name, connection_id: call.connection?.id ?? null } }, 200);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code === "rate_limited") throw error;
-      const errors = error.errors?.map((e) => ({ field: e.field, message: e.message })) ?? [{ field: error.code === "not_found" ? "name" : "", message: error.message }];
+      const errors = error.errors?.map((e) => ({ field: e.field, message: e.message })) ?? [
+        { field: error.code === "not_found" ? "name" : "", message: error.message },
+      ];
       return c.json({ valid: false, errors, tool: error.code === "not_found" ? null : { name: body.name, connection_id: null } }, 200);
     }
   })

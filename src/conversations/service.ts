@@ -23,7 +23,11 @@ export async function createConversation(db: Db, userId: number, title: string |
 
 /** The caller's conversation, or 404 (another user's conversation is not revealed). */
 export async function getOwnedConversation(db: Db, userId: number, id: number): Promise<Conversation> {
-  const row = await db.select().from(conversations).where(and(eq(conversations.id, id), eq(conversations.userId, userId))).get();
+  const row = await db
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+    .get();
   if (!row) throw notFound("Conversation");
   return row;
 }
@@ -53,7 +57,10 @@ export async function renameConversation(db: Db, userId: number, id: number, tit
 }
 
 export async function deleteConversation(env: Env, db: Db, userId: number, id: number): Promise<void> {
-  const deleted = await db.delete(conversations).where(and(eq(conversations.id, id), eq(conversations.userId, userId))).returning({ id: conversations.id });
+  const deleted = await db
+    .delete(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+    .returning({ id: conversations.id });
   if (deleted.length === 0) throw notFound("Conversation");
   await conversationStub(env, id).erase();
 }

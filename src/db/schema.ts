@@ -2,10 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 // Timestamps are stored as epoch milliseconds and surface as Date objects in code.
-const stampedAt = (name: string) =>
-  integer(name, { mode: "timestamp_ms" })
-    .notNull()
-    .default(sql`(unixepoch('subsec') * 1000)`);
+const stampedAt = (name: string) => integer(name, { mode: "timestamp_ms" }).notNull().default(sql`(unixepoch('subsec') * 1000)`);
 const createdAt = () => stampedAt("created_at");
 const timestamp = (name: string) => integer(name, { mode: "timestamp_ms" });
 
@@ -119,7 +116,6 @@ export type ApiKey = typeof apiKeys.$inferSelect;
 export type OAuthApp = typeof oauthApps.$inferSelect;
 export type Grant = typeof grants.$inferSelect;
 
-
 /**
  * A user's connection to one platform. `config` is the platform's config with every secret
  * field sealed (see connections/secret-box.ts); `uid` is the record identity the seals are bound to.
@@ -135,7 +131,9 @@ export const connections = sqliteTable(
     platform: text("platform").notNull(),
     name: text("name").notNull(),
     config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    status: text("status", { enum: ["active", "error", "expired"] }).notNull().default("active"),
+    status: text("status", { enum: ["active", "error", "expired"] })
+      .notNull()
+      .default("active"),
     errorMessage: text("error_message"),
     /** For MCP connections: the server's tool list as last loaded. */
     toolsCache: text("tools_cache", { mode: "json" }).$type<unknown[]>(),
@@ -199,7 +197,9 @@ export const conversations = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     title: text("title"),
-    state: text("state", { enum: ["idle", "processing"] }).notNull().default("idle"),
+    state: text("state", { enum: ["idle", "processing"] })
+      .notNull()
+      .default("idle"),
     messageCount: integer("message_count").notNull().default(0),
     lastMessagePreview: text("last_message_preview"),
     createdAt: createdAt(),
@@ -220,7 +220,9 @@ export const workflows = sqliteTable(
       .references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     description: text("description").notNull().default(""),
-    status: text("status", { enum: ["draft", "active", "paused", "archived"] }).notNull().default("active"),
+    status: text("status", { enum: ["draft", "active", "paused", "archived"] })
+      .notNull()
+      .default("active"),
     version: integer("version").notNull().default(1),
     isTemplate: integer("is_template", { mode: "boolean" }).notNull().default(false),
     triggerType: text("trigger_type").notNull().default("manual"),
@@ -252,7 +254,9 @@ export const executions = sqliteTable(
     settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     variables: text("variables", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     input: text("input", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    status: text("status", { enum: ["queued", "running", "succeeded", "failed", "cancelled"] }).notNull().default("queued"),
+    status: text("status", { enum: ["queued", "running", "succeeded", "failed", "cancelled"] })
+      .notNull()
+      .default("queued"),
     errorMessage: text("error_message"),
     failedStepId: text("failed_step_id"),
     /** Whoever holds an unexpired lease is the only one running this execution's steps. */
@@ -312,7 +316,9 @@ export const agents = sqliteTable(
     workflowId: integer("workflow_id")
       .notNull()
       .references(() => workflows.id, { onDelete: "cascade" }),
-    status: text("status", { enum: ["active", "paused"] }).notNull().default("active"),
+    status: text("status", { enum: ["active", "paused"] })
+      .notNull()
+      .default("active"),
     triggerType: text("trigger_type").notNull().default("manual"),
     schedule: text("schedule", { mode: "json" }).$type<Record<string, unknown> | null>(),
     config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),

@@ -30,11 +30,19 @@ function FieldTable(props: { fields: Field[] }) {
   if (props.fields.length === 0) return null;
   return (
     <table>
-      <tr><th>Field</th><th>Type</th><th>Description</th></tr>
+      <tr>
+        <th>Field</th>
+        <th>Type</th>
+        <th>Description</th>
+      </tr>
       {props.fields.map((f) => (
         <tr>
-          <td><code>{f.name}</code> {f.required ? <span class="req">required</span> : null}</td>
-          <td><code>{f.type}</code></td>
+          <td>
+            <code>{f.name}</code> {f.required ? <span class="req">required</span> : null}
+          </td>
+          <td>
+            <code>{f.type}</code>
+          </td>
           <td>{f.description}</td>
         </tr>
       ))}
@@ -54,18 +62,38 @@ function OperationView(props: { operation: Operation; components: Record<string,
         <span class={`method ${method}`}>{method}</span> <span class="path">{path}</span> — {op.summary}
       </div>
       {op.description ? <p>{op.description}</p> : null}
-      <p class="muted">{scopes.length ? <>Scope: <code>{scopes.join(", ")}</code></> : "No credential needed."}</p>
+      <p class="muted">
+        {scopes.length ? (
+          <>
+            Scope: <code>{scopes.join(", ")}</code>
+          </>
+        ) : (
+          "No credential needed."
+        )}
+      </p>
       {params.length ? (
-        <FieldTable fields={params.map((p) => ({ name: `${p.name} (${p.in})`, type: p.schema?.type ?? "string", required: Boolean(p.required), description: p.description ?? "" }))} />
+        <FieldTable
+          fields={params.map((p) => ({
+            name: `${p.name} (${p.in})`,
+            type: p.schema?.type ?? "string",
+            required: Boolean(p.required),
+            description: p.description ?? "",
+          }))}
+        />
       ) : null}
       {bodyType ? (
         <>
-          <p>Body (<code>{bodyType}</code>):</p>
+          <p>
+            Body (<code>{bodyType}</code>):
+          </p>
           <FieldTable fields={fieldsOf(body[bodyType].schema, props.components)} />
         </>
       ) : null}
       <p class="muted">
-        Responses: {Object.entries<Doc>(op.responses ?? {}).map(([status, r]) => `${status} ${r.description ?? ""}`).join(" · ")}
+        Responses:{" "}
+        {Object.entries<Doc>(op.responses ?? {})
+          .map(([status, r]) => `${status} ${r.description ?? ""}`)
+          .join(" · ")}
       </p>
     </section>
   );
@@ -86,62 +114,88 @@ export function DocsPage(props: { doc: Doc }) {
   return (
     <HtmlDocument>
       <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>API reference · Agent Automation Hub</title>
-        <style>{styles}</style>
-      </head>
-      <body>
-        <header>
-          <h1>Agent Automation Hub API</h1>
-          <p class="muted">Version {props.doc.info?.version}. Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).</p>
-          <nav>
-            <a href="#authentication">Authentication</a>
-            <a href="#errors">Errors</a>
-            {tags.map((t) => <a href={`#tag-${t}`}>{t}</a>)}
-          </nav>
-        </header>
-        <main>
-          <Section id="authentication" title="Authentication">
-            <p>
-              Send <code>Authorization: Bearer &lt;credential&gt;</code> on every <code>/v1</code> request. The credential is an API key
-              (<code>ahk_live_…</code> against production, <code>ahk_test_…</code> against sandbox; the other kind gets 401), an OAuth 2.0
-              access token from <code>POST /v1/auth/token</code>, or the JWT from <code>POST /v1/auth/login</code>. Apps send people to
-              <code> GET /auth/authorize</code> (authorization code with PKCE S256).
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>API reference · Agent Automation Hub</title>
+          <style>{styles}</style>
+        </head>
+        <body>
+          <header>
+            <h1>Agent Automation Hub API</h1>
+            <p class="muted">
+              Version {props.doc.info?.version}. Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).
             </p>
-            <table>
-              <tr><th>Scope</th><th>Allows</th></tr>
-              {Object.entries(SCOPES).map(([scope, text]) => (
-                <tr><td><code>{scope}</code></td><td>{text}</td></tr>
+            <nav>
+              <a href="#authentication">Authentication</a>
+              <a href="#errors">Errors</a>
+              {tags.map((t) => (
+                <a href={`#tag-${t}`}>{t}</a>
               ))}
-            </table>
-            <p>
-              Rate limits: every response to an authenticated request carries <code>RateLimit</code> and <code>RateLimit-Policy</code>;
-              over the limit the answer is 429 with <code>Retry-After</code>.
-            </p>
-          </Section>
-          <Section id="errors" title="Errors">
-            <p>
-              Errors are RFC 9457 problem details (<code>application/problem+json</code>): <code>type</code>, <code>title</code>,
-              <code> status</code>, <code>detail</code>, a stable <code>code</code>, the <code>request_id</code>, and for invalid fields an
-              <code> errors</code> list of <code>{"{location, field, message}"}</code>. The token endpoint answers RFC 6749 errors instead.
-            </p>
-            <table>
-              <tr><th>code</th><th>HTTP status</th><th>Meaning</th></tr>
-              {Object.entries(ERROR_CODES).map(([code, e]) => (
-                <tr id={`error-${code}`}><td><code>{code}</code></td><td>{e.status}</td><td>{e.title}</td></tr>
-              ))}
-            </table>
-          </Section>
-          {tags.map((tag) => (
-            <Section id={`tag-${tag}`} title={tag}>
-              {operations.filter((o) => (o.op.tags?.[0] ?? "Other") === tag).map((o) => <OperationView operation={o} components={components} />)}
+            </nav>
+          </header>
+          <main>
+            <Section id="authentication" title="Authentication">
+              <p>
+                Send <code>Authorization: Bearer &lt;credential&gt;</code> on every <code>/v1</code> request. The credential is an API key (
+                <code>ahk_live_…</code> against production, <code>ahk_test_…</code> against sandbox; the other kind gets 401), an OAuth 2.0 access token from{" "}
+                <code>POST /v1/auth/token</code>, or the JWT from <code>POST /v1/auth/login</code>. Apps send people to
+                <code> GET /auth/authorize</code> (authorization code with PKCE S256).
+              </p>
+              <table>
+                <tr>
+                  <th>Scope</th>
+                  <th>Allows</th>
+                </tr>
+                {Object.entries(SCOPES).map(([scope, text]) => (
+                  <tr>
+                    <td>
+                      <code>{scope}</code>
+                    </td>
+                    <td>{text}</td>
+                  </tr>
+                ))}
+              </table>
+              <p>
+                Rate limits: every response to an authenticated request carries <code>RateLimit</code> and <code>RateLimit-Policy</code>, and over the limit the
+                answer is 429 with <code>Retry-After</code>.
+              </p>
             </Section>
-          ))}
-        </main>
-      </body>
-    </html>
-      </HtmlDocument>
+            <Section id="errors" title="Errors">
+              <p>
+                Errors are RFC 9457 problem details (<code>application/problem+json</code>): <code>type</code>, <code>title</code>,<code> status</code>,{" "}
+                <code>detail</code>, a stable <code>code</code>, the <code>request_id</code>, and for invalid fields an
+                <code> errors</code> list of <code>{"{location, field, message}"}</code>. The token endpoint answers RFC 6749 errors instead.
+              </p>
+              <table>
+                <tr>
+                  <th>code</th>
+                  <th>HTTP status</th>
+                  <th>Meaning</th>
+                </tr>
+                {Object.entries(ERROR_CODES).map(([code, e]) => (
+                  <tr id={`error-${code}`}>
+                    <td>
+                      <code>{code}</code>
+                    </td>
+                    <td>{e.status}</td>
+                    <td>{e.title}</td>
+                  </tr>
+                ))}
+              </table>
+            </Section>
+            {tags.map((tag) => (
+              <Section id={`tag-${tag}`} title={tag}>
+                {operations
+                  .filter((o) => (o.op.tags?.[0] ?? "Other") === tag)
+                  .map((o) => (
+                    <OperationView operation={o} components={components} />
+                  ))}
+              </Section>
+            ))}
+          </main>
+        </body>
+      </html>
+    </HtmlDocument>
   );
 }

@@ -37,11 +37,7 @@ export class ApiError extends Error {
   readonly errors?: FieldError[];
   readonly headers?: Record<string, string>;
 
-  constructor(
-    code: ErrorCode,
-    detail: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
-  ) {
+  constructor(code: ErrorCode, detail: string, options: { errors?: FieldError[]; headers?: Record<string, string> } = {}) {
     super(detail);
     this.code = code;
     this.status = ERROR_CODES[code].status;
@@ -52,5 +48,4 @@ export class ApiError extends Error {
 
 export const notFound = (what: string) => new ApiError("not_found", `${what} not found`);
 
-export const validationFailed = (errors: FieldError[], detail = "The request has invalid fields.") =>
-  new ApiError("validation_failed", detail, { errors });
+export const validationFailed = (errors: FieldError[], detail = "The request has invalid fields.") => new ApiError("validation_failed", detail, { errors });

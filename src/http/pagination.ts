@@ -4,8 +4,18 @@ import { ApiError } from "./errors";
 
 /** `?limit=` (default 20, at most 100) and an opaque `?cursor=` from the previous page. */
 export const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ param: { name: "limit", in: "query" } }),
-  cursor: z.string().max(200).optional().openapi({ param: { name: "cursor", in: "query" }, description: "next_cursor of the previous page." }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .openapi({ param: { name: "limit", in: "query" } }),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({ param: { name: "cursor", in: "query" }, description: "next_cursor of the previous page." }),
 });
 
 export const pageOf = <T extends z.ZodType>(item: T) =>
@@ -21,7 +31,9 @@ export function decodeCursor<T extends Record<string, string | number>>(cursor: 
   try {
     return shape.parse(JSON.parse(new TextDecoder().decode(fromBase64url(cursor))));
   } catch {
-    throw new ApiError("validation_failed", "The cursor is not valid.", { errors: [{ location: "query", field: "cursor", message: "Use next_cursor from a previous page." }] });
+    throw new ApiError("validation_failed", "The cursor is not valid.", {
+      errors: [{ location: "query", field: "cursor", message: "Use next_cursor from a previous page." }],
+    });
   }
 }
 

@@ -23,11 +23,7 @@ export const OPERATORS = [
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-export type Condition =
-  | { field: string; operator: Operator; value?: unknown }
-  | { and: Condition[] }
-  | { or: Condition[] }
-  | { not: Condition };
+export type Condition = { field: string; operator: Operator; value?: unknown } | { and: Condition[] } | { or: Condition[] } | { not: Condition };
 
 export interface ConditionResult {
   result: boolean;
@@ -47,11 +43,21 @@ const MAX_SUBJECT = 10_000;
 export function evaluateCondition(condition: Condition, context: unknown): ConditionResult {
   if ("and" in condition) {
     const parts = condition.and.map((c) => evaluateCondition(c, context));
-    return { result: parts.every((p) => p.result), evaluated_value: parts.map((p) => p.evaluated_value), expected_value: parts.map((p) => p.expected_value), operator: "and" };
+    return {
+      result: parts.every((p) => p.result),
+      evaluated_value: parts.map((p) => p.evaluated_value),
+      expected_value: parts.map((p) => p.expected_value),
+      operator: "and",
+    };
   }
   if ("or" in condition) {
     const parts = condition.or.map((c) => evaluateCondition(c, context));
-    return { result: parts.some((p) => p.result), evaluated_value: parts.map((p) => p.evaluated_value), expected_value: parts.map((p) => p.expected_value), operator: "or" };
+    return {
+      result: parts.some((p) => p.result),
+      evaluated_value: parts.map((p) => p.evaluated_value),
+      expected_value: parts.map((p) => p.expected_value),
+      operator: "or",
+    };
   }
   if ("not" in condition) {
     const inner = evaluateCondition(condition.not, context);
@@ -59,7 +65,12 @@ export function evaluateCondition(condition: Condition, context: unknown): Condi
   }
   const { found, value: actual } = resolveField(condition.field, context);
   const expected = condition.value === undefined ? null : substitute(condition.value, context).value;
-  return { result: compare(condition.operator, found, actual, expected), evaluated_value: actual ?? null, expected_value: expected, operator: condition.operator };
+  return {
+    result: compare(condition.operator, found, actual, expected),
+    evaluated_value: actual ?? null,
+    expected_value: expected,
+    operator: condition.operator,
+  };
 }
 
 function resolveField(field: string, context: unknown): { found: boolean; value: unknown } {

@@ -3,7 +3,10 @@
  * Shared by the JSON tool, template substitution and workflow conditions.
  */
 export function splitPath(path: string): string[] {
-  return path.split(".").map((part) => part.trim()).filter((part) => part.length > 0);
+  return path
+    .split(".")
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
 }
 
 const FORBIDDEN = new Set(["__proto__", "prototype", "constructor"]);

@@ -12,7 +12,10 @@ export function aiSdkProvider(id: string, modelName: string, model: LanguageMode
     id,
     model: modelName,
     async generate(request: GenerateRequest): Promise<GenerateResult> {
-      const system = request.messages.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");
+      const system = request.messages
+        .filter((m) => m.role === "system")
+        .map((m) => m.content)
+        .join("\n\n");
       try {
         const result = await generateText({
           model,
@@ -65,6 +68,8 @@ export function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
         };
       case "system":
         return { role: "system", content: message.content };
+      default:
+        throw new Error(`Unknown message role: ${(message as { role: string }).role}`);
     }
   });
 }

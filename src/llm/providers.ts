@@ -62,7 +62,12 @@ async function settingsFor(ctx: ProviderContext, id: "openai" | "anthropic"): Pr
   if (connection) {
     try {
       const config = await openConfig(findPlatform(id)!, connection.config, connection.uid, await secretBoxFor(ctx.env));
-      return { apiKey: String(config.api_key), baseUrl: config.base_url as string | undefined, model: (config.model as string | undefined) ?? defaultModel(ctx.env, id), source: "connection" };
+      return {
+        apiKey: String(config.api_key),
+        baseUrl: config.base_url as string | undefined,
+        model: (config.model as string | undefined) ?? defaultModel(ctx.env, id),
+        source: "connection",
+      };
     } catch {
       // An unreadable connection falls through to the deployment's settings.
     }
@@ -83,9 +88,30 @@ export async function listProviders(ctx: ProviderContext): Promise<{ default: Pr
   const workersModel = ctx.env.WORKERS_AI_MODEL ?? DEFAULT_WORKERS_AI_MODEL;
   const providers: ProviderInfo[] = [
     { id: "local", name: NAMES.local, configured: true, source: "builtin", models: ["local-tool-router"], default_model: "local-tool-router" },
-    { id: "openai", name: NAMES.openai, configured: Boolean(openai), source: openai?.source ?? null, models: openai ? [openai.model] : [], default_model: openai?.model ?? null },
-    { id: "anthropic", name: NAMES.anthropic, configured: Boolean(anthropic), source: anthropic?.source ?? null, models: anthropic ? [anthropic.model] : [], default_model: anthropic?.model ?? null },
-    { id: "workers-ai", name: NAMES["workers-ai"], configured: Boolean(ctx.env.AI), source: ctx.env.AI ? "binding" : null, models: ctx.env.AI ? [workersModel] : [], default_model: ctx.env.AI ? workersModel : null },
+    {
+      id: "openai",
+      name: NAMES.openai,
+      configured: Boolean(openai),
+      source: openai?.source ?? null,
+      models: openai ? [openai.model] : [],
+      default_model: openai?.model ?? null,
+    },
+    {
+      id: "anthropic",
+      name: NAMES.anthropic,
+      configured: Boolean(anthropic),
+      source: anthropic?.source ?? null,
+      models: anthropic ? [anthropic.model] : [],
+      default_model: anthropic?.model ?? null,
+    },
+    {
+      id: "workers-ai",
+      name: NAMES["workers-ai"],
+      configured: Boolean(ctx.env.AI),
+      source: ctx.env.AI ? "binding" : null,
+      models: ctx.env.AI ? [workersModel] : [],
+      default_model: ctx.env.AI ? workersModel : null,
+    },
   ];
   return { default: await defaultProviderId(ctx, providers), providers };
 }
@@ -104,7 +130,7 @@ export async function resolveProvider(ctx: ProviderContext, requested: string | 
   const { default: fallback, providers } = await listProviders(ctx);
   const id = requested ?? fallback;
   const info = providers.find((p) => p.id === id);
-  if (!info || !info.configured) {
+  if (!info?.configured) {
     const configured = providers.filter((p) => p.configured).map((p) => p.id);
     throw new ApiError("validation_failed", `Provider "${id}" is ${info ? "not configured" : "unknown"}; configured providers: ${configured.join(", ")}.`, {
       errors: [{ location: "body", field: "provider", message: `Use one of: ${configured.join(", ")}.` }],
@@ -118,12 +144,22 @@ export async function resolveProvider(ctx: ProviderContext, requested: string | 
       return workersAiProvider(ctx.env.AI!, info.default_model!);
     case "openai": {
       const settings = (await settingsFor(ctx, "openai"))!;
-      const model = createOpenAICompatible({ name: "openai", baseURL: settings.baseUrl ?? "https://api.openai.com/v1", apiKey: settings.apiKey, includeUsage: true, fetch: guardedFetch(policy, MAX_PROVIDER_RESPONSE_BYTES) });
+      const model = createOpenAICompatible({
+        name: "openai",
+        baseURL: settings.baseUrl ?? "https://api.openai.com/v1",
+        apiKey: settings.apiKey,
+        includeUsage: true,
+        fetch: guardedFetch(policy, MAX_PROVIDER_RESPONSE_BYTES),
+      });
       return aiSdkProvider("openai", settings.model, model(settings.model));
     }
     case "anthropic": {
       const settings = (await settingsFor(ctx, "anthropic"))!;
-      const model = createAnthropic({ apiKey: settings.apiKey, ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}), fetch: guardedFetch(policy, MAX_PROVIDER_RESPONSE_BYTES) });
+      const model = createAnthropic({
+        apiKey: settings.apiKey,
+        ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
+        fetch: guardedFetch(policy, MAX_PROVIDER_RESPONSE_BYTES),
+      });
       return aiSdkProvider("anthropic", settings.model, model(settings.model));
     }
   }

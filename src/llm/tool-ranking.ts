@@ -46,10 +46,7 @@ export function rankTools(message: string, tools: ToolInfo[], limit = 8): Ranked
     const nameHits = nameTerms.filter((t) => wanted.has(t));
     const platformHit = platformTerms.some((t) => wanted.has(t));
     const descriptionHits = descriptionTerms.filter((t) => wanted.has(t) && !nameHits.includes(t));
-    const score =
-      0.6 * (nameTerms.length ? nameHits.length / nameTerms.length : 0) +
-      (platformHit ? 0.2 : 0) +
-      0.2 * Math.min(1, descriptionHits.length / 3);
+    const score = 0.6 * (nameTerms.length ? nameHits.length / nameTerms.length : 0) + (platformHit ? 0.2 : 0) + 0.2 * Math.min(1, descriptionHits.length / 3);
     if (score <= 0) continue;
     const reasons = [
       nameHits.length ? `name matches "${nameHits.join('", "')}"` : "",

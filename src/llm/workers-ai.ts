@@ -21,7 +21,11 @@ export function workersAiProvider(ai: Ai, model: string): ChatProvider {
       const messages = request.messages.map((m) => {
         if (m.role === "tool") return { role: "tool", content: m.content, tool_call_id: m.toolCallId, name: m.toolName };
         if (m.role === "assistant" && m.toolCalls?.length) {
-          return { role: "assistant", content: m.content, tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) };
+          return {
+            role: "assistant",
+            content: m.content,
+            tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+          };
         }
         return { role: m.role, content: m.content };
       });

@@ -6,7 +6,6 @@ import { presentUser } from "../auth/accounts";
 import { UserSchema } from "../auth/schemas";
 import { PROVIDER_IDS } from "../llm/providers";
 
-
 const MeSchema = UserSchema.extend({
   credential: z.object({
     kind: z.enum(["api_key", "session", "oauth"]),

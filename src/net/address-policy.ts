@@ -33,7 +33,8 @@ export function checkHost(hostname: string, policy: AddressPolicy): AddressVerdi
     if (a === 169 && b === 254) return refuse("link-local and metadata addresses are never reachable");
     if (a === 0 || a >= 224) return refuse("reserved, multicast and broadcast addresses are not reachable");
     const loopback = a === 127;
-    const privateRange = a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19));
+    const privateRange =
+      a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19));
     if ((loopback || privateRange) && !policy.allowPrivateNetworks) return refuse("loopback and private addresses are not reachable from this deployment");
     return { ok: true };
   }
@@ -50,7 +51,8 @@ export function checkHost(hostname: string, policy: AddressPolicy): AddressVerdi
     const uniqueLocal = (first & 0xfe00) === 0xfc00;
     const siteLocal = (first & 0xffc0) === 0xfec0; // fec0::/10, deprecated but still routed on some networks
     const localNat64 = first === 0x64 && v6[1] === 0xff9b && v6[2] === 1; // 64:ff9b:1::/48 (RFC 8215)
-    if ((loopback || uniqueLocal || siteLocal || localNat64) && !policy.allowPrivateNetworks) return refuse("loopback and private addresses are not reachable from this deployment");
+    if ((loopback || uniqueLocal || siteLocal || localNat64) && !policy.allowPrivateNetworks)
+      return refuse("loopback and private addresses are not reachable from this deployment");
     return { ok: true };
   }
   const localName =
@@ -103,7 +105,7 @@ function parseIPv6(text: string): number[] | undefined {
   if (tail) {
     const v4 = parseIPv4(tail[1]!);
     if (!v4) return undefined;
-    address = address.slice(0, -tail[1]!.length) + `${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
+    address = `${address.slice(0, -tail[1]!.length)}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
   }
   const halves = address.split("::");
   if (halves.length > 2) return undefined;

@@ -61,7 +61,8 @@ async function query(name: string, type: "A" | "AAAA", resolverUrl: string): Pro
     throw new ResolutionRefused(`Refused ${name}: the name could not be resolved (${error instanceof Error ? error.message : String(error)}).`);
   }
   // NXDOMAIN (3) simply has no addresses; other failures are refusals.
-  if (body.Status !== undefined && body.Status !== 0 && body.Status !== 3) throw new ResolutionRefused(`Refused ${name}: the resolver answered status ${body.Status}.`);
+  if (body.Status !== undefined && body.Status !== 0 && body.Status !== 3)
+    throw new ResolutionRefused(`Refused ${name}: the resolver answered status ${body.Status}.`);
   const wanted = type === "A" ? 1 : 28;
   const records = (body.Answer ?? []).filter((r) => r.type === wanted && typeof r.data === "string");
   return { addresses: records.map((r) => r.data), ttl: Math.min(MAX_TTL_SECONDS, ...records.map((r) => r.TTL ?? MAX_TTL_SECONDS)) };

@@ -73,7 +73,8 @@ export async function safeFetch(raw: string, init: RequestInit, options: SafeFet
       const next = await checkUrlResolved(new URL(location, url).toString(), options.policy);
       // Like browsers: 303 (and 301/302 after POST) become GET without a body. Credentials stay on
       // one origin: another origin gets only headers that can carry none, whatever their names.
-      const becomesGet = response.status === 303 || ((response.status === 301 || response.status === 302) && requestInit.method && requestInit.method !== "GET");
+      const becomesGet =
+        response.status === 303 || ((response.status === 301 || response.status === 302) && requestInit.method && requestInit.method !== "GET");
       let headers = new Headers(requestInit.headers);
       if (next.origin !== url.origin) headers = new Headers([...headers].filter(([name]) => SAFE_CROSS_ORIGIN_HEADERS.has(name.toLowerCase())));
       requestInit = { ...requestInit, headers, ...(becomesGet ? { method: "GET", body: undefined } : {}) };

@@ -22,13 +22,21 @@ export async function removeExpiredCredentials(db: Db, now = Date.now()): Promis
       ),
     )
     .returning({ id: authorizationCodes.codeHash });
-  const tokens = await db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, new Date(now))).returning({ id: refreshTokens.tokenHash });
+  const tokens = await db
+    .delete(refreshTokens)
+    .where(lt(refreshTokens.expiresAt, new Date(now)))
+    .returning({ id: refreshTokens.tokenHash });
   const accessTokenLifetime = new Date(now - ACCESS_TOKEN_TTL_SECONDS * 1000 - 60_000);
   // A grant that agents or unfinished executions run with stays: it says whether they may still
   // act (a revoked one stops them), long after its own tokens are gone.
   const stillActingFor = or(
     exists(db.select({ one: agents.id }).from(agents).where(eq(agents.credentialId, grants.id))),
-    exists(db.select({ one: executions.id }).from(executions).where(and(eq(executions.credentialId, grants.id), inArray(executions.status, ["queued", "running"])))),
+    exists(
+      db
+        .select({ one: executions.id })
+        .from(executions)
+        .where(and(eq(executions.credentialId, grants.id), inArray(executions.status, ["queued", "running"]))),
+    ),
   );
   const oldGrants = await db
     .delete(grants)
@@ -36,14 +44,14 @@ export async function removeExpiredCredentials(db: Db, now = Date.now()): Promis
       and(
         not(stillActingFor!),
         or(
-        and(eq(grants.kind, "client_credentials"), lt(grants.createdAt, accessTokenLifetime)),
-        and(isNotNull(grants.revokedAt), lt(grants.revokedAt, new Date(now - USED_CODE_RETENTION_MS))),
-        and(
-          ne(grants.kind, "client_credentials"),
-          lt(grants.createdAt, accessTokenLifetime),
-          notExists(db.select({ one: refreshTokens.tokenHash }).from(refreshTokens).where(eq(refreshTokens.grantId, grants.id))),
+          and(eq(grants.kind, "client_credentials"), lt(grants.createdAt, accessTokenLifetime)),
+          and(isNotNull(grants.revokedAt), lt(grants.revokedAt, new Date(now - USED_CODE_RETENTION_MS))),
+          and(
+            ne(grants.kind, "client_credentials"),
+            lt(grants.createdAt, accessTokenLifetime),
+            notExists(db.select({ one: refreshTokens.tokenHash }).from(refreshTokens).where(eq(refreshTokens.grantId, grants.id))),
+          ),
         ),
-      ),
       ),
     )
     .returning({ id: grants.id });

@@ -18,7 +18,13 @@ export interface TemplateDefinition {
   steps: unknown[];
 }
 
-const tool = (id: string, name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ id, type: "tool", tool: name, arguments: args, ...extra });
+const tool = (id: string, name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  id,
+  type: "tool",
+  tool: name,
+  arguments: args,
+  ...extra,
+});
 const when = (id: string, condition: unknown, then: unknown[], otherwise: unknown[] = []) => ({ id, type: "condition", condition, then, else: otherwise });
 const retry = { retry: { max_attempts: 3, delay_seconds: 30, backoff: "exponential" } };
 const v = (value: unknown, description: string) => ({ default: value, description });
@@ -37,8 +43,16 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_config: {},
     variables: { sales_channel: v("#sales", "Slack channel for new-lead alerts") },
     steps: [
-      tool("contact", "hubspot_create_contact", { email: "{{input.email}}", firstname: "{{input.first_name}}", lastname: "{{input.last_name}}", company: "{{input.company}}" }, retry),
-      tool("alert", "slack_send_message", { channel: "{{sales_channel}}", text: "New lead: {{input.first_name}} {{input.last_name}} ({{input.email}}) from {{input.company}}" }),
+      tool(
+        "contact",
+        "hubspot_create_contact",
+        { email: "{{input.email}}", firstname: "{{input.first_name}}", lastname: "{{input.last_name}}", company: "{{input.company}}" },
+        retry,
+      ),
+      tool("alert", "slack_send_message", {
+        channel: "{{sales_channel}}",
+        text: "New lead: {{input.first_name}} {{input.last_name}} ({{input.email}}) from {{input.company}}",
+      }),
     ],
   },
   {
@@ -54,9 +68,24 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_config: {},
     variables: { sender: v("Acme <hello@acme.com>", "From address"), follow_up_days: v(3, "Days between the two emails (informational)") },
     steps: [
-      tool("welcome", "resend_send_email", { from: "{{sender}}", to: "{{input.email}}", subject: "Welcome aboard, {{input.first_name}}!", html: "<p>Thanks for subscribing, {{input.first_name}}.</p>" }, retry),
+      tool(
+        "welcome",
+        "resend_send_email",
+        {
+          from: "{{sender}}",
+          to: "{{input.email}}",
+          subject: "Welcome aboard, {{input.first_name}}!",
+          html: "<p>Thanks for subscribing, {{input.first_name}}.</p>",
+        },
+        retry,
+      ),
       { id: "wait", type: "delay", seconds: 259200 },
-      tool("follow_up", "resend_send_email", { from: "{{sender}}", to: "{{input.email}}", subject: "Getting started tips", html: "<p>Here are three ways to get value on day one…</p>" }, retry),
+      tool(
+        "follow_up",
+        "resend_send_email",
+        { from: "{{sender}}", to: "{{input.email}}", subject: "Getting started tips", html: "<p>Here are three ways to get value on day one…</p>" },
+        retry,
+      ),
     ],
   },
   {
@@ -74,7 +103,10 @@ export const TEMPLATES: TemplateDefinition[] = [
     steps: [
       tool("audiences", "mailchimp_list_audiences", { count: 20 }),
       tool("count", "json_transform", { operation: "count", data: "{{steps.audiences.result.audiences}}" }),
-      tool("post", "slack_send_message", { channel: "{{report_channel}}", text: "Weekly report: {{steps.count.result.value}} audiences. Details: {{steps.audiences.result.audiences}}" }),
+      tool("post", "slack_send_message", {
+        channel: "{{report_channel}}",
+        text: "Weekly report: {{steps.count.result.value}} audiences. Details: {{steps.audiences.result.audiences}}",
+      }),
     ],
   },
   {
@@ -102,10 +134,17 @@ export const TEMPLATES: TemplateDefinition[] = [
     featured: true,
     trigger_type: "webhook",
     trigger_config: {},
-    variables: { enrichment_url: v("https://api.example.com/companies", "Your enrichment API"), hot_threshold: v(70, "Score from which a lead is hot"), nurture_list: v("", "Mailchimp audience id for nurture") },
+    variables: {
+      enrichment_url: v("https://api.example.com/companies", "Your enrichment API"),
+      hot_threshold: v(70, "Score from which a lead is hot"),
+      nurture_list: v("", "Mailchimp audience id for nurture"),
+    },
     steps: [
       tool("company", "http_request", { url: "{{enrichment_url}}", query: { domain: "{{input.domain}}" } }, retry),
-      tool("score", "math_evaluate", { expression: "min(100, employees / 10 + base)", variables: { employees: "{{steps.company.result.body.employees}}", base: "{{input.base_score}}" } }),
+      tool("score", "math_evaluate", {
+        expression: "min(100, employees / 10 + base)",
+        variables: { employees: "{{steps.company.result.body.employees}}", base: "{{input.base_score}}" },
+      }),
       when(
         "is_hot",
         { field: "steps.score.result.result", operator: "greater_than_or_equal", value: "{{hot_threshold}}" },
@@ -130,7 +169,17 @@ export const TEMPLATES: TemplateDefinition[] = [
       { id: "wait", type: "delay", seconds: 7200 },
       tool("ordered", "memory_store", { operation: "get", key: "order:{{input.cart_id}}" }),
       when("still_open", { field: "steps.ordered.result.found", operator: "equals", value: false }, [
-        tool("remind", "resend_send_email", { from: "{{sender}}", to: "{{input.email}}", subject: "You left something in your cart", html: "<p>Your {{input.item_count}} items are waiting.</p>" }, retry),
+        tool(
+          "remind",
+          "resend_send_email",
+          {
+            from: "{{sender}}",
+            to: "{{input.email}}",
+            subject: "You left something in your cart",
+            html: "<p>Your {{input.item_count}} items are waiting.</p>",
+          },
+          retry,
+        ),
       ]),
     ],
   },
@@ -145,12 +194,26 @@ export const TEMPLATES: TemplateDefinition[] = [
     featured: false,
     trigger_type: "webhook",
     trigger_config: {},
-    variables: { sender: v("Events <events@acme.com>", "From address"), attendees_table: v("Attendees", "Airtable table"), reminder_delay_seconds: v(86400, "When to remind (informational)") },
+    variables: {
+      sender: v("Events <events@acme.com>", "From address"),
+      attendees_table: v("Attendees", "Airtable table"),
+      reminder_delay_seconds: v(86400, "When to remind (informational)"),
+    },
     steps: [
-      tool("confirm", "resend_send_email", { from: "{{sender}}", to: "{{input.email}}", subject: "You're registered for {{input.event_name}}", text: "See you on {{input.event_date}}." }, retry),
+      tool(
+        "confirm",
+        "resend_send_email",
+        { from: "{{sender}}", to: "{{input.email}}", subject: "You're registered for {{input.event_name}}", text: "See you on {{input.event_date}}." },
+        retry,
+      ),
       tool("record", "airtable_create_record", { table: "{{attendees_table}}", fields: { Email: "{{input.email}}", Event: "{{input.event_name}}" } }),
       { id: "wait", type: "delay", seconds: 86400 },
-      tool("remind", "resend_send_email", { from: "{{sender}}", to: "{{input.email}}", subject: "Tomorrow: {{input.event_name}}", text: "A reminder that {{input.event_name}} starts tomorrow." }),
+      tool("remind", "resend_send_email", {
+        from: "{{sender}}",
+        to: "{{input.email}}",
+        subject: "Tomorrow: {{input.event_name}}",
+        text: "A reminder that {{input.event_name}} starts tomorrow.",
+      }),
     ],
   },
   {
@@ -165,7 +228,14 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_type: "webhook",
     trigger_config: {},
     variables: { list_id: v("", "Mailchimp audience id") },
-    steps: [tool("subscribe", "mailchimp_upsert_member", { list_id: "{{list_id}}", email: "{{input.email}}", status: "pending", merge_fields: { FNAME: "{{input.first_name}}" } }, retry)],
+    steps: [
+      tool(
+        "subscribe",
+        "mailchimp_upsert_member",
+        { list_id: "{{list_id}}", email: "{{input.email}}", status: "pending", merge_fields: { FNAME: "{{input.first_name}}" } },
+        retry,
+      ),
+    ],
   },
   {
     id: "deduplicated-lead-intake",
@@ -201,7 +271,11 @@ export const TEMPLATES: TemplateDefinition[] = [
     variables: { database_id: v("", "Notion database id"), lead_time_days: v(7, "Days until the piece is due") },
     steps: [
       tool("due", "datetime", { operation: "add", amount: "{{lead_time_days}}", unit: "days" }),
-      tool("page", "notion_create_page", { database_id: "{{database_id}}", title: "{{input.title}}", content: "Due {{steps.due.result.iso}}\n\n{{input.notes}}" }),
+      tool("page", "notion_create_page", {
+        database_id: "{{database_id}}",
+        title: "{{input.title}}",
+        content: "Due {{steps.due.result.iso}}\n\n{{input.notes}}",
+      }),
     ],
   },
   {
@@ -216,7 +290,9 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_type: "manual",
     trigger_config: {},
     variables: { chat_id: v("@your_channel", "Channel username or chat id") },
-    steps: [tool("broadcast", "telegram_send_message", { chat_id: "{{chat_id}}", text: "<b>{{input.headline}}</b>\n{{input.body}}", parse_mode: "HTML" }, retry)],
+    steps: [
+      tool("broadcast", "telegram_send_message", { chat_id: "{{chat_id}}", text: "<b>{{input.headline}}</b>\n{{input.body}}", parse_mode: "HTML" }, retry),
+    ],
   },
   {
     id: "daily-signups-digest",
@@ -250,7 +326,10 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_config: {},
     variables: { cs_channel: v("#customer-success", "Slack channel"), feedback_table: v("Feedback", "Airtable table") },
     steps: [
-      tool("log", "airtable_create_record", { table: "{{feedback_table}}", fields: { Email: "{{input.email}}", Score: "{{input.score}}", Comment: "{{input.comment}}" } }),
+      tool("log", "airtable_create_record", {
+        table: "{{feedback_table}}",
+        fields: { Email: "{{input.email}}", Score: "{{input.score}}", Comment: "{{input.comment}}" },
+      }),
       when("detractor", { field: "input.score", operator: "less_than_or_equal", value: 6 }, [
         tool("alert", "slack_send_message", { channel: "{{cs_channel}}", text: "Detractor ({{input.score}}): {{input.email}} — {{input.comment}}" }),
       ]),
@@ -269,7 +348,12 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_config: {},
     variables: { sender: v("Acme <team@acme.com>", "From address") },
     steps: [
-      tool("offer", "resend_send_email", { from: "{{sender}}", to: "{{input.email}}", subject: "Your trial ends in 5 days", html: "<p>Upgrade now and keep everything you built.</p>" }, retry),
+      tool(
+        "offer",
+        "resend_send_email",
+        { from: "{{sender}}", to: "{{input.email}}", subject: "Your trial ends in 5 days", html: "<p>Upgrade now and keep everything you built.</p>" },
+        retry,
+      ),
       when("vip", { field: "input.plan_interest", operator: "in", value: ["enterprise", "business"] }, [
         tool("owner", "slack_send_message", { channel: "#sales", text: "VIP trial ending: {{input.email}} ({{input.plan_interest}})" }),
       ]),
@@ -311,7 +395,17 @@ export const TEMPLATES: TemplateDefinition[] = [
     variables: { sender: v("Shop <hello@shop.example>", "From address"), review_url: v("https://shop.example/review", "Review page") },
     steps: [
       { id: "wait", type: "delay", seconds: 604800 },
-      tool("ask", "resend_send_email", { from: "{{sender}}", to: "{{input.email}}", subject: "How was your order?", html: "<p><a href=\"{{review_url}}?order={{input.order_id}}\">Leave a review</a></p>" }, retry),
+      tool(
+        "ask",
+        "resend_send_email",
+        {
+          from: "{{sender}}",
+          to: "{{input.email}}",
+          subject: "How was your order?",
+          html: '<p><a href="{{review_url}}?order={{input.order_id}}">Leave a review</a></p>',
+        },
+        retry,
+      ),
     ],
   },
   {
@@ -382,7 +476,17 @@ export const TEMPLATES: TemplateDefinition[] = [
     variables: { sender: v("Shop <hello@shop.example>", "From address"), discount_percent: v(15, "Discount") },
     steps: [
       tool("code", "uuid_generate", {}),
-      tool("email", "resend_send_email", { from: "{{sender}}", to: "{{input.email}}", subject: "Happy birthday, {{input.first_name}}!", html: "<p>{{discount_percent}}% off with code {{steps.code.result.uuid}}</p>" }, retry),
+      tool(
+        "email",
+        "resend_send_email",
+        {
+          from: "{{sender}}",
+          to: "{{input.email}}",
+          subject: "Happy birthday, {{input.first_name}}!",
+          html: "<p>{{discount_percent}}% off with code {{steps.code.result.uuid}}</p>",
+        },
+        retry,
+      ),
     ],
   },
   {
@@ -398,9 +502,15 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_config: {},
     variables: { drop_ratio: v(0.5, "Usage ratio below which an account is at risk") },
     steps: [
-      tool("ratio", "math_evaluate", { expression: "current / max(previous, 1)", variables: { current: "{{input.usage_this_month}}", previous: "{{input.usage_last_month}}" } }),
+      tool("ratio", "math_evaluate", {
+        expression: "current / max(previous, 1)",
+        variables: { current: "{{input.usage_this_month}}", previous: "{{input.usage_last_month}}" },
+      }),
       when("at_risk", { field: "steps.ratio.result.result", operator: "less_than", value: "{{drop_ratio}}" }, [
-        tool("alert", "slack_send_message", { channel: "#customer-success", text: "Churn risk: {{input.account}} usage is at {{steps.ratio.result.result}} of last month." }),
+        tool("alert", "slack_send_message", {
+          channel: "#customer-success",
+          text: "Churn risk: {{input.account}} usage is at {{steps.ratio.result.result}} of last month.",
+        }),
       ]),
     ],
   },
@@ -416,7 +526,14 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_type: "webhook",
     trigger_config: {},
     variables: { table: v("Leads", "Airtable table") },
-    steps: [tool("store", "airtable_create_record", { table: "{{table}}", fields: { Name: "{{input.name}}", Email: "{{input.email}}", Source: "{{input.source}}" }, typecast: true }, retry)],
+    steps: [
+      tool(
+        "store",
+        "airtable_create_record",
+        { table: "{{table}}", fields: { Name: "{{input.name}}", Email: "{{input.email}}", Source: "{{input.source}}" }, typecast: true },
+        retry,
+      ),
+    ],
   },
   {
     id: "campaign-launch-checklist",
@@ -429,7 +546,11 @@ export const TEMPLATES: TemplateDefinition[] = [
     featured: true,
     trigger_type: "manual",
     trigger_config: {},
-    variables: { slack_channel: v("#launches", "Slack channel"), discord_channel_id: v("", "Discord channel id"), telegram_chat_id: v("@your_channel", "Telegram chat") },
+    variables: {
+      slack_channel: v("#launches", "Slack channel"),
+      discord_channel_id: v("", "Discord channel id"),
+      telegram_chat_id: v("@your_channel", "Telegram chat"),
+    },
     steps: [
       tool("slack", "slack_send_message", { channel: "{{slack_channel}}", text: ":rocket: {{input.campaign}} is live: {{input.url}}" }),
       tool("discord", "discord_send_message", { channel_id: "{{discord_channel_id}}", content: "{{input.campaign}} is live: {{input.url}}" }),
@@ -451,7 +572,12 @@ export const TEMPLATES: TemplateDefinition[] = [
     steps: [
       when(
         "urgent",
-        { or: [{ field: "input.subject", operator: "matches", value: "(?i)(outage|down|urgent|security)" }, { field: "input.priority", operator: "equals", value: "high" }] },
+        {
+          or: [
+            { field: "input.subject", operator: "matches", value: "(?i)(outage|down|urgent|security)" },
+            { field: "input.priority", operator: "equals", value: "high" },
+          ],
+        },
         [tool("page", "slack_send_message", { channel: "#on-call", text: "URGENT ticket {{input.id}}: {{input.subject}}" })],
         [tool("queue", "slack_send_message", { channel: "#support", text: "New ticket {{input.id}}: {{input.subject}}" })],
       ),
@@ -472,7 +598,11 @@ export const TEMPLATES: TemplateDefinition[] = [
     steps: [
       tool("audiences", "mailchimp_list_audiences", { count: 50 }),
       tool("today", "datetime", { operation: "now" }),
-      tool("record", "airtable_create_record", { table: "{{table}}", fields: { Date: "{{steps.today.result.iso}}", Audiences: "{{steps.audiences.result.audiences}}" }, typecast: true }),
+      tool("record", "airtable_create_record", {
+        table: "{{table}}",
+        fields: { Date: "{{steps.today.result.iso}}", Audiences: "{{steps.audiences.result.audiences}}" },
+        typecast: true,
+      }),
     ],
   },
   {
@@ -491,7 +621,17 @@ export const TEMPLATES: TemplateDefinition[] = [
       { id: "wait", type: "delay", seconds: 86400 },
       tool("sent", "memory_store", { operation: "get", key: "survey:{{input.event_id}}:{{input.email}}" }),
       when("not_sent", { field: "steps.sent.result.found", operator: "equals", value: false }, [
-        tool("email", "resend_send_email", { from: "{{sender}}", to: "{{input.email}}", subject: "How was {{input.event_name}}?", html: "<p><a href=\"{{survey_url}}\">Two minutes of feedback</a></p>" }, retry),
+        tool(
+          "email",
+          "resend_send_email",
+          {
+            from: "{{sender}}",
+            to: "{{input.email}}",
+            subject: "How was {{input.event_name}}?",
+            html: '<p><a href="{{survey_url}}">Two minutes of feedback</a></p>',
+          },
+          retry,
+        ),
         tool("mark", "memory_store", { operation: "set", key: "survey:{{input.event_id}}:{{input.email}}", value: true, ttl_seconds: 2592000 }),
       ]),
     ],

@@ -34,7 +34,8 @@ const TemplateSchema = z
   .openapi("Template");
 
 const envelope = <T extends z.ZodType>(data: T) => z.object({ success: z.boolean(), data, message: z.string() });
-const ok = <T, S extends 200 | 201 = 200>(c: Context<AppEnv>, data: T, message: string, status?: S) => c.json({ success: true, data, message }, (status ?? 200) as S);
+const ok = <T, S extends 200 | 201 = 200>(c: Context<AppEnv>, data: T, message: string, status?: S) =>
+  c.json({ success: true, data, message }, (status ?? 200) as S);
 
 const Filter = z.string().max(200).nullish();
 const listQuery = z.object({ category: Filter, difficulty: Filter, search: Filter, connection: Filter });
@@ -44,7 +45,8 @@ const list = (path: "/templates" | "/templates/") =>
     path,
     tags: ["Templates"],
     summary: "List workflow templates",
-    description: "Filters (`category`, `difficulty`, `search` in name, description and tags, `connection` = a required platform id) combine. Featured first, then most used.",
+    description:
+      "Filters (`category`, `difficulty`, `search` in name, description and tags, `connection` = a required platform id) combine. Featured first, then most used.",
     request: { query: listQuery },
     responses: { 200: { description: "Templates", content: { "application/json": { schema: envelope(z.array(TemplateSchema)) } } } },
   });
@@ -57,7 +59,9 @@ const categories = authedRoute("data:read", {
   responses: {
     200: {
       description: "Categories",
-      content: { "application/json": { schema: envelope(z.array(z.object({ category: z.string(), count: z.number().int(), templates: z.array(TemplateSchema) }))) } },
+      content: {
+        "application/json": { schema: envelope(z.array(z.object({ category: z.string(), count: z.number().int(), templates: z.array(TemplateSchema) }))) },
+      },
     },
   },
 });
@@ -71,7 +75,12 @@ const featured = authedRoute("data:read", {
   responses: { 200: { description: "Featured", content: { "application/json": { schema: envelope(z.array(TemplateSchema)) } } } },
 });
 
-const TemplateId = z.object({ template_id: z.string().max(100).openapi({ param: { name: "template_id", in: "path" } }) });
+const TemplateId = z.object({
+  template_id: z
+    .string()
+    .max(100)
+    .openapi({ param: { name: "template_id", in: "path" } }),
+});
 
 const get = authedRoute("data:read", {
   method: "get",
@@ -100,10 +109,24 @@ const publish = authedRoute("data:write", {
   description:
     "Other users see it in the marketplace. The copy keeps the automation, never your credentials: connection ids, secret-named fields and credential-looking values are dropped, header values become `{{header_<name>}}` variables (Content-Type, Accept and placeholders stay), URLs lose user:password and credential-named query parameters, and `trigger_config` keeps only type, cron_expression, timezone, interval_seconds and event. A workflow holding values stored truncated, or steps that no longer validate, is refused with 422.",
   request: {
-    params: z.object({ workflow_id: z.coerce.number().int().positive().openapi({ param: { name: "workflow_id", in: "path" } }) }),
+    params: z.object({
+      workflow_id: z.coerce
+        .number()
+        .int()
+        .positive()
+        .openapi({ param: { name: "workflow_id", in: "path" } }),
+    }),
     body: {
       required: true,
-      content: { "application/json": { schema: z.object({ category: z.string().trim().min(1).max(50), difficulty: Difficulty.default("beginner"), tags: z.array(z.string().max(50)).max(20).default([]) }) } },
+      content: {
+        "application/json": {
+          schema: z.object({
+            category: z.string().trim().min(1).max(50),
+            difficulty: Difficulty.default("beginner"),
+            tags: z.array(z.string().max(50)).max(20).default([]),
+          }),
+        },
+      },
     },
   },
   responses: { 201: { description: "Published", content: { "application/json": { schema: envelope(TemplateSchema) } } }, ...notFoundError },
@@ -162,16 +185,27 @@ export const templateRoutes = createRouter()
     if (!Array.isArray(copy.steps) || typeof copy.variables !== "object") {
       throw new ApiError("conflict", "This template is damaged and cannot be used; its publisher can publish it again.");
     }
-    const specs = Object.entries(copy.variables).map(([name, spec]) => [name, spec && typeof spec === "object" ? spec : { default: spec, description: "" }] as const);
-    const workflow = await createWorkflow(c.get("db"), c.get("principal").userId, {
-      name: template.name,
-      description: template.description,
-      steps: copy.steps,
-      triggerType: template.triggerType,
-      triggerConfig: copy.triggerConfig,
-      variables: Object.fromEntries(specs.map(([name, spec]) => [name, spec.default])),
-      metadata: { template_id: template.id, required_connections: template.requiredConnections, variable_descriptions: Object.fromEntries(specs.map(([n, s]) => [n, s.description])) },
-    }, c.get("config").quotas.workflowsPerUser);
+    const specs = Object.entries(copy.variables).map(
+      ([name, spec]) => [name, spec && typeof spec === "object" ? spec : { default: spec, description: "" }] as const,
+    );
+    const workflow = await createWorkflow(
+      c.get("db"),
+      c.get("principal").userId,
+      {
+        name: template.name,
+        description: template.description,
+        steps: copy.steps,
+        triggerType: template.triggerType,
+        triggerConfig: copy.triggerConfig,
+        variables: Object.fromEntries(specs.map(([name, spec]) => [name, spec.default])),
+        metadata: {
+          template_id: template.id,
+          required_connections: template.requiredConnections,
+          variable_descriptions: Object.fromEntries(specs.map(([n, s]) => [n, s.description])),
+        },
+      },
+      c.get("config").quotas.workflowsPerUser,
+    );
     await countUse(c.get("db"), template, c.get("principal").userId);
     return ok(c, presentWorkflow(workflow), `Created workflow ${workflow.id} from template ${template.id}.`, 201);
   })

@@ -21,7 +21,8 @@ export interface TemplateContent {
 }
 
 const SECRET_KEY = /pass(word|phrase)?|secret|token|api[_-]?key|apikey|authori[sz]ation|cookie|credential|private[_-]?key|signature|session/i;
-const SECRET_QUERY = /^(token|key|api[_-]?key|apikey|secret|password|pass|pwd|auth|authorization|sig|signature|code|access[_-]?token|refresh[_-]?token|client[_-]?secret|session|jwt|bearer|x-amz-[a-z-]+)$/i;
+const SECRET_QUERY =
+  /^(token|key|api[_-]?key|apikey|secret|password|pass|pwd|auth|authorization|sig|signature|code|access[_-]?token|refresh[_-]?token|client[_-]?secret|session|jwt|bearer|x-amz-[a-z-]+)$/i;
 const SECRET_VALUE =
   /^(Bearer\s+\S+|Basic\s+\S+|ahk_(live|test)_\S+|ah[rsz]_\S+|whsec_\S+|sk-[A-Za-z0-9_-]{10,}|sk-ant-\S+|xox[abpr]-\S+|pat-\S+|re_[A-Za-z0-9_]{10,}|gh[pousr]_\S+|eyJ[\w-]+\.[\w-]+\.[\w-]+)$/;
 const SAFE_HEADERS = new Set(["content-type", "accept", "accept-language", "content-language", "user-agent", "cache-control"]);
@@ -65,7 +66,9 @@ export function templateContentOf(workflow: Workflow): TemplateContent {
     if (cleaned !== DROP) variables[name] = { default: cleaned, description: "" };
   }
   const triggerConfig = Object.fromEntries(
-    Object.entries(workflow.triggerConfig ?? {}).filter(([name, value]) => TRIGGER_FIELDS.has(name) && (typeof value === "string" || typeof value === "number") && cleanString(String(value)) !== DROP),
+    Object.entries(workflow.triggerConfig ?? {}).filter(
+      ([name, value]) => TRIGGER_FIELDS.has(name) && (typeof value === "string" || typeof value === "number") && cleanString(String(value)) !== DROP,
+    ),
   );
   return { steps, variables: { ...variables, ...headerVariables }, triggerConfig };
 }
@@ -104,7 +107,10 @@ function cleanHeaders(headers: Record<string, unknown>, variables: Template["var
       kept[name] = value;
       continue;
     }
-    const variable = `header_${name.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "")}`.slice(0, 64);
+    const variable = `header_${name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "_")
+      .replace(/^_+|_+$/g, "")}`.slice(0, 64);
     variables[variable] = { default: "", description: `The value of the ${name} header (not published with the template).` };
     kept[name] = `{{${variable}}}`;
   }

@@ -38,7 +38,11 @@ export async function getTemplate(db: Db, id: string): Promise<Template> {
 export async function countUse(db: Db, template: Template, userId: number): Promise<void> {
   if (template.authorUserId === userId) return;
   const first = await db.insert(templateUses).values({ templateId: template.id, userId }).onConflictDoNothing().returning({ userId: templateUses.userId });
-  if (first.length) await db.update(templates).set({ useCount: sql`${templates.useCount} + 1` }).where(eq(templates.id, template.id));
+  if (first.length)
+    await db
+      .update(templates)
+      .set({ useCount: sql`${templates.useCount} + 1` })
+      .where(eq(templates.id, template.id));
 }
 
 /**
@@ -57,7 +61,12 @@ export function rankFeatured(all: Template[], count = 10): Template[] {
  * Publishes a workflow as a template: a copy whose arguments lose connection ids and anything
  * that looks like a secret, so nothing private travels with it.
  */
-export async function publishWorkflow(db: Db, userId: number, workflow: Workflow, meta: { category: string; difficulty: Template["difficulty"]; tags: string[]; requiredConnections: string[] }): Promise<Template> {
+export async function publishWorkflow(
+  db: Db,
+  userId: number,
+  workflow: Workflow,
+  meta: { category: string; difficulty: Template["difficulty"]; tags: string[]; requiredConnections: string[] },
+): Promise<Template> {
   const { steps, variables, triggerConfig } = templateContentOf(workflow);
   const [row] = await db
     .insert(templates)
@@ -81,7 +90,10 @@ export async function publishWorkflow(db: Db, userId: number, workflow: Workflow
 }
 
 export async function unpublish(db: Db, userId: number, id: string): Promise<void> {
-  const deleted = await db.delete(templates).where(and(eq(templates.id, id), eq(templates.authorUserId, userId))).returning({ id: templates.id });
+  const deleted = await db
+    .delete(templates)
+    .where(and(eq(templates.id, id), eq(templates.authorUserId, userId)))
+    .returning({ id: templates.id });
   if (deleted.length === 0) {
     const exists = await db.select({ id: templates.id }).from(templates).where(eq(templates.id, id)).get();
     if (exists) throw new ApiError("forbidden", "Only its publisher can unpublish a template.");
@@ -110,4 +122,3 @@ export function presentTemplate(t: Template) {
     updated_at: t.updatedAt.toISOString(),
   };
 }
-

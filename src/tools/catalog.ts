@@ -45,7 +45,16 @@ function fnv1a(text: string): string {
 }
 
 export function builtinInfo(tool: BuiltinTool): ToolInfo {
-  return { name: tool.name, title: tool.title, description: tool.description, source: "builtin", platform: null, connection_id: null, input_schema: inputJsonSchema(tool.input), available: true };
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    source: "builtin",
+    platform: null,
+    connection_id: null,
+    input_schema: inputJsonSchema(tool.input),
+    available: true,
+  };
 }
 
 function platformInfo(platform: Platform, tool: PlatformTool, connection: Connection | undefined, available: boolean, reason?: string): ToolInfo {
@@ -104,12 +113,15 @@ export async function buildCatalog(db: Db, userId: number, options: CatalogOptio
     for (const tool of platform.tools) {
       if (active) tools.push(platformInfo(platform, tool, active, true));
       else if (mine.length && options.includeAll) tools.push(platformInfo(platform, tool, mine[0], false, unavailableReason(mine[0]!)));
-      else if (!mine.length && options.all) tools.push(platformInfo(platform, tool, undefined, false, `Connect ${platform.name} first (platform "${platform.id}").`));
+      else if (!mine.length && options.all)
+        tools.push(platformInfo(platform, tool, undefined, false, `Connect ${platform.name} first (platform "${platform.id}").`));
     }
   }
 
   const mcpConnections = owned.filter((c) => c.platform === "mcp").sort((a, b) => a.id - b.id);
-  const lists = await Promise.all(mcpConnections.map((c) => (c.status === "active" || options.includeAll || options.refresh ? options.loadMcpTools(c) : undefined)));
+  const lists = await Promise.all(
+    mcpConnections.map((c) => (c.status === "active" || options.includeAll || options.refresh ? options.loadMcpTools(c) : undefined)),
+  );
   mcpConnections.forEach((connection, i) => {
     const listed = lists[i];
     if (!listed) return;

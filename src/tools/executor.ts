@@ -81,7 +81,12 @@ export async function prepareToolCall(
   options: { charge?: boolean } = {},
 ): Promise<{ call: PreparedCall; limits: RateLimitResult[] }> {
   // A dry run (validating a call) reads the limit but does not spend it.
-  const limits = await consumeRateLimits(ctx.env, `user:${ctx.userId}`, [{ name: "tools", limit: ctx.config.limits.toolCallsPerMinute }], options.charge === false ? 0 : 1);
+  const limits = await consumeRateLimits(
+    ctx.env,
+    `user:${ctx.userId}`,
+    [{ name: "tools", limit: ctx.config.limits.toolCallsPerMinute }],
+    options.charge === false ? 0 : 1,
+  );
   if (exhaustedOf(limits)) throw rateLimited(limits, { tools: "tool calls" });
   const reference = parseToolName(name);
   if (!reference) throw new ApiError("not_found", `No tool named "${name}"; GET /v1/tools lists yours.`);
@@ -103,7 +108,12 @@ export async function prepareToolCall(
         name,
         connection,
         args,
-        run: (toolCtx) => reference.tool.run(platformClient(reference.platform, config, { policy, signal: toolCtx.signal, idempotencyKey: toolCtx.idempotencyKey }), toolArgs, toolCtx),
+        run: (toolCtx) =>
+          reference.tool.run(
+            platformClient(reference.platform, config, { policy, signal: toolCtx.signal, idempotencyKey: toolCtx.idempotencyKey }),
+            toolArgs,
+            toolCtx,
+          ),
       },
       limits,
     };
@@ -122,7 +132,11 @@ export async function prepareToolCall(
     tools = await mcpToolsOf(ctx.db, connection, config, { policy, refresh: true, signal: AbortSignal.timeout(15_000) });
     tool = tools?.find((t) => mcpToolName(connection.id, t.name) === name);
   }
-  if (!tools) throw new ApiError("tool_unavailable", `MCP connection ${connection.id} cannot list its tools right now: ${connection.errorMessage ?? "server unreachable"}.`);
+  if (!tools)
+    throw new ApiError(
+      "tool_unavailable",
+      `MCP connection ${connection.id} cannot list its tools right now: ${connection.errorMessage ?? "server unreachable"}.`,
+    );
   if (!tool) throw new ApiError("not_found", `MCP connection ${connection.id} has no tool matching "${name}".`);
   const args = validateWithJsonSchema(tool, rawArgs);
   const mcpTool = tool;
@@ -175,13 +189,16 @@ export async function runToolCall(ctx: ExecutionContext, call: PreparedCall, hoo
     errorMessage = describeFailure(error, signal);
     const authFailure = error instanceof PlatformError ? error.authFailure : error instanceof McpError && error.unauthorized ? "error" : undefined;
     if (authFailure) health = { status: authFailure, message: errorMessage };
-    if (!isExpected(error)) console.error(JSON.stringify({ level: "error", message: "tool failed unexpectedly", tool: call.name, error: loggableError(error) }));
+    if (!isExpected(error))
+      console.error(JSON.stringify({ level: "error", message: "tool failed unexpectedly", tool: call.name, error: loggableError(error) }));
   }
   // Outside the tool's own outcome: failing to record health must not turn a done deed (an email
   // sent) into a reported failure that invites a retry.
   if (call.connection && health) {
     await recordConnectionHealth(ctx.db, call.connection, health).catch((error) =>
-      console.error(JSON.stringify({ level: "error", message: "could not record connection health", connection_id: call.connection?.id, error: loggableError(error) })),
+      console.error(
+        JSON.stringify({ level: "error", message: "could not record connection health", connection_id: call.connection?.id, error: loggableError(error) }),
+      ),
     );
   }
   const outcome: ToolResult = {
@@ -232,7 +249,12 @@ async function chooseConnection(ctx: ExecutionContext, platform: Platform, chose
     .orderBy(desc(connections.id))
     .get();
   if (active) return active;
-  const any = await ctx.db.select().from(connections).where(and(eq(connections.userId, ctx.userId), eq(connections.platform, platform.id))).orderBy(desc(connections.id)).get();
+  const any = await ctx.db
+    .select()
+    .from(connections)
+    .where(and(eq(connections.userId, ctx.userId), eq(connections.platform, platform.id)))
+    .orderBy(desc(connections.id))
+    .get();
   if (any) return any; // Try it anyway: a fixed credential turns the connection active again.
   throw new ApiError("tool_unavailable", `Connect ${platform.name} first: POST /v1/connections with platform "${platform.id}".`);
 }
@@ -242,7 +264,10 @@ async function readConfig(platform: Platform, connection: Connection, box: Await
     return await openConfig(platform, connection.config, connection.uid, box);
   } catch (error) {
     if (error instanceof SecretUnreadable) {
-      throw new ApiError("tool_unavailable", `Connection ${connection.id}'s stored credentials cannot be decrypted; enter them again with PUT /v1/connections/${connection.id}.`);
+      throw new ApiError(
+        "tool_unavailable",
+        `Connection ${connection.id}'s stored credentials cannot be decrypted; enter them again with PUT /v1/connections/${connection.id}.`,
+      );
     }
     throw error;
   }
@@ -281,11 +306,18 @@ function textOf(content: unknown): string {
 }
 
 function isExpected(error: unknown): boolean {
-  return error instanceof ToolError || error instanceof PlatformError || error instanceof McpError || error instanceof OutboundRefused || (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"));
+  return (
+    error instanceof ToolError ||
+    error instanceof PlatformError ||
+    error instanceof McpError ||
+    error instanceof OutboundRefused ||
+    (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"))
+  );
 }
 
 function describeFailure(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) return signal.reason instanceof Error && signal.reason.name === "TimeoutError" ? "The tool call timed out." : "The tool call was cancelled.";
+  if (signal.aborted)
+    return signal.reason instanceof Error && signal.reason.name === "TimeoutError" ? "The tool call timed out." : "The tool call was cancelled.";
   if (error instanceof Error) return error.message.slice(0, 2000);
   return String(error).slice(0, 2000);
 }

@@ -1,6 +1,7 @@
 const SECRET_KEY = /pass(word|phrase)?|secret|token|api[_-]?key|authori[sz]ation|cookie|credential|private[_-]?key|signature/i;
 /** Values that look like credentials whatever their field is called. */
-const SECRET_VALUE = /^(Bearer\s+\S+|Basic\s+\S+|ahk_(live|test)_\S+|ah[rsz]_\S+|sk-[A-Za-z0-9_-]{10,}|sk-ant-\S+|xox[abpr]-\S+|pat-\S+|re_[A-Za-z0-9_]{10,}|gh[pousr]_\S+|eyJ[\w-]+\.[\w-]+\.[\w-]+)$/;
+const SECRET_VALUE =
+  /^(Bearer\s+\S+|Basic\s+\S+|ahk_(live|test)_\S+|ah[rsz]_\S+|sk-[A-Za-z0-9_-]{10,}|sk-ant-\S+|xox[abpr]-\S+|pat-\S+|re_[A-Za-z0-9_]{10,}|gh[pousr]_\S+|eyJ[\w-]+\.[\w-]+\.[\w-]+)$/;
 const MAX_STORED_CHARS = 8 * 1024;
 
 export const REDACTED = "[redacted]";

@@ -66,7 +66,11 @@ const execute = authedRoute("workflow:execute", {
   description:
     "Runs a tool by its unique name. Arguments are validated against the tool's input schema (422 names each bad field). A tool that runs and fails answers 200 with `success: false` and `error_message`; a platform refusing the connection's credentials also marks the connection `error` or `expired`. Tool calls are rate limited per user and audited.",
   request: { body: { required: true, content: { "application/json": { schema: ExecuteBody } } } },
-  responses: { 200: { description: "The tool's result", content: { "application/json": { schema: ToolResultSchema } } }, ...notFoundError, 409: { description: "The tool needs a connection that is missing or unreadable." } },
+  responses: {
+    200: { description: "The tool's result", content: { "application/json": { schema: ToolResultSchema } } },
+    ...notFoundError,
+    409: { description: "The tool needs a connection that is missing or unreadable." },
+  },
 });
 
 const stream = authedRoute("workflow:execute", {
@@ -150,7 +154,8 @@ export const toolRoutes = createRouter()
     return streamSSE(c, async (sse) => {
       sse.onAbort(() => cancel.abort(new Error("client disconnected")));
       let sequence = 0;
-      const send = (event: string, data: unknown) => (sse.closed ? Promise.resolve() : sse.writeSSE({ event, data: JSON.stringify(data), id: String(sequence++) }));
+      const send = (event: string, data: unknown) =>
+        sse.closed ? Promise.resolve() : sse.writeSSE({ event, data: JSON.stringify(data), id: String(sequence++) });
       const callId = newCallId();
       const started = Date.now();
       await send("start", { call_id: callId, name: call.name });

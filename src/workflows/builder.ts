@@ -54,7 +54,10 @@ export function buildLocally(description: string, catalog: ToolInfo[]): { steps:
         variables[field] = null;
       }
     }
-    const base = best.tool.name.replace(/^mcp_\d+_/, "").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40);
+    const base = best.tool.name
+      .replace(/^mcp_\d+_/, "")
+      .replace(/[^A-Za-z0-9_-]/g, "_")
+      .slice(0, 40);
     let id = /^[A-Za-z]/.test(base) ? base : `step_${base}`;
     for (let n = 2; steps.some((s) => s.id === id); n++) id = `${base}_${n}`;
     steps.push({ id, type: "tool", name: sentence.slice(0, 200), tool: best.tool.name, arguments: args });
@@ -68,7 +71,7 @@ export function buildLocally(description: string, catalog: ToolInfo[]): { steps:
 }
 
 const STEP_GUIDE = [
-  "Answer with JSON only: {\"steps\": [...], \"variables\": {...}}.",
+  'Answer with JSON only: {"steps": [...], "variables": {...}}.',
   'Step types: {"id","type":"tool","tool","arguments"}, {"id","type":"condition","condition":{"field","operator","value"},"then":[...],"else":[...]}, {"id","type":"set","values":{...}}, {"id","type":"delay","seconds"}.',
   "Ids are unique, start with a letter and use letters, digits, _ or -. Use only the tools listed. Reference earlier results as {{steps.<id>.result...}} and inputs as {{input.<name>}}.",
 ].join("\n");
@@ -91,7 +94,10 @@ async function buildWithModel(provider: ChatProvider, description: string, catal
     } else {
       errors = [{ location: "body", field: "steps", message: "The model's answer had no JSON steps array." }];
     }
-    messages.push({ role: "assistant", content: answer.text }, { role: "user", content: `That is not valid: ${JSON.stringify(errors)}. Answer again with corrected JSON only.` });
+    messages.push(
+      { role: "assistant", content: answer.text },
+      { role: "user", content: `That is not valid: ${JSON.stringify(errors)}. Answer again with corrected JSON only.` },
+    );
   }
   throw new ApiError("validation_failed", `The ${provider.id} provider did not produce a valid workflow, even after one repair.`, { errors });
 }

@@ -49,13 +49,19 @@ export async function startExecution(
 }
 
 export async function getOwnedExecution(db: Db, userId: number, id: string): Promise<Execution> {
-  const row = await db.select().from(executions).where(and(eq(executions.id, id), eq(executions.userId, userId))).get();
+  const row = await db
+    .select()
+    .from(executions)
+    .where(and(eq(executions.id, id), eq(executions.userId, userId)))
+    .get();
   if (!row) throw notFound("Execution");
   return row;
 }
 
 export function listExecutions(db: Db, workflowId: number, limit: number, before?: { c: number; id: string }) {
-  const position = before ? or(lt(executions.createdAt, new Date(before.c)), and(eq(executions.createdAt, new Date(before.c)), lt(executions.id, before.id))) : undefined;
+  const position = before
+    ? or(lt(executions.createdAt, new Date(before.c)), and(eq(executions.createdAt, new Date(before.c)), lt(executions.id, before.id)))
+    : undefined;
   return db
     .select()
     .from(executions)
@@ -120,7 +126,10 @@ export async function resumeStaleExecutions(env: Env, db: Db, now = Date.now()):
     .where(
       and(
         inArray(executions.status, ["queued", "running"]),
-        or(lt(executions.leaseUntil, new Date(now - STALE_AFTER_MS)), and(isNull(executions.leaseUntil), lt(executions.updatedAt, new Date(now - STALE_AFTER_MS)))),
+        or(
+          lt(executions.leaseUntil, new Date(now - STALE_AFTER_MS)),
+          and(isNull(executions.leaseUntil), lt(executions.updatedAt, new Date(now - STALE_AFTER_MS))),
+        ),
       ),
     )
     .limit(SWEEP_BATCH)

@@ -164,7 +164,14 @@ const execute = authedRoute("workflow:execute", {
   description:
     "Queues a run and answers 202 with its `execution_id`; follow it at GET /v1/executions/{execution_id}. `input_data` overlays the workflow's variables and is available as `{{input.…}}`.",
   request: { params: WorkflowId, body: { required: false, content: { "application/json": { schema: z.object({ input_data: JsonObject.default({}) }) } } } },
-  responses: { 202: { description: "Queued", content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued"), workflow_version: z.number().int() }) } } }, ...notFoundError, 409: { description: "The workflow is paused or archived." } },
+  responses: {
+    202: {
+      description: "Queued",
+      content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued"), workflow_version: z.number().int() }) } },
+    },
+    ...notFoundError,
+    409: { description: "The workflow is paused or archived." },
+  },
 });
 
 const executionsOf = authedRoute("data:read", {
@@ -181,7 +188,14 @@ const execution = authedRoute("data:read", {
   path: "/executions/{execution_id}",
   tags: ["Workflows"],
   summary: "Get an execution with its step records",
-  request: { params: z.object({ execution_id: z.string().max(64).openapi({ param: { name: "execution_id", in: "path" } }) }) },
+  request: {
+    params: z.object({
+      execution_id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "execution_id", in: "path" } }),
+    }),
+  },
   responses: { 200: { description: "The execution", content: { "application/json": { schema: ExecutionSchema } } }, ...notFoundError },
 });
 
@@ -192,7 +206,14 @@ const cancel = authedRoute("workflow:execute", {
   summary: "Cancel an execution",
   description:
     "Stops an unfinished execution (queued, running, or waiting on a delay or a retry): a step in progress is aborted and no further step runs. Answers the execution, now `cancelled`; a finished one answers 409.",
-  request: { params: z.object({ execution_id: z.string().max(64).openapi({ param: { name: "execution_id", in: "path" } }) }) },
+  request: {
+    params: z.object({
+      execution_id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "execution_id", in: "path" } }),
+    }),
+  },
   responses: { 200: { description: "Cancelled", content: { "application/json": { schema: ExecutionSchema } } }, ...notFoundError, ...conflictError },
 });
 
@@ -210,7 +231,10 @@ const testCondition = authedRoute("data:read", {
       content: {
         "application/json": {
           schema: z.object({
-            condition: JsonObject.openapi({ description: "{field, operator, value} or {and: [...]}, {or: [...]}, {not: {...}}.", example: { field: "input.score", operator: "greater_than", value: 50 } }),
+            condition: JsonObject.openapi({
+              description: "{field, operator, value} or {and: [...]}, {or: [...]}, {not: {...}}.",
+              example: { field: "input.score", operator: "greater_than", value: 50 },
+            }),
             context: JsonObject,
           }),
         },
@@ -220,7 +244,9 @@ const testCondition = authedRoute("data:read", {
   responses: {
     200: {
       description: "The result",
-      content: { "application/json": { schema: z.object({ result: z.boolean(), evaluated_value: z.unknown(), expected_value: z.unknown(), operator: z.string() }) } },
+      content: {
+        "application/json": { schema: z.object({ result: z.boolean(), evaluated_value: z.unknown(), expected_value: z.unknown(), operator: z.string() }) },
+      },
     },
   },
 });
@@ -235,7 +261,11 @@ const testSubstitution = authedRoute("data:read", {
   responses: {
     200: {
       description: "The substitution",
-      content: { "application/json": { schema: z.object({ original_parameters: JsonObject, substituted_parameters: JsonObject, substitutions_made: z.array(z.string()) }) } },
+      content: {
+        "application/json": {
+          schema: z.object({ original_parameters: JsonObject, substituted_parameters: JsonObject, substitutions_made: z.array(z.string()) }),
+        },
+      },
     },
   },
 });
@@ -250,7 +280,11 @@ const build = authedRoute("data:write", {
   request: {
     body: {
       required: true,
-      content: { "application/json": { schema: z.object({ description: z.string().trim().min(1).max(5000), name: Name.nullish(), provider: z.string().max(50).nullish() }) } },
+      content: {
+        "application/json": {
+          schema: z.object({ description: z.string().trim().min(1).max(5000), name: Name.nullish(), provider: z.string().max(50).nullish() }),
+        },
+      },
     },
   },
   responses: { 201: { description: "Created", content: { "application/json": { schema: WorkflowSchema } } } },
@@ -289,17 +323,26 @@ const chatAgent = authedRoute(["data:write", "workflow:execute"], {
   path: "/workflows/chat-agent",
   tags: ["Workflows"],
   summary: "Create a chat agent from a workflow description",
-  description: "Builds the workflow (as POST /v1/workflows/build does), deploys it as an agent, and opens a conversation for talking to it. The agent's webhook secret is returned once.",
+  description:
+    "Builds the workflow (as POST /v1/workflows/build does), deploys it as an agent, and opens a conversation for talking to it. The agent's webhook secret is returned once.",
   request: {
     body: {
       required: true,
-      content: { "application/json": { schema: z.object({ description: z.string().trim().min(1).max(5000), name: Name.nullish(), provider: z.string().max(50).nullish() }) } },
+      content: {
+        "application/json": {
+          schema: z.object({ description: z.string().trim().min(1).max(5000), name: Name.nullish(), provider: z.string().max(50).nullish() }),
+        },
+      },
     },
   },
   responses: {
     201: {
       description: "Created",
-      content: { "application/json": { schema: z.object({ workflow: WorkflowSchema, agent: AgentSchema.extend({ webhook_secret: z.string() }), conversation_id: z.number().int() }) } },
+      content: {
+        "application/json": {
+          schema: z.object({ workflow: WorkflowSchema, agent: AgentSchema.extend({ webhook_secret: z.string() }), conversation_id: z.number().int() }),
+        },
+      },
     },
   },
 });
@@ -309,11 +352,20 @@ export const workflowRoutes = createRouter()
     const body = c.req.valid("json");
     const principal = c.get("principal");
     const db = c.get("db");
-    const built = await buildFromDescription({ env: c.env, config: c.get("config"), db, userId: principal.userId }, body.description, { name: body.name, provider: body.provider });
+    const built = await buildFromDescription({ env: c.env, config: c.get("config"), db, userId: principal.userId }, body.description, {
+      name: body.name,
+      provider: body.provider,
+    });
     const workflow = await createWorkflow(
       db,
       principal.userId,
-      { name: built.name, description: body.description, steps: built.steps, variables: built.variables, metadata: { built_by: built.provider, chat_agent: true } },
+      {
+        name: built.name,
+        description: body.description,
+        steps: built.steps,
+        variables: built.variables,
+        metadata: { built_by: built.provider, chat_agent: true },
+      },
       c.get("config").quotas.workflowsPerUser,
     );
     const { agent, webhookSecret } = await deployAgent(c.env, db, {
@@ -325,19 +377,34 @@ export const workflowRoutes = createRouter()
     });
     const conversation = await createConversation(db, principal.userId, `Chat with ${workflow.name}`.slice(0, 200));
     c.header("Cache-Control", "no-store");
-    return c.json({ workflow: presentWorkflow(workflow), agent: { ...presentAgent(agent, workflow.name), webhook_secret: webhookSecret }, conversation_id: conversation.id }, 201);
+    return c.json(
+      {
+        workflow: presentWorkflow(workflow),
+        agent: { ...presentAgent(agent, workflow.name), webhook_secret: webhookSecret },
+        conversation_id: conversation.id,
+      },
+      201,
+    );
   })
   .openapi(build, async (c) => {
     const body = c.req.valid("json");
     const userId = c.get("principal").userId;
-    const built = await buildFromDescription({ env: c.env, config: c.get("config"), db: c.get("db"), userId }, body.description, { name: body.name, provider: body.provider });
-    const row = await createWorkflow(c.get("db"), userId, {
-      name: built.name,
-      description: body.description,
-      steps: built.steps,
-      variables: built.variables,
-      metadata: { built_by: built.provider },
-    }, c.get("config").quotas.workflowsPerUser);
+    const built = await buildFromDescription({ env: c.env, config: c.get("config"), db: c.get("db"), userId }, body.description, {
+      name: body.name,
+      provider: body.provider,
+    });
+    const row = await createWorkflow(
+      c.get("db"),
+      userId,
+      {
+        name: built.name,
+        description: body.description,
+        steps: built.steps,
+        variables: built.variables,
+        metadata: { built_by: built.provider },
+      },
+      c.get("config").quotas.workflowsPerUser,
+    );
     return c.json(presentWorkflow(row), 201);
   })
   .openapi(extract, async (c) => {
@@ -346,15 +413,20 @@ export const workflowRoutes = createRouter()
     await getOwnedConversation(c.get("db"), userId, body.conversation_id);
     const messages = await conversationStub(c.env, body.conversation_id).messages(body.conversation_id);
     const { steps, variables } = extractSteps(messages, { selectedStepIds: body.selected_step_ids, parameterizeFields: body.parameterize_fields });
-    const row = await createWorkflow(c.get("db"), userId, {
-      name: body.workflow_name,
-      description: body.description ?? `Extracted from conversation ${body.conversation_id}.`,
-      steps,
-      variables,
-      triggerType: body.trigger_type,
-      triggerConfig: body.trigger_config,
-      metadata: { extracted_from_conversation: body.conversation_id },
-    }, c.get("config").quotas.workflowsPerUser);
+    const row = await createWorkflow(
+      c.get("db"),
+      userId,
+      {
+        name: body.workflow_name,
+        description: body.description ?? `Extracted from conversation ${body.conversation_id}.`,
+        steps,
+        variables,
+        triggerType: body.trigger_type,
+        triggerConfig: body.trigger_config,
+        metadata: { extracted_from_conversation: body.conversation_id },
+      },
+      c.get("config").quotas.workflowsPerUser,
+    );
     return c.json(presentWorkflow(row), 201);
   })
   .openapi(testCondition, (c) => {
@@ -365,7 +437,10 @@ export const workflowRoutes = createRouter()
         errors: parsed.error.issues.map((issue) => ({ location: "body", field: ["condition", ...issue.path.map(String)].join("."), message: issue.message })),
       });
     }
-    return c.json(refuseTooLarge(() => evaluateCondition(parsed.data, context)), 200);
+    return c.json(
+      refuseTooLarge(() => evaluateCondition(parsed.data, context)),
+      200,
+    );
   })
   .openapi(testSubstitution, (c) => {
     const { parameters, context } = c.req.valid("json");
@@ -374,17 +449,22 @@ export const workflowRoutes = createRouter()
   })
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
-    const row = await createWorkflow(c.get("db"), c.get("principal").userId, {
-      name: body.workflow_name,
-      description: body.description,
-      steps: body.steps,
-      status: body.status,
-      triggerType: body.trigger_type,
-      triggerConfig: body.trigger_config,
-      variables: body.variables,
-      metadata: body.workflow_metadata,
-      settings: body.settings,
-    }, c.get("config").quotas.workflowsPerUser);
+    const row = await createWorkflow(
+      c.get("db"),
+      c.get("principal").userId,
+      {
+        name: body.workflow_name,
+        description: body.description,
+        steps: body.steps,
+        status: body.status,
+        triggerType: body.trigger_type,
+        triggerConfig: body.trigger_config,
+        variables: body.variables,
+        metadata: body.workflow_metadata,
+        settings: body.settings,
+      },
+      c.get("config").quotas.workflowsPerUser,
+    );
     return c.json(presentWorkflow(row), 201);
   })
   .openapi(list, async (c) => {

@@ -54,8 +54,20 @@ export async function driveExecution(env: Env, executionId: string): Promise<Dri
   const now = Date.now();
   const leased = await db
     .update(executions)
-    .set({ leaseToken: token, leaseUntil: new Date(now + LEASE_MS), status: "running", startedAt: execution.startedAt ?? new Date(now), updatedAt: new Date(now) })
-    .where(and(eq(executions.id, executionId), inArray(executions.status, ["queued", "running"]), or(isNull(executions.leaseUntil), lt(executions.leaseUntil, new Date(now)))))
+    .set({
+      leaseToken: token,
+      leaseUntil: new Date(now + LEASE_MS),
+      status: "running",
+      startedAt: execution.startedAt ?? new Date(now),
+      updatedAt: new Date(now),
+    })
+    .where(
+      and(
+        eq(executions.id, executionId),
+        inArray(executions.status, ["queued", "running"]),
+        or(isNull(executions.leaseUntil), lt(executions.leaseUntil, new Date(now))),
+      ),
+    )
     .returning();
   if (leased.length === 0) {
     // Someone else is running it, or its own wake-up message is already queued: this message is a
@@ -213,7 +225,14 @@ class ExecutionRun {
     try {
       const result = await this.withHeartbeat((signal) =>
         executeTool(
-          { userId: this.execution.userId, credentialId: this.execution.credentialId, db: this.db, env: this.env, config, source: `workflow:${this.execution.workflowId}` },
+          {
+            userId: this.execution.userId,
+            credentialId: this.execution.credentialId,
+            db: this.db,
+            env: this.env,
+            config,
+            source: `workflow:${this.execution.workflowId}`,
+          },
           step.tool,
           args,
           // One key per execution, step and item: a re-run after a crash repeats it.
@@ -283,7 +302,15 @@ class ExecutionRun {
   private async fail(step: Step | null, message: string): Promise<never> {
     const failed = await this.db
       .update(executions)
-      .set({ status: "failed", errorMessage: message, failedStepId: step?.id ?? null, finishedAt: new Date(), leaseToken: null, leaseUntil: null, updatedAt: new Date() })
+      .set({
+        status: "failed",
+        errorMessage: message,
+        failedStepId: step?.id ?? null,
+        finishedAt: new Date(),
+        leaseToken: null,
+        leaseUntil: null,
+        updatedAt: new Date(),
+      })
       .where(and(eq(executions.id, this.execution.id), eq(executions.status, "running"), eq(executions.leaseToken, this.token)))
       .returning({ id: executions.id });
     if (failed.length) await recordAgentOutcome(this.db, this.execution, { success: false, error: message });
@@ -332,7 +359,15 @@ class ExecutionRun {
         .values(row)
         .onConflictDoUpdate({
           target: [executionSteps.executionId, executionSteps.stepKey],
-          set: { status: row.status, attempts: row.attempts, result: row.result, errorMessage: row.errorMessage, resumeAt: row.resumeAt, finishedAt: row.finishedAt, startedAt: row.startedAt },
+          set: {
+            status: row.status,
+            attempts: row.attempts,
+            result: row.result,
+            errorMessage: row.errorMessage,
+            resumeAt: row.resumeAt,
+            finishedAt: row.finishedAt,
+            startedAt: row.startedAt,
+          },
           setWhere: sql`exists (select 1 from executions where id = ${this.execution.id} and lease_token = ${this.token})`,
         }),
     ]);

@@ -49,7 +49,11 @@ export async function createWorkflow(db: Db, userId: number, input: WorkflowInpu
 }
 
 export async function getOwnedWorkflow(db: Db, userId: number, id: number): Promise<Workflow> {
-  const row = await db.select().from(workflows).where(and(eq(workflows.id, id), eq(workflows.userId, userId))).get();
+  const row = await db
+    .select()
+    .from(workflows)
+    .where(and(eq(workflows.id, id), eq(workflows.userId, userId)))
+    .get();
   if (!row) throw notFound("Workflow");
   return row;
 }
@@ -89,7 +93,10 @@ export async function updateWorkflow(db: Db, userId: number, id: number, patch: 
 }
 
 export async function deleteWorkflow(db: Db, userId: number, id: number): Promise<void> {
-  const deleted = await db.delete(workflows).where(and(eq(workflows.id, id), eq(workflows.userId, userId))).returning({ id: workflows.id });
+  const deleted = await db
+    .delete(workflows)
+    .where(and(eq(workflows.id, id), eq(workflows.userId, userId)))
+    .returning({ id: workflows.id });
   if (deleted.length === 0) throw notFound("Workflow");
 }
 

@@ -40,21 +40,37 @@ const VariableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
 
 export const StepSchema: z.ZodType<Step> = z.lazy(() =>
   z.discriminatedUnion("type", [
-    z.object({ id: StepId, type: z.literal("tool"), name: Name, tool: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).default({}), retry: RetryPolicySchema.optional() }).strict(),
-    z.object({ id: StepId, type: z.literal("condition"), name: Name, condition: ConditionSchema, then: z.array(StepSchema).default([]), else: z.array(StepSchema).default([]) }).strict(),
+    z
+      .object({
+        id: StepId,
+        type: z.literal("tool"),
+        name: Name,
+        tool: z.string().min(1).max(200),
+        arguments: z.record(z.string(), z.unknown()).default({}),
+        retry: RetryPolicySchema.optional(),
+      })
+      .strict(),
+    z
+      .object({
+        id: StepId,
+        type: z.literal("condition"),
+        name: Name,
+        condition: ConditionSchema,
+        then: z.array(StepSchema).default([]),
+        else: z.array(StepSchema).default([]),
+      })
+      .strict(),
     z.object({ id: StepId, type: z.literal("set"), name: Name, values: z.record(VariableName, z.unknown()) }).strict(),
     z.object({ id: StepId, type: z.literal("delay"), name: Name, seconds: z.number().min(0).max(MAX_DELAY_SECONDS) }).strict(),
   ]),
 ) as z.ZodType<Step>;
 
 export const StepsSchema = z.array(z.unknown()).max(MAX_STEPS).openapi({
-  description: "Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}.",
+  description:
+    "Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}.",
 });
 
-export const SettingsSchema = z
-  .object({ retry: RetryPolicySchema.optional() })
-  .strict()
-  .openapi("WorkflowSettings");
+export const SettingsSchema = z.object({ retry: RetryPolicySchema.optional() }).strict().openapi("WorkflowSettings");
 
 /**
  * Parses and checks a step list: shapes, unique ids across nested branches, tools that exist,

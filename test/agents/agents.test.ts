@@ -53,11 +53,20 @@ describe("agents", () => {
     expect((await settled(key, ok)).status).toBe("succeeded");
     expect((await settled(key, bad)).status).toBe("failed");
     // Late duplicate deliveries of both finished executions change nothing.
-    const duplicates = createMessageBatch("workflow-runs", [ok, bad].map((id, n) => ({ id: `again${n}`, timestamp: new Date(), attempts: 1, body: { kind: "execution", execution_id: id } })));
+    const duplicates = createMessageBatch(
+      "workflow-runs",
+      [ok, bad].map((id, n) => ({ id: `again${n}`, timestamp: new Date(), attempts: 1, body: { kind: "execution", execution_id: id } })),
+    );
     await worker.queue(duplicates as MessageBatch<any>, env);
 
     const details = await json(await call(`/v1/agents/${agent.agent_id}`, { token: key }));
-    expect(details.monitoring).toMatchObject({ execution_count: 2, success_count: 1, failure_count: 1, success_rate: 50, last_error: expect.stringContaining('Step "boom" failed') });
+    expect(details.monitoring).toMatchObject({
+      execution_count: 2,
+      success_count: 1,
+      failure_count: 1,
+      success_rate: 50,
+      last_error: expect.stringContaining('Step "boom" failed'),
+    });
     expect(details.monitoring.last_run_at).not.toBeNull();
     expect(details.performance_metrics.average_duration_ms).toBeGreaterThanOrEqual(0);
     const execution = await json(await call(`/v1/executions/${ok}`, { token: key }));

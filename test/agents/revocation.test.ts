@@ -24,7 +24,10 @@ async function until(check: () => Promise<boolean>, timeoutMs = 10_000) {
 async function scheduledAgent(token: string) {
   const workflow = await newWorkflow(token, { steps: [{ id: "id", type: "tool", tool: "uuid_generate", arguments: {} }] });
   const agent = await json(await call("/v1/agents/deploy", { token, json: { workflow_id: workflow.id } }));
-  const scheduled = await call("/v1/agents/schedule", { token, json: { agent_id: agent.agent_id, schedule_config: { type: "interval", interval_seconds: 1 } } });
+  const scheduled = await call("/v1/agents/schedule", {
+    token,
+    json: { agent_id: agent.agent_id, schedule_config: { type: "interval", interval_seconds: 1 } },
+  });
   expect(scheduled.status).toBe(200);
   return agent;
 }
@@ -51,7 +54,10 @@ describe("agents act with the credential that deployed them", () => {
     const body = JSON.stringify({ lead: "ada@example.com" });
     const timestamp = Math.floor(Date.now() / 1000);
     const signature = `sha256=${await hmacHex(agent.webhook_secret, `${timestamp}.${body}`)}`;
-    const hook = await call(`/v1/hooks/agents/${agent.agent_id}`, { body, headers: { "Content-Type": "application/json", "X-Hub-Timestamp": String(timestamp), "X-Hub-Signature": signature } });
+    const hook = await call(`/v1/hooks/agents/${agent.agent_id}`, {
+      body,
+      headers: { "Content-Type": "application/json", "X-Hub-Timestamp": String(timestamp), "X-Hub-Signature": signature },
+    });
     const problem = await expectProblem(hook, 403, "forbidden");
     expect(problem.detail).toContain("API key it runs with was revoked");
     await call(`/v1/agents/${agent.agent_id}/schedule`, { method: "DELETE", token: user.accessToken });
@@ -93,7 +99,10 @@ describe("agents act with the credential that deployed them", () => {
     const user = await newUser();
     const agent = await scheduledAgent(user.accessToken);
     expect((await call("/v1/auth/logout", { method: "POST", token: user.accessToken })).status).toBe(204);
-    const { key } = await newApiKey({ ...user, accessToken: (await json(await call("/v1/auth/login", { json: { email: user.email, password: user.password } }))).access_token });
+    const { key } = await newApiKey({
+      ...user,
+      accessToken: (await json(await call("/v1/auth/login", { json: { email: user.email, password: user.password } }))).access_token,
+    });
     const before = await runsOf(agent.agent_id);
     await until(async () => (await runsOf(agent.agent_id)) >= before + 2);
     const details = await json(await call(`/v1/agents/${agent.agent_id}`, { token: key }));

@@ -73,7 +73,14 @@ describe("agent schedules", () => {
     await expectProblem(await schedule({ type: "cron", cron_expression: "0 9 * * 1", timezone: "Mars/Olympus_Mons" }), 422, "validation_failed");
     await expectProblem(await schedule({ type: "interval", interval_seconds: 0 }), 422, "validation_failed");
     const stranger = await newApiKey(await newUser());
-    await expectProblem(await call("/v1/agents/schedule", { token: stranger.key, json: { agent_id: agent.agent_id, schedule_config: { type: "interval", interval_seconds: 60 } } }), 404, "not_found");
+    await expectProblem(
+      await call("/v1/agents/schedule", {
+        token: stranger.key,
+        json: { agent_id: agent.agent_id, schedule_config: { type: "interval", interval_seconds: 60 } },
+      }),
+      404,
+      "not_found",
+    );
     await call(`/v1/agents/${agent.agent_id}/schedule`, { method: "DELETE", token: key });
   });
 });
@@ -86,7 +93,8 @@ describe("scheduled runs happen once per due time", () => {
     return agent.agent_id as string;
   }
   const setDue = (agentId: string, at: number) => env.DB.prepare("UPDATE agents SET next_run_at = ? WHERE id = ?").bind(at, agentId).run();
-  const nextRunAt = async (agentId: string) => (await env.DB.prepare("SELECT next_run_at FROM agents WHERE id = ?").bind(agentId).first<{ next_run_at: number }>())!.next_run_at;
+  const nextRunAt = async (agentId: string) =>
+    (await env.DB.prepare("SELECT next_run_at FROM agents WHERE id = ?").bind(agentId).first<{ next_run_at: number }>())!.next_run_at;
 
   it("a duplicated alarm does not double-run", async () => {
     const { key } = await newApiKey(await newUser());
@@ -129,10 +137,17 @@ describe("cron schedules", () => {
     const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
     const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
     const agentId = agent.agent_id as string;
-    const scheduled = await json(await call("/v1/agents/schedule", { token: key, json: { agent_id: agentId, schedule_config: { type: "cron", cron_expression: "0 9 * * *", timezone: "Europe/Berlin" } } }));
+    const scheduled = await json(
+      await call("/v1/agents/schedule", {
+        token: key,
+        json: { agent_id: agentId, schedule_config: { type: "cron", cron_expression: "0 9 * * *", timezone: "Europe/Berlin" } },
+      }),
+    );
     expect(await schedulesIn(agentId)).toBe(1);
     // Pretend the alarm is due now.
-    await env.DB.prepare("UPDATE agents SET next_run_at = ? WHERE id = ?").bind(Date.now() - 1000, agentId).run();
+    await env.DB.prepare("UPDATE agents SET next_run_at = ? WHERE id = ?")
+      .bind(Date.now() - 1000, agentId)
+      .run();
     const stub = await agentObject(env, agentId);
     expect(await stub.fire({ agentId })).toBe(true);
     expect(await runsOf(agentId)).toBe(1);

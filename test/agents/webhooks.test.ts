@@ -9,14 +9,19 @@ async function hmacHex(secret: string, message: string) {
 
 async function deployed() {
   const { key } = await newApiKey(await newUser());
-  const workflow = await newWorkflow(key, { steps: [{ id: "greet", type: "tool", tool: "text_template", arguments: { template: "New lead {{input.email}}" } }] });
+  const workflow = await newWorkflow(key, {
+    steps: [{ id: "greet", type: "tool", tool: "text_template", arguments: { template: "New lead {{input.email}}" } }],
+  });
   const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
   return { key, agent };
 }
 
 async function signedPost(agentId: string, secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)) {
   const signature = `sha256=${await hmacHex(secret, `${timestamp}.${body}`)}`;
-  return call(`/v1/hooks/agents/${agentId}`, { body, headers: { "Content-Type": "application/json", "X-Hub-Timestamp": String(timestamp), "X-Hub-Signature": signature } });
+  return call(`/v1/hooks/agents/${agentId}`, {
+    body,
+    headers: { "Content-Type": "application/json", "X-Hub-Timestamp": String(timestamp), "X-Hub-Signature": signature },
+  });
 }
 
 describe("agent webhooks", () => {
@@ -36,7 +41,10 @@ describe("agent webhooks", () => {
     await expectProblem(await signedPost(agent.agent_id, "whsec_wrong", body), 401, "unauthorized");
     const now = Math.floor(Date.now() / 1000);
     const signature = `sha256=${await hmacHex(agent.webhook_secret, `${now}.${body}`)}`;
-    const tampered = await call(`/v1/hooks/agents/${agent.agent_id}`, { body: body.replace("x@", "y@"), headers: { "Content-Type": "application/json", "X-Hub-Timestamp": String(now), "X-Hub-Signature": signature } });
+    const tampered = await call(`/v1/hooks/agents/${agent.agent_id}`, {
+      body: body.replace("x@", "y@"),
+      headers: { "Content-Type": "application/json", "X-Hub-Timestamp": String(now), "X-Hub-Signature": signature },
+    });
     await expectProblem(tampered, 401, "unauthorized");
     const stale = await expectProblem(await signedPost(agent.agent_id, agent.webhook_secret, body, now - 301), 401, "unauthorized");
     expect(stale.detail).toContain("5 minutes");
@@ -52,7 +60,10 @@ describe("agent webhooks", () => {
     const now = Math.floor(Date.now() / 1000);
     const hex = await hmacHex(agent.webhook_secret, `${now}.${body}`);
     const send = (signature: string) =>
-      call(`/v1/hooks/agents/${agent.agent_id}`, { body, headers: { "Content-Type": "application/json", "X-Hub-Timestamp": String(now), "X-Hub-Signature": signature } });
+      call(`/v1/hooks/agents/${agent.agent_id}`, {
+        body,
+        headers: { "Content-Type": "application/json", "X-Hub-Timestamp": String(now), "X-Hub-Signature": signature },
+      });
     const mixed = [...hex].map((ch, i) => (i % 2 ? ch.toUpperCase() : ch)).join("");
     // Any spelling is accepted once, and the first use spends the signature for all spellings.
     expect((await send(`SHA256=${hex.toUpperCase()}`)).status).toBe(202);

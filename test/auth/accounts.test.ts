@@ -27,7 +27,12 @@ describe("register and login", () => {
     const again = await call("/v1/auth/register", { json: { email: user.email.toUpperCase(), password: user.password, name: "Someone else" } });
     expect(again.status).toBe(201);
     const body = await json(again);
-    expect(body).toMatchObject({ user: { id: user.id, email: user.email }, token_type: "Bearer", access_token: expect.any(String), refresh_token: expect.any(String) });
+    expect(body).toMatchObject({
+      user: { id: user.id, email: user.email },
+      token_type: "Bearer",
+      access_token: expect.any(String),
+      refresh_token: expect.any(String),
+    });
     expect(Object.keys(body).sort()).toEqual(["access_token", "expires_in", "refresh_token", "scope", "token_type", "user"]);
   });
 
@@ -44,7 +49,10 @@ describe("register and login", () => {
     const response = await call("/v1/auth/login", { json: { email: user.email, password: user.password } });
     expect(response.status).toBe(200);
     const tokens = await json(response);
-    const [header, payload] = tokens.access_token.split(".").slice(0, 2).map((part: string) => JSON.parse(atob(part.replace(/-/g, "+").replace(/_/g, "/"))));
+    const [header, payload] = tokens.access_token
+      .split(".")
+      .slice(0, 2)
+      .map((part: string) => JSON.parse(atob(part.replace(/-/g, "+").replace(/_/g, "/"))));
     expect(header).toEqual({ alg: "HS256", typ: "at+jwt" });
     expect(payload).toMatchObject({ iss: "agent-automation-hub", aud: "agent-automation-hub/v1", sub: String(user.id) });
     expect(payload.scope.split(" ").sort()).toEqual(["connections:write", "data:read", "data:write", "workflow:execute"]);

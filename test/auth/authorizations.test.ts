@@ -59,7 +59,9 @@ describe("approved apps", () => {
     const { refresh_token } = await json(renewed);
 
     // The grant was made 91 days ago: rotation cannot carry it further.
-    await env.DB.prepare("UPDATE grants SET created_at = ? WHERE user_id = ?").bind(Date.now() - 91 * 24 * 3600 * 1000, user.id).run();
+    await env.DB.prepare("UPDATE grants SET created_at = ? WHERE user_id = ?")
+      .bind(Date.now() - 91 * 24 * 3600 * 1000, user.id)
+      .run();
     const expired = await refresh(refresh_token);
     expect(expired.status).toBe(400);
     expect((await json(expired)).error).toBe("invalid_grant");

@@ -113,7 +113,9 @@ describe("API keys", () => {
     const user = await newUser();
     const { id, key } = await newApiKey(user, { expires_at: new Date(Date.now() + 60_000).toISOString() });
     expect((await call("/v1/me", { token: key })).status).toBe(200);
-    await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?").bind(Date.now() - 1, id).run();
+    await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?")
+      .bind(Date.now() - 1, id)
+      .run();
     expect((await expectProblem(await call("/v1/me", { token: key }), 401, "unauthorized")).detail).toMatch(/expired/);
 
     const readOnly = await newApiKey(user, { scopes: ["data:read", "data:write"] });

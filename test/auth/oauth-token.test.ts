@@ -69,13 +69,32 @@ describe("authorization_code", () => {
     const user = await newUser();
     const app = await newApp(await newUser());
     const { verifier, challenge } = await pkcePair();
-    const code = await obtainCode(user, { client_id: app.client_id, redirect_uri: REDIRECT, scope: "data:read", state: "s1", code_challenge: challenge, code_challenge_method: "S256" });
-    const result = await token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: app.client_id, client_secret: app.client_secret, code_verifier: verifier });
+    const code = await obtainCode(user, {
+      client_id: app.client_id,
+      redirect_uri: REDIRECT,
+      scope: "data:read",
+      state: "s1",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    });
+    const result = await token({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      code_verifier: verifier,
+    });
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ token_type: "Bearer", scope: "data:read", refresh_token: expect.stringMatching(/^ahr_/) });
     expect(await json(await call("/v1/me", { token: result.body.access_token }))).toMatchObject({ id: user.id, credential: { kind: "oauth" } });
 
-    const refreshed = await token({ grant_type: "refresh_token", refresh_token: result.body.refresh_token, client_id: app.client_id, client_secret: app.client_secret });
+    const refreshed = await token({
+      grant_type: "refresh_token",
+      refresh_token: result.body.refresh_token,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.refresh_token).not.toBe(result.body.refresh_token);
     expect((await call("/v1/me", { token: refreshed.body.access_token })).status).toBe(200);
@@ -90,7 +109,10 @@ describe("authorization_code", () => {
     const base = { grant_type: "authorization_code", code, client_id: app.client_id, client_secret: app.client_secret };
     expect(await token({ ...base, redirect_uri: REDIRECT, code_verifier: wrongVerifier })).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     expect(await token({ ...base, redirect_uri: REDIRECT })).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
-    expect(await token({ ...base, redirect_uri: "https://app.example/other", code_verifier: wrongVerifier })).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect(await token({ ...base, redirect_uri: "https://app.example/other", code_verifier: wrongVerifier })).toMatchObject({
+      status: 400,
+      body: { error: "invalid_grant" },
+    });
   });
 
   it("refuses a code presented by another client", async () => {
@@ -98,7 +120,13 @@ describe("authorization_code", () => {
     const app = await newApp(await newUser());
     const other = await newApp(await newUser());
     const code = await obtainCode(user, { client_id: app.client_id, redirect_uri: REDIRECT });
-    const stolen = await token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: other.client_id, client_secret: other.client_secret });
+    const stolen = await token({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      client_id: other.client_id,
+      client_secret: other.client_secret,
+    });
     expect(stolen).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
   });
 
@@ -112,7 +140,12 @@ describe("authorization_code", () => {
     const second = await token(form);
     expect(second).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     await expectProblem(await call("/v1/me", { token: first.body.access_token }), 401, "unauthorized");
-    const refresh = await token({ grant_type: "refresh_token", refresh_token: first.body.refresh_token, client_id: app.client_id, client_secret: app.client_secret });
+    const refresh = await token({
+      grant_type: "refresh_token",
+      refresh_token: first.body.refresh_token,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
     expect(refresh).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
   });
 
@@ -121,7 +154,9 @@ describe("authorization_code", () => {
     const app = await newApp(await newUser());
     const code = await obtainCode(user, { client_id: app.client_id, redirect_uri: REDIRECT });
     const { env } = await import("cloudflare:workers");
-    await env.DB.prepare("UPDATE authorization_codes SET expires_at = ? WHERE client_id = ?").bind(Date.now() - 1000, app.client_id).run();
+    await env.DB.prepare("UPDATE authorization_codes SET expires_at = ? WHERE client_id = ?")
+      .bind(Date.now() - 1000, app.client_id)
+      .run();
     const result = await token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: app.client_id, client_secret: app.client_secret });
     expect(result).toMatchObject({ status: 400, body: { error: "invalid_grant", error_description: expect.stringContaining("expired") } });
   });
@@ -156,9 +191,17 @@ describe("refresh_token", () => {
     const app = await newApp(await newUser());
     const code = await obtainCode(user, { client_id: app.client_id, redirect_uri: REDIRECT });
     const issued = await token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: app.client_id, client_secret: app.client_secret });
-    expect(await token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token })).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect(await token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token })).toMatchObject({
+      status: 400,
+      body: { error: "invalid_grant" },
+    });
     // Still good for its rightful client.
-    const rightful = await token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: app.client_id, client_secret: app.client_secret });
+    const rightful = await token({
+      grant_type: "refresh_token",
+      refresh_token: issued.body.refresh_token,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+    });
     expect(rightful.status).toBe(200);
   });
 
@@ -169,7 +212,13 @@ describe("refresh_token", () => {
     const app = await newApp(await newUser(), { scopes: ["data:read"] });
     const code = await obtainCode(user, { client_id: app.client_id, redirect_uri: REDIRECT });
     const issued = await token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, client_id: app.client_id, client_secret: app.client_secret });
-    const widened = await token({ grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: app.client_id, client_secret: app.client_secret, scope: "data:read data:write" });
+    const widened = await token({
+      grant_type: "refresh_token",
+      refresh_token: issued.body.refresh_token,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      scope: "data:read data:write",
+    });
     expect(widened).toMatchObject({ status: 400, body: { error: "invalid_scope" } });
   });
 });

@@ -18,7 +18,9 @@ describe("platform registry", () => {
     const { key } = await newApiKey(await newUser());
     const { data } = await json(await call("/v1/connections/platforms", { token: key }));
     const ids = data.map((p: any) => p.id);
-    expect(ids).toEqual(expect.arrayContaining(["mcp", "slack", "discord", "telegram", "resend", "hubspot", "mailchimp", "airtable", "notion", "webhook", "http"]));
+    expect(ids).toEqual(
+      expect.arrayContaining(["mcp", "slack", "discord", "telegram", "resend", "hubspot", "mailchimp", "airtable", "notion", "webhook", "http"]),
+    );
     const slack = data.find((p: any) => p.id === "slack");
     expect(slack.secret_fields).toEqual(["bot_token"]);
     expect(slack.config_schema.properties.bot_token).toMatchObject({ writeOnly: true, "x-secret": true });
@@ -35,7 +37,11 @@ describe("platform registry", () => {
 describe("connections", () => {
   it("validates the config against the platform schema with field errors", async () => {
     const { key } = await newApiKey(await newUser());
-    const body = await expectProblem(await call("/v1/connections", { token: key, json: { platform: "slack", name: "x", config: { default_channel: 5 } } }), 422, "validation_failed");
+    const body = await expectProblem(
+      await call("/v1/connections", { token: key, json: { platform: "slack", name: "x", config: { default_channel: 5 } } }),
+      422,
+      "validation_failed",
+    );
     expect(body.errors?.map((e) => e.field)).toEqual(expect.arrayContaining(["config.bot_token", "config.default_channel"]));
     await expectProblem(await call("/v1/connections", { token: key, json: { platform: "myspace", name: "x", config: {} } }), 422, "validation_failed");
   });
@@ -62,7 +68,11 @@ describe("connections", () => {
     expect(after!.config).not.toBe(row!.config); // re-sealed with a fresh IV…
     // …and still the same secret: a new value would show new last characters.
     const replaced = await json(
-      await call(`/v1/connections/${created.connection_id}`, { method: "PUT", token: key, json: { name: "Renamed", status: "active", config: { bot_token: "xoxb-9999-new-token-wxyz" } } }),
+      await call(`/v1/connections/${created.connection_id}`, {
+        method: "PUT",
+        token: key,
+        json: { name: "Renamed", status: "active", config: { bot_token: "xoxb-9999-new-token-wxyz" } },
+      }),
     );
     expect(replaced.config.bot_token).toBe("••••wxyz");
 
@@ -121,7 +131,11 @@ describe("connections", () => {
     expect(problem.detail).toContain("base_url");
     expect(problem.errors).toEqual([expect.objectContaining({ field: "config.bot_token" })]);
     // Unchanged base URL with the mask: fine.
-    const same = await call(`/v1/connections/${created.connection_id}`, { method: "PUT", token: key, json: { name: "y", status: "active", config: created.config } });
+    const same = await call(`/v1/connections/${created.connection_id}`, {
+      method: "PUT",
+      token: key,
+      json: { name: "y", status: "active", config: created.config },
+    });
     expect(same.status).toBe(200);
   });
 
@@ -140,8 +154,16 @@ describe("connections", () => {
   it("needs connections:write to create, change or test a connection", async () => {
     const user = await newUser();
     const { key } = await newApiKey(user, { scopes: ["data:read", "data:write"] });
-    await expectProblem(await call("/v1/connections", { token: key, json: { platform: "slack", name: "x", config: { bot_token: "xoxb-1" } } }), 403, "insufficient_scope");
-    await expectProblem(await call("/v1/connections/test", { token: key, json: { platform: "slack", config: { bot_token: "xoxb-1" } } }), 403, "insufficient_scope");
+    await expectProblem(
+      await call("/v1/connections", { token: key, json: { platform: "slack", name: "x", config: { bot_token: "xoxb-1" } } }),
+      403,
+      "insufficient_scope",
+    );
+    await expectProblem(
+      await call("/v1/connections/test", { token: key, json: { platform: "slack", config: { bot_token: "xoxb-1" } } }),
+      403,
+      "insufficient_scope",
+    );
     expect((await call("/v1/connections", { token: key })).status).toBe(200);
   });
 });

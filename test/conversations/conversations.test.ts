@@ -24,7 +24,9 @@ describe("the local provider", () => {
     const mcpId = await connectMcp(key);
     const id = await newConversation(key);
     const reply = await json(await send(key, id, 'please echo "spring campaign is live"'));
-    expect(reply.tools_called).toEqual([expect.objectContaining({ name: `mcp_${mcpId}_echo`, arguments: { message: "spring campaign is live" }, success: true })]);
+    expect(reply.tools_called).toEqual([
+      expect.objectContaining({ name: `mcp_${mcpId}_echo`, arguments: { message: "spring campaign is live" }, success: true }),
+    ]);
     expect(reply.content).toContain("spring campaign is live");
   });
 
@@ -147,7 +149,11 @@ describe("debug endpoints", () => {
     const { key } = await newApiKey(await newUser());
     const id = await newConversation(key);
     const path = `/v1/conversations/${id}/validate-tool-call`;
-    expect(await json(await call(path, { token: key, json: { name: "math_evaluate", arguments: { expression: "1+1" } } }))).toEqual({ valid: true, errors: [], tool: { name: "math_evaluate", connection_id: null } });
+    expect(await json(await call(path, { token: key, json: { name: "math_evaluate", arguments: { expression: "1+1" } } }))).toEqual({
+      valid: true,
+      errors: [],
+      tool: { name: "math_evaluate", connection_id: null },
+    });
     const bad = await json(await call(path, { token: key, json: { name: "math_evaluate", arguments: { expression: 5 } } }));
     expect(bad).toMatchObject({ valid: false, errors: [expect.objectContaining({ field: "arguments.expression" })] });
     expect(await json(await call(path, { token: key, json: { name: "nope", arguments: {} } }))).toMatchObject({ valid: false, tool: null });
@@ -160,7 +166,11 @@ describe("debug endpoints", () => {
     const { key } = await newApiKey(await newUser());
     const id = await newConversation(key);
     const explain = (what: string, content: string) => call(`/v1/conversations/${id}/${what}`, { token: key, json: { content } }).then(json);
-    expect(await explain("explain-intent", "math evaluate expression: 2*21")).toMatchObject({ intent: "run_tool", provider: "local", candidate_tools: expect.arrayContaining(["math_evaluate"]) });
+    expect(await explain("explain-intent", "math evaluate expression: 2*21")).toMatchObject({
+      intent: "run_tool",
+      provider: "local",
+      candidate_tools: expect.arrayContaining(["math_evaluate"]),
+    });
     expect((await explain("explain-intent", "Every Monday, send the weekly campaign report to Slack")).intent).toBe("build_workflow");
     expect((await explain("explain-intent", "Hello there!")).intent).toBe("greeting");
     expect((await explain("explain-intent", "Why did open rates drop?")).intent).toBe("question");

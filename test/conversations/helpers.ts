@@ -38,7 +38,11 @@ export const openai = {
       choices: [
         {
           index: 0,
-          message: { role: "assistant", content: null, tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })) },
+          message: {
+            role: "assistant",
+            content: null,
+            tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } })),
+          },
           finish_reason: "tool_calls",
         },
       ],
@@ -72,6 +76,15 @@ export const anthropic = {
     },
   }),
   text: (text: string, usage = { input_tokens: 120, output_tokens: 25 }) => ({
-    body: { id: "msg_2", type: "message", role: "assistant", model: "fake-claude", content: [{ type: "text", text }], stop_reason: "end_turn", stop_sequence: null, usage },
+    body: {
+      id: "msg_2",
+      type: "message",
+      role: "assistant",
+      model: "fake-claude",
+      content: [{ type: "text", text }],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage,
+    },
   }),
 };

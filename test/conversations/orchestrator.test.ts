@@ -7,7 +7,10 @@ describe("the orchestrator with an OpenAI-compatible provider", () => {
     const { key } = await newApiKey(await newUser());
     const mcpId = await connectMcp(key);
     const scenario = newScenario("oai");
-    await call("/v1/connections", { token: key, json: { platform: "openai", name: "My key", config: { api_key: "sk-test-0123456789abcdef", base_url: `${FAKE()}/s/${scenario}`, model: "fake-gpt" } } });
+    await call("/v1/connections", {
+      token: key,
+      json: { platform: "openai", name: "My key", config: { api_key: "sk-test-0123456789abcdef", base_url: `${FAKE()}/s/${scenario}`, model: "fake-gpt" } },
+    });
     await script(scenario, [
       openai.toolCalls([
         { id: "call_echo", name: `mcp_${mcpId}_echo`, args: { message: "launch day" } },
@@ -17,7 +20,10 @@ describe("the orchestrator with an OpenAI-compatible provider", () => {
     ]);
     const conversation = await newConversation(key);
 
-    const response = await call(`/v1/conversations/${conversation}/messages`, { token: key, json: { content: "Echo launch day and work out 15% of 1200", provider: "openai" } });
+    const response = await call(`/v1/conversations/${conversation}/messages`, {
+      token: key,
+      json: { content: "Echo launch day and work out 15% of 1200", provider: "openai" },
+    });
     expect(response.status).toBe(201);
     const reply = await json(response);
     expect(reply).toMatchObject({
@@ -66,8 +72,14 @@ describe("the orchestrator with an OpenAI-compatible provider", () => {
   it("keeps the user's message and answers with an error message when the provider fails", async () => {
     const { key } = await newApiKey(await newUser());
     const scenario = newScenario("oaifail");
-    await call("/v1/connections", { token: key, json: { platform: "openai", name: "k", config: { api_key: "sk-test-failing-000000", base_url: `${FAKE()}/s/${scenario}` } } });
-    await script(scenario, [{ status: 500, body: { error: { message: "upstream exploded", type: "server_error" } } }, { status: 500, body: { error: { message: "upstream exploded", type: "server_error" } } }]);
+    await call("/v1/connections", {
+      token: key,
+      json: { platform: "openai", name: "k", config: { api_key: "sk-test-failing-000000", base_url: `${FAKE()}/s/${scenario}` } },
+    });
+    await script(scenario, [
+      { status: 500, body: { error: { message: "upstream exploded", type: "server_error" } } },
+      { status: 500, body: { error: { message: "upstream exploded", type: "server_error" } } },
+    ]);
     const conversation = await newConversation(key, "Failing");
     const reply = await json(await call(`/v1/conversations/${conversation}/messages`, { token: key, json: { content: "hello", provider: "openai" } }));
     expect(reply).toMatchObject({ role: "assistant", status: "error", error_message: expect.stringContaining("openai provider failed"), provider: "openai" });
@@ -84,7 +96,10 @@ describe("the orchestrator with the Anthropic wire format", () => {
     const { key } = await newApiKey(await newUser());
     const mcpId = await connectMcp(key);
     const scenario = newScenario("ant");
-    await call("/v1/connections", { token: key, json: { platform: "anthropic", name: "Claude", config: { api_key: "sk-ant-test-0123456789", base_url: `${FAKE()}/s/${scenario}`, model: "fake-claude" } } });
+    await call("/v1/connections", {
+      token: key,
+      json: { platform: "anthropic", name: "Claude", config: { api_key: "sk-ant-test-0123456789", base_url: `${FAKE()}/s/${scenario}`, model: "fake-claude" } },
+    });
     await script(scenario, [
       anthropic.toolUse([
         { id: "toolu_sum", name: `mcp_${mcpId}_get-sum`, input: { a: 40, b: 2 } },
@@ -93,7 +108,12 @@ describe("the orchestrator with the Anthropic wire format", () => {
       anthropic.text("The sum is 42 and I made a UUID."),
     ]);
     const conversation = await newConversation(key);
-    const reply = await json(await call(`/v1/conversations/${conversation}/messages`, { token: key, json: { content: "get the sum of 40 and 2, and make a uuid", provider: "anthropic" } }));
+    const reply = await json(
+      await call(`/v1/conversations/${conversation}/messages`, {
+        token: key,
+        json: { content: "get the sum of 40 and 2, and make a uuid", provider: "anthropic" },
+      }),
+    );
     expect(reply).toMatchObject({ status: "completed", content: "The sum is 42 and I made a UUID.", provider: "anthropic", tokens_used: 105 + 145 });
     expect(reply.tools_called.map((t: any) => t.id)).toEqual(["toolu_sum", "toolu_uuid"]);
 
@@ -120,9 +140,17 @@ describe("providers", () => {
   it("refuses an unknown or unconfigured provider with a 422 naming the configured ones, storing nothing", async () => {
     const { key } = await newApiKey(await newUser());
     const conversation = await newConversation(key);
-    const unknown = await expectProblem(await call(`/v1/conversations/${conversation}/messages`, { token: key, json: { content: "hi", provider: "skynet" } }), 422, "validation_failed");
+    const unknown = await expectProblem(
+      await call(`/v1/conversations/${conversation}/messages`, { token: key, json: { content: "hi", provider: "skynet" } }),
+      422,
+      "validation_failed",
+    );
     expect(unknown.detail).toContain("configured providers: local");
-    await expectProblem(await call(`/v1/conversations/${conversation}/messages`, { token: key, json: { content: "hi", provider: "anthropic" } }), 422, "validation_failed");
+    await expectProblem(
+      await call(`/v1/conversations/${conversation}/messages`, { token: key, json: { content: "hi", provider: "anthropic" } }),
+      422,
+      "validation_failed",
+    );
     expect(await json(await call(`/v1/conversations/${conversation}/messages`, { token: key }))).toEqual([]);
   });
 

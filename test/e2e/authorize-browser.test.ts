@@ -43,7 +43,6 @@ const user = {
 let clientId = "";
 let clientSecret = "";
 
-
 /** PKCE (RFC 7636): a 43-character verifier from the unreserved set, and its S256 challenge. */
 function pkcePair() {
   const verifier = randomBytes(32).toString("base64url");
@@ -73,8 +72,7 @@ function authorizeParams(overrides: Record<string, string> = {}) {
   return { params, state, verifier: pkce.verifier };
 }
 
-const isAuthorizePost = (response: PwResponse) =>
-  response.request().method() === "POST" && new URL(response.url()).pathname === "/auth/authorize";
+const isAuthorizePost = (response: PwResponse) => response.request().method() === "POST" && new URL(response.url()).pathname === "/auth/authorize";
 
 const isCallback = (url: URL) => url.origin === callbackOrigin && url.pathname === "/callback";
 
@@ -89,10 +87,7 @@ async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
 async function signIn(page: Page, email: string, password: string): Promise<PwResponse> {
   await page.locator("#email").fill(email);
   await page.locator("#password").fill(password);
-  const [response] = await Promise.all([
-    page.waitForResponse(isAuthorizePost),
-    page.getByRole("button", { name: "Sign in" }).click(),
-  ]);
+  const [response] = await Promise.all([page.waitForResponse(isAuthorizePost), page.getByRole("button", { name: "Sign in" }).click()]);
   await page.waitForLoadState("load");
   return response;
 }

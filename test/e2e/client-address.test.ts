@@ -15,7 +15,14 @@ let stateDir = "";
 
 beforeAll(async () => {
   stateDir = mkdtempSync(path.join(os.tmpdir(), "hub-address-"));
-  hub = await startHub({ port: await freePort(), persistTo: stateDir, stdio: "pipe", bootstrap: false, tick: false, vars: { AUTH_RATE_LIMIT_PER_MINUTE: String(AUTH_LIMIT) } });
+  hub = await startHub({
+    port: await freePort(),
+    persistTo: stateDir,
+    stdio: "pipe",
+    bootstrap: false,
+    tick: false,
+    vars: { AUTH_RATE_LIMIT_PER_MINUTE: String(AUTH_LIMIT) },
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -15,15 +15,27 @@ const scripts = new Map();
 const ROUTES = [
   // Slack
   ["POST", /^\/auth\.test$/, () => ({ ok: true, team: "Acme Marketing", user: "hubbot", team_id: "T1" })],
-  ["POST", /^\/chat\.postMessage$/, (req) => ({ ok: true, channel: req.body?.channel === "#general" ? "C0GENERAL" : req.body?.channel, ts: "1763800000.000100" })],
-  ["GET", /^\/conversations\.list$/, () => ({ ok: true, channels: [{ id: "C0GENERAL", name: "general", is_member: true }], response_metadata: { next_cursor: "" } })],
+  [
+    "POST",
+    /^\/chat\.postMessage$/,
+    (req) => ({ ok: true, channel: req.body?.channel === "#general" ? "C0GENERAL" : req.body?.channel, ts: "1763800000.000100" }),
+  ],
+  [
+    "GET",
+    /^\/conversations\.list$/,
+    () => ({ ok: true, channels: [{ id: "C0GENERAL", name: "general", is_member: true }], response_metadata: { next_cursor: "" } }),
+  ],
   // Discord
   ["GET", /^\/users\/@me$/, () => ({ id: "1", username: "hub-bot", name: "Hub integration", bot: { workspace_name: "Acme" } })],
   ["POST", /^\/channels\/(\d+)\/messages$/, (req, m) => ({ id: "1100000000000000001", channel_id: m[1], content: req.body?.content })],
   ["GET", /^\/guilds\/(\d+)\/channels$/, () => [{ id: "200000000000000001", name: "announcements", type: 0 }]],
   // Telegram (token in the path)
   ["GET", /^\/bot[^/]+\/getMe$/, () => ({ ok: true, result: { id: 42, is_bot: true, username: "acme_hub_bot" } })],
-  ["POST", /^\/bot[^/]+\/sendMessage$/, (req) => ({ ok: true, result: { message_id: 77, chat: { id: Number(req.body?.chat_id) || -100 }, text: req.body?.text } })],
+  [
+    "POST",
+    /^\/bot[^/]+\/sendMessage$/,
+    (req) => ({ ok: true, result: { message_id: 77, chat: { id: Number(req.body?.chat_id) || -100 }, text: req.body?.text } }),
+  ],
   ["GET", /^\/bot[^/]+\/getChat$/, (req) => ({ ok: true, result: { id: Number(req.query.chat_id), type: "channel", title: "Acme News" } })],
   // Resend
   ["GET", /^\/domains$/, () => ({ data: [{ id: "d1", name: "acme.com", status: "verified" }] })],
@@ -32,7 +44,11 @@ const ROUTES = [
   // HubSpot
   ["GET", /^\/crm\/v3\/objects\/contacts$/, () => ({ results: [] })],
   ["POST", /^\/crm\/v3\/objects\/contacts$/, (req) => ({ id: "151", properties: req.body?.properties ?? {} })],
-  ["POST", /^\/crm\/v3\/objects\/contacts\/search$/, () => ({ total: 1, results: [{ id: "151", properties: { email: "ada@example.com", firstname: "Ada" } }] })],
+  [
+    "POST",
+    /^\/crm\/v3\/objects\/contacts\/search$/,
+    () => ({ total: 1, results: [{ id: "151", properties: { email: "ada@example.com", firstname: "Ada" } }] }),
+  ],
   ["PATCH", /^\/crm\/v3\/objects\/contacts\/(\d+)$/, (req, m) => ({ id: m[1], properties: req.body?.properties ?? {} })],
   // Mailchimp
   ["GET", /^\/ping$/, () => ({ health_status: "Everything's Chimpy!" })],
@@ -44,7 +60,17 @@ const ROUTES = [
   ["POST", /^\/(app\w+)\/([^/]+)$/, (req) => ({ id: "recNEW0000000001", createdTime: "2026-11-22T09:00:00.000Z", fields: req.body?.fields ?? {} })],
   ["GET", /^\/(app\w+)\/([^/]+)$/, () => ({ records: [{ id: "rec1", fields: { Name: "Ada" } }] })],
   // Notion
-  ["GET", /^\/users\/me$/, () => ({ object: "user", id: "5a1a1c6e-1b1e-4a8f-9f43-2a0c3f6f7d11", name: "Hub integration", type: "bot", bot: { owner: { type: "workspace", workspace: true }, workspace_name: "Acme" } })],
+  [
+    "GET",
+    /^\/users\/me$/,
+    () => ({
+      object: "user",
+      id: "5a1a1c6e-1b1e-4a8f-9f43-2a0c3f6f7d11",
+      name: "Hub integration",
+      type: "bot",
+      bot: { owner: { type: "workspace", workspace: true }, workspace_name: "Acme" },
+    }),
+  ],
   ["POST", /^\/pages$/, () => ({ object: "page", id: "59833787-2cf9-4fdf-8782-e53db20768a5", url: "https://www.notion.so/page" })],
   ["POST", /^\/databases\/([\w-]+)\/query$/, () => ({ results: [{ id: "p1", url: "https://www.notion.so/p1", properties: {} }], next_cursor: null })],
   // OpenAI-compatible and Anthropic model lists
@@ -94,7 +120,8 @@ export function startPlatformFake(port) {
     } catch {
       // keep text
     }
-    if (url.pathname === "/dns-query") return send(res, 200, dnsAnswer(url.searchParams.get("name"), url.searchParams.get("type")), { "Content-Type": "application/dns-json" });
+    if (url.pathname === "/dns-query")
+      return send(res, 200, dnsAnswer(url.searchParams.get("name"), url.searchParams.get("type")), { "Content-Type": "application/dns-json" });
     const control = url.pathname.match(/^\/__(requests|respond|script)\/([\w-]+)$/);
     if (control) {
       const [, verb, scenario] = control;

@@ -24,9 +24,15 @@ export function csrfFrom(html: string): string {
 }
 
 export async function pkcePair() {
-  const verifier = Array.from(crypto.getRandomValues(new Uint8Array(48)), (b) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"[b % 66]).join("");
+  const verifier = Array.from(
+    crypto.getRandomValues(new Uint8Array(48)),
+    (b) => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"[b % 66],
+  ).join("");
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
-  const challenge = btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const challenge = btoa(String.fromCharCode(...digest))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
   return { verifier, challenge };
 }
 

@@ -15,7 +15,9 @@ describe("cron housekeeping", () => {
     await env.DB.prepare("UPDATE authorization_codes SET expires_at = ? WHERE rowid = (SELECT MIN(rowid) FROM authorization_codes WHERE client_id = ?)")
       .bind(Date.now() - 2 * 24 * 3600 * 1000, app.client_id)
       .run();
-    await env.DB.prepare("UPDATE refresh_tokens SET expires_at = ? WHERE grant_id IN (SELECT id FROM grants WHERE user_id = ?)").bind(Date.now() - 1, user.id).run();
+    await env.DB.prepare("UPDATE refresh_tokens SET expires_at = ? WHERE grant_id IN (SELECT id FROM grants WHERE user_id = ?)")
+      .bind(Date.now() - 1, user.id)
+      .run();
 
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: "* * * * *" }), env, ctx);
@@ -23,7 +25,9 @@ describe("cron housekeeping", () => {
 
     const codes = await env.DB.prepare("SELECT COUNT(*) AS n FROM authorization_codes WHERE client_id = ?").bind(app.client_id).first<{ n: number }>();
     expect(codes!.n).toBe(1);
-    const tokens = await env.DB.prepare("SELECT COUNT(*) AS n FROM refresh_tokens WHERE grant_id IN (SELECT id FROM grants WHERE user_id = ?)").bind(user.id).first<{ n: number }>();
+    const tokens = await env.DB.prepare("SELECT COUNT(*) AS n FROM refresh_tokens WHERE grant_id IN (SELECT id FROM grants WHERE user_id = ?)")
+      .bind(user.id)
+      .first<{ n: number }>();
     expect(tokens!.n).toBe(0);
     // The user's session access token is unaffected (its grant is live).
     expect((await call("/v1/me", { token: user.accessToken })).status).toBe(200);

@@ -46,7 +46,7 @@ describe("rate limits", () => {
     const headers = { "CF-Connecting-IP": "203.0.113.77" };
     let response: Response | undefined;
     for (let i = 0; i <= 2 * limit && response?.status !== 429; i++) {
-      response = await call("/v1/auth/login", { json: { email: "nobody@example.com", password: "guess number " + i }, headers });
+      response = await call("/v1/auth/login", { json: { email: "nobody@example.com", password: `guess number ${i}` }, headers });
     }
     await expectProblem(response!, 429, "rate_limited");
     // Other addresses are unaffected.

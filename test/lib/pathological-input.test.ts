@@ -90,16 +90,26 @@ describe("built-in tools and debug endpoints answer pathological input fast and 
 
   it("test-substitution and test-condition answer at once, and refuse runaway growth with 422", async () => {
     const { key } = await newApiKey(await newUser());
-    const substitution = await timed(() => call("/v1/workflows/test-substitution", { token: key, json: { parameters: { t: BRACES, u: OPENERS }, context: { a: 1 } } }));
+    const substitution = await timed(() =>
+      call("/v1/workflows/test-substitution", { token: key, json: { parameters: { t: BRACES, u: OPENERS }, context: { a: 1 } } }),
+    );
     expect(substitution.ms).toBeLessThan(FAST_MS);
     expect(substitution.value.status).toBe(200);
     expect((await json(substitution.value)).substituted_parameters.t).toBe(BRACES);
 
-    const grown = await call("/v1/workflows/test-substitution", { token: key, json: { parameters: { t: "{{big}}".repeat(20) }, context: { big: "z".repeat(60_000) } } });
+    const grown = await call("/v1/workflows/test-substitution", {
+      token: key,
+      json: { parameters: { t: "{{big}}".repeat(20) }, context: { big: "z".repeat(60_000) } },
+    });
     const problem = await expectProblem(grown, 422, "validation_failed");
     expect(problem.detail).toContain("larger than");
 
-    const condition = await timed(() => call("/v1/workflows/test-condition", { token: key, json: { condition: { field: "{{ s }}", operator: "starts_with", value: NEAR_MISSES }, context: { s: SPACED } } }));
+    const condition = await timed(() =>
+      call("/v1/workflows/test-condition", {
+        token: key,
+        json: { condition: { field: "{{ s }}", operator: "starts_with", value: NEAR_MISSES }, context: { s: SPACED } },
+      }),
+    );
     expect(condition.ms).toBeLessThan(FAST_MS);
     expect(condition.value.status).toBe(200);
     expect(await json(condition.value)).toMatchObject({ result: false, evaluated_value: SPACED });
@@ -108,7 +118,7 @@ describe("built-in tools and debug endpoints answer pathological input fast and 
   it("the local intent router and argument filler scan long messages in one pass", async () => {
     const { key } = await newApiKey(await newUser());
     const conversation = await json(await call("/v1/conversations", { token: key, json: {} }));
-    for (const content of ["“".repeat(31_000), "when ".repeat(6_000) + "automate", "'".repeat(31_000), `${"(".repeat(15_000)}expression: 1`]) {
+    for (const content of ["“".repeat(31_000), `${"when ".repeat(6_000)}automate`, "'".repeat(31_000), `${"(".repeat(15_000)}expression: 1`]) {
       const { value, ms } = await timed(() => call(`/v1/conversations/${conversation.id}/explain-intent`, { token: key, json: { content } }));
       expect(ms).toBeLessThan(FAST_MS);
       expect(value.status).toBe(200);

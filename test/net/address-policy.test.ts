@@ -28,7 +28,19 @@ describe("outbound address policy", () => {
   });
 
   it("refuses loopback and private ranges on production only", () => {
-    for (const url of ["http://127.0.0.1:8787/", "http://localhost/", "http://[::1]/", "http://10.1.2.3/", "http://172.20.0.1/", "http://192.168.1.1/", "http://100.64.0.1/", "http://[fd12::1]/", "http://2130706433/", "http://[::ffff:127.0.0.1]/", "http://intranet/"]) {
+    for (const url of [
+      "http://127.0.0.1:8787/",
+      "http://localhost/",
+      "http://[::1]/",
+      "http://10.1.2.3/",
+      "http://172.20.0.1/",
+      "http://192.168.1.1/",
+      "http://100.64.0.1/",
+      "http://[fd12::1]/",
+      "http://2130706433/",
+      "http://[::ffff:127.0.0.1]/",
+      "http://intranet/",
+    ]) {
       expect(checkHost(hostOf(url), production).ok, url).toBe(false);
       expect(checkHost(hostOf(url), sandbox).ok, url).toBe(true);
     }
@@ -39,7 +51,9 @@ describe("outbound address policy", () => {
 
   it("refuses metadata addresses in http_request and in MCP server URLs, with a clear error", async () => {
     const { key } = await newApiKey(await newUser());
-    const result = await json(await call("/v1/tools/execute", { token: key, json: { name: "http_request", arguments: { url: "http://169.254.169.254/latest/meta-data/iam/" } } }));
+    const result = await json(
+      await call("/v1/tools/execute", { token: key, json: { name: "http_request", arguments: { url: "http://169.254.169.254/latest/meta-data/iam/" } } }),
+    );
     expect(result).toMatchObject({ success: false, error_message: expect.stringContaining("link-local and metadata addresses are never reachable") });
     const tested = await json(await call("/v1/connections/test", { token: key, json: { platform: "mcp", config: { url: "http://[fe80::1]/mcp" } } }));
     expect(tested).toMatchObject({ success: false, status: "error", message: expect.stringContaining("never reachable") });
@@ -52,7 +66,9 @@ describe("outbound address policy", () => {
   it("allows loopback on this sandbox deployment, so local servers and fakes work", async () => {
     expect(env.ENVIRONMENT).toBe("sandbox");
     const { key } = await newApiKey(await newUser());
-    const result = await json(await call("/v1/tools/execute", { token: key, json: { name: "http_request", arguments: { url: `${env.TEST_FAKE_URL}/s/policy/things/7` } } }));
+    const result = await json(
+      await call("/v1/tools/execute", { token: key, json: { name: "http_request", arguments: { url: `${env.TEST_FAKE_URL}/s/policy/things/7` } } }),
+    );
     expect(result).toMatchObject({ success: true, result: { status: 200 } });
   });
 });

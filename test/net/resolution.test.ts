@@ -16,11 +16,20 @@ describe("more address ranges", () => {
     expect(checkHost(hostOf("http://[64:ff9b:1::a9fe:a9fe]/"), sandbox)).toMatchObject({ ok: false, reason: expect.stringContaining("link-local") });
     expect(checkHost(hostOf("http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/"), sandbox).ok).toBe(false);
     // Neighbours of those ranges stay reachable.
-    for (const url of ["http://[2001:4860::8888]/", "http://[64:ff9b::808:808]/", "http://[fe00::1]/"]) expect(checkHost(hostOf(url), production).ok, url).toBe(true);
+    for (const url of ["http://[2001:4860::8888]/", "http://[64:ff9b::808:808]/", "http://[fe00::1]/"])
+      expect(checkHost(hostOf(url), production).ok, url).toBe(true);
   });
 
   it("refuses names that are literal aliases of private or metadata addresses", () => {
-    for (const host of ["127.0.0.1.nip.io", "app.10.0.0.1.sslip.io", "10-0-0-1.sslip.io", "app-192-168-1-1.nip.io", "localtest.me", "api.lvh.me", "router.home.arpa"]) {
+    for (const host of [
+      "127.0.0.1.nip.io",
+      "app.10.0.0.1.sslip.io",
+      "10-0-0-1.sslip.io",
+      "app-192-168-1-1.nip.io",
+      "localtest.me",
+      "api.lvh.me",
+      "router.home.arpa",
+    ]) {
       expect(checkHost(host, production).ok, host).toBe(false);
       expect(checkHost(host, sandbox).ok, host).toBe(true);
     }

@@ -31,7 +31,14 @@ describe("publishing keeps only what a template needs", () => {
           id: "branch",
           type: "condition",
           condition: { field: "steps.fetch.result.status", operator: "equals", value: 200 },
-          then: [{ id: "notify", type: "tool", tool: "http_request", arguments: { url: "https://hooks.example.com/x?sig=private_sig_4", headers: { Authorization: "Bearer private_bearer_5" }, body: { note: "ok" } } }],
+          then: [
+            {
+              id: "notify",
+              type: "tool",
+              tool: "http_request",
+              arguments: { url: "https://hooks.example.com/x?sig=private_sig_4", headers: { Authorization: "Bearer private_bearer_5" }, body: { note: "ok" } },
+            },
+          ],
           else: [],
         },
       ],
@@ -40,7 +47,19 @@ describe("publishing keeps only what a template needs", () => {
     expect(response.status).toBe(201);
     const { data: template } = await json(response);
     const text = JSON.stringify(template);
-    for (const secret of ["hunter2", "tok_private", "pa55word", "admin:", "s3cr3t", "key_private", "private_sig", "private_bearer", "swordfish", "whsec_", "connection_id"]) {
+    for (const secret of [
+      "hunter2",
+      "tok_private",
+      "pa55word",
+      "admin:",
+      "s3cr3t",
+      "key_private",
+      "private_sig",
+      "private_bearer",
+      "swordfish",
+      "whsec_",
+      "connection_id",
+    ]) {
       expect(text, secret).not.toContain(secret);
     }
     expect(template.trigger_config).toEqual({ type: "webhook", event: "lead.created" });
@@ -61,7 +80,7 @@ describe("publishing keeps only what a template needs", () => {
   it("refuses to publish a workflow holding values stored truncated", async () => {
     const author = await newApiKey(await newUser());
     const workflow = await newWorkflow(author.key, {
-      steps: [{ id: "send", type: "tool", tool: "text_template", arguments: { template: "hi", values: { big: { truncated: true, preview: "{\"a\":" } } } }],
+      steps: [{ id: "send", type: "tool", tool: "text_template", arguments: { template: "hi", values: { big: { truncated: true, preview: '{"a":' } } } }],
     });
     const problem = await expectProblem(await publish(author.key, workflow.id), 422, "validation_failed");
     expect(problem.detail).toContain("truncated");

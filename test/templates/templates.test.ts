@@ -7,7 +7,9 @@ import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { newWorkflow } from "../workflows/helpers";
 
 function platformsOf(steps: any[]): string[] {
-  return steps.flatMap((s) => (s.type === "tool" ? [parseToolName(s.tool)] : s.type === "condition" ? [] : [])).flatMap((r) => (r?.kind === "platform" ? [r.platform.id] : []))
+  return steps
+    .flatMap((s) => (s.type === "tool" ? [parseToolName(s.tool)] : s.type === "condition" ? [] : []))
+    .flatMap((r) => (r?.kind === "platform" ? [r.platform.id] : []))
     .concat(steps.filter((s) => s.type === "condition").flatMap((s) => platformsOf([...s.then, ...s.else])));
 }
 
@@ -90,7 +92,12 @@ describe("template endpoints", () => {
       workflow_name: "My lead alert",
       steps: [
         { id: "alert", type: "tool", tool: "slack_send_message", arguments: { text: "hi", connection_id: 7 } },
-        { id: "call", type: "tool", tool: "http_request", arguments: { url: "https://api.example.com", headers: { Authorization: "Bearer sk-live-abcdefghijklmnop" } } },
+        {
+          id: "call",
+          type: "tool",
+          tool: "http_request",
+          arguments: { url: "https://api.example.com", headers: { Authorization: "Bearer sk-live-abcdefghijklmnop" } },
+        },
       ],
       variables: { api_token: "sk-live-abcdefghijklmnop", channel: "#x" },
     });

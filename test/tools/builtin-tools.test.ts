@@ -48,7 +48,11 @@ describe("built-in tools", () => {
       template: "Hi {{ lead.first_name }}, your score is {{lead.score}}. {{unknown}}",
       values: { lead: { first_name: "Ada", score: 91 } },
     });
-    expect(result.result).toEqual({ text: "Hi Ada, your score is 91. {{unknown}}", substitutions: ["{{lead.first_name}}", "{{lead.score}}"], missing: ["unknown"] });
+    expect(result.result).toEqual({
+      text: "Hi Ada, your score is 91. {{unknown}}",
+      substitutions: ["{{lead.first_name}}", "{{lead.score}}"],
+      missing: ["unknown"],
+    });
   });
 
   it("datetime adds, diffs and formats in a time zone", async () => {
@@ -64,7 +68,9 @@ describe("built-in tools", () => {
   it("math_evaluate respects precedence, functions and variables, and refuses anything else", async () => {
     const { key } = await newApiKey(await newUser());
     expect((await run(key, "math_evaluate", { expression: "2 + 3 * 4 ^ 2 - -1" })).result.result).toBe(51);
-    expect((await run(key, "math_evaluate", { expression: "round(revenue / visitors * 100, 2)", variables: { revenue: 1234, visitors: 5678 } })).result.result).toBe(21.73);
+    expect(
+      (await run(key, "math_evaluate", { expression: "round(revenue / visitors * 100, 2)", variables: { revenue: 1234, visitors: 5678 } })).result.result,
+    ).toBe(21.73);
     expect((await run(key, "math_evaluate", { expression: "max(1, avg(2, 4), sum(1,1,1))" })).result.result).toBe(3);
     for (const expression of ["constructor.constructor('return 1')()", "1 +", "x * 2", "1 / 0"]) {
       expect((await run(key, "math_evaluate", { expression })).success, expression).toBe(false);
@@ -84,7 +90,11 @@ describe("built-in tools", () => {
     await run(alice.key, "memory_store", { operation: "set", key: "lead:ada@example.com", value: { emailed: true } });
     await run(alice.key, "memory_store", { operation: "set", key: "lead:bob@example.com", value: { emailed: false } });
     await run(alice.key, "memory_store", { operation: "set", key: "counter", value: 3 });
-    expect((await run(alice.key, "memory_store", { operation: "get", key: "lead:ada@example.com" })).result).toEqual({ key: "lead:ada@example.com", found: true, value: { emailed: true } });
+    expect((await run(alice.key, "memory_store", { operation: "get", key: "lead:ada@example.com" })).result).toEqual({
+      key: "lead:ada@example.com",
+      found: true,
+      value: { emailed: true },
+    });
     expect((await run(bob.key, "memory_store", { operation: "get", key: "lead:ada@example.com" })).result.found).toBe(false);
     const listed = await run(alice.key, "memory_store", { operation: "list", prefix: "lead:" });
     expect(listed.result.entries.map((e: any) => e.key)).toEqual(["lead:ada@example.com", "lead:bob@example.com"]);
@@ -92,7 +102,9 @@ describe("built-in tools", () => {
     expect((await run(alice.key, "memory_store", { operation: "list", prefix: "%" })).result.entries).toEqual([]);
 
     await run(alice.key, "memory_store", { operation: "set", key: "temp", value: 1, ttl_seconds: 60 });
-    await env.DB.prepare("UPDATE memory_entries SET expires_at = ? WHERE key = 'temp'").bind(Date.now() - 1).run();
+    await env.DB.prepare("UPDATE memory_entries SET expires_at = ? WHERE key = 'temp'")
+      .bind(Date.now() - 1)
+      .run();
     expect((await run(alice.key, "memory_store", { operation: "get", key: "temp" })).result.found).toBe(false);
 
     expect((await run(alice.key, "memory_store", { operation: "delete", key: "counter" })).result.deleted).toBe(true);
@@ -103,7 +115,11 @@ describe("built-in tools", () => {
     const { key } = await newApiKey(await newUser());
     const result = await run(key, "wait", { seconds: 0.2 });
     expect(result.result.waited_seconds).toBeGreaterThanOrEqual(0.19);
-    const problem = await expectProblem(await call("/v1/tools/execute", { token: key, json: { name: "wait", arguments: { seconds: 31 } } }), 422, "validation_failed");
+    const problem = await expectProblem(
+      await call("/v1/tools/execute", { token: key, json: { name: "wait", arguments: { seconds: 31 } } }),
+      422,
+      "validation_failed",
+    );
     expect(problem.errors![0]).toMatchObject({ location: "body", field: "arguments.seconds" });
   });
 });
@@ -119,7 +135,13 @@ describe("tool calls", () => {
     await run(key, "math_evaluate", { expression: "1 +" });
     const { data } = await json(await call("/v1/audit-logs", { token: key }));
     expect(data).toHaveLength(2);
-    expect(data[0]).toMatchObject({ tool: "math_evaluate", outcome: "error", error_message: expect.any(String), credential_id: expect.stringMatching(/^key_/), source: "api" });
+    expect(data[0]).toMatchObject({
+      tool: "math_evaluate",
+      outcome: "error",
+      error_message: expect.any(String),
+      credential_id: expect.stringMatching(/^key_/),
+      source: "api",
+    });
     expect(data[1]).toMatchObject({ tool: "http_request", outcome: "success", arguments: { headers: { Authorization: "[redacted]", "X-Trace": "visible" } } });
     expect(JSON.stringify(data)).not.toContain("sk-live-abcdefghijklmnop");
     expect((await json(await call("/v1/audit-logs", { token: other.key }))).data).toEqual([]);

@@ -14,7 +14,9 @@ describe("MCP transports and server health", () => {
     expect(tested).toMatchObject({ success: true, status: "active" });
     expect(tested.tools).toContain("echo");
 
-    const created = await json(await call("/v1/connections", { token: key, json: { platform: "mcp", name: "Legacy SSE", config: { url: env.TEST_MCP_SSE_URL } } }));
+    const created = await json(
+      await call("/v1/connections", { token: key, json: { platform: "mcp", name: "Legacy SSE", config: { url: env.TEST_MCP_SSE_URL } } }),
+    );
     const result = await json(
       await call("/v1/tools/execute", { token: key, json: { name: `mcp_${created.connection_id}_echo`, arguments: { message: "over sse" } } }),
     );
@@ -27,7 +29,10 @@ describe("MCP transports and server health", () => {
     const scenario = `mcp401${crypto.randomUUID().replace(/-/g, "")}`;
     await fetch(`${env.TEST_FAKE_URL}/__respond/${scenario}`, { method: "POST", body: JSON.stringify({ status: 401, body: { error: "invalid_token" } }) });
     const created = await json(
-      await call("/v1/connections", { token: key, json: { platform: "mcp", name: "Locked", config: { url: `${env.TEST_FAKE_URL}/s/${scenario}/mcp`, token: "wrong-token" } } }),
+      await call("/v1/connections", {
+        token: key,
+        json: { platform: "mcp", name: "Locked", config: { url: `${env.TEST_FAKE_URL}/s/${scenario}/mcp`, token: "wrong-token" } },
+      }),
     );
     const catalog = await json(await call("/v1/tools?include_all=true", { token: key }));
     expect(catalog.tools.filter((t: any) => t.connection_id === created.connection_id)).toEqual([]);

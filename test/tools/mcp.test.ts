@@ -49,7 +49,9 @@ describe("MCP connections (server-everything on loopback)", () => {
     expect(result).toMatchObject({ name: echoName, success: true, error_message: null, call_id: expect.stringMatching(/^call_/) });
     expect(JSON.stringify(result.result.content)).toContain("hello from the hub");
 
-    const sum = await json(await call("/v1/tools/execute", { token: key, json: { name: `mcp_${connection.connection_id}_get-sum`, arguments: { a: 2, b: 40 } } }));
+    const sum = await json(
+      await call("/v1/tools/execute", { token: key, json: { name: `mcp_${connection.connection_id}_get-sum`, arguments: { a: 2, b: 40 } } }),
+    );
     expect(JSON.stringify(sum.result)).toContain("42");
   });
 

@@ -74,7 +74,11 @@ describe("auth failures flag the connection", () => {
       category: "EXPIRED_AUTHENTICATION",
     });
     const expired = await hub.execute("hubspot_create_contact", { email: "ada@example.com" });
-    expect(expired).toMatchObject({ success: false, result: null, error_message: "HubSpot refused the token: The OAuth token used to make this call expired 2 hour(s) ago." });
+    expect(expired).toMatchObject({
+      success: false,
+      result: null,
+      error_message: "HubSpot refused the token: The OAuth token used to make this call expired 2 hour(s) ago.",
+    });
     expect(await hub.connection(id)).toMatchObject({ status: "expired", error_message: expired.error_message });
 
     await respondWith(scenario, 401, { status: "error", message: "Authentication credentials not found.", category: "INVALID_AUTHENTICATION" });
@@ -141,7 +145,11 @@ describe("POST /v1/connections/test (before saving)", () => {
       message: "Connected; contacts are readable.",
     });
     const contacts = await onlyRequestOf(hubspot);
-    expect({ method: contacts.method, path: contacts.path, query: contacts.query }).toEqual({ method: "GET", path: "/crm/v3/objects/contacts", query: { limit: "1" } });
+    expect({ method: contacts.method, path: contacts.path, query: contacts.query }).toEqual({
+      method: "GET",
+      path: "/crm/v3/objects/contacts",
+      query: { limit: "1" },
+    });
     expect(contacts.headers.authorization).toBe(`Bearer ${hubspotToken}`);
 
     const notion = newScenario();
@@ -199,7 +207,11 @@ describe("POST /v1/connections/test (before saving)", () => {
     });
 
     const hubspot = newScenario();
-    await respondWith(hubspot, 401, { status: "error", message: "The OAuth token used to make this call expired 1 day(s) ago.", category: "EXPIRED_AUTHENTICATION" });
+    await respondWith(hubspot, 401, {
+      status: "error",
+      message: "The OAuth token used to make this call expired 1 day(s) ago.",
+      category: "EXPIRED_AUTHENTICATION",
+    });
     expect(await testConfig(hub, "hubspot", { access_token: hub.secret("pat-na1-"), base_url: scenarioUrl(hubspot) })).toEqual({
       success: false,
       status: "expired",
@@ -212,7 +224,12 @@ describe("POST /v1/connections/test (before saving)", () => {
   it("validates the config first (422 naming config.<field>) without calling the platform", async () => {
     const hub = await Hub.create();
     const scenario = newScenario();
-    const problem = await hub.problem("/v1/connections/test", { json: { platform: "slack", config: { base_url: scenarioUrl(scenario) } } }, 422, "validation_failed");
+    const problem = await hub.problem(
+      "/v1/connections/test",
+      { json: { platform: "slack", config: { base_url: scenarioUrl(scenario) } } },
+      422,
+      "validation_failed",
+    );
     expect(problem.errors?.map((e) => e.field)).toEqual(["config.bot_token"]);
     expect(await requestsOf(scenario)).toEqual([]);
   });
@@ -261,7 +278,12 @@ describe("choosing the connection", () => {
 
     const stranger = await Hub.create();
     const strangers = await slackConnection(stranger);
-    await hub.problem("/v1/tools/execute", { json: { name: "slack_send_message", arguments: { channel: "C1", text: "hi", connection_id: strangers.id } } }, 404, "not_found");
+    await hub.problem(
+      "/v1/tools/execute",
+      { json: { name: "slack_send_message", arguments: { channel: "C1", text: "hi", connection_id: strangers.id } } },
+      404,
+      "not_found",
+    );
 
     expect(await requestsOf(slack.scenario)).toEqual([]);
     expect(await requestsOf(strangers.scenario)).toEqual([]);
@@ -271,7 +293,12 @@ describe("choosing the connection", () => {
 describe("refused calls", () => {
   it("a platform tool without a connection → 409 tool_unavailable naming the platform", async () => {
     const hub = await Hub.create();
-    const problem = await hub.problem("/v1/tools/execute", { json: { name: "hubspot_create_contact", arguments: { email: "ada@example.com" } } }, 409, "tool_unavailable");
+    const problem = await hub.problem(
+      "/v1/tools/execute",
+      { json: { name: "hubspot_create_contact", arguments: { email: "ada@example.com" } } },
+      409,
+      "tool_unavailable",
+    );
     expect(problem.detail).toContain('"hubspot"');
   });
 
@@ -289,7 +316,12 @@ describe("refused calls", () => {
     expect(missing.errors?.map((e) => e.field)).toEqual(["arguments.text"]);
     const wrongType = await hub.problem("/v1/tools/execute", { json: { name: "slack_list_channels", arguments: { limit: "many" } } }, 422, "validation_failed");
     expect(wrongType.errors?.map((e) => e.field)).toEqual(["arguments.limit"]);
-    const badEmail = await hub.problem("/v1/tools/execute", { json: { name: "hubspot_find_contact", arguments: { email: "not-an-email" } } }, 422, "validation_failed");
+    const badEmail = await hub.problem(
+      "/v1/tools/execute",
+      { json: { name: "hubspot_find_contact", arguments: { email: "not-an-email" } } },
+      422,
+      "validation_failed",
+    );
     expect(badEmail.errors?.every((e) => e.field.startsWith("arguments"))).toBe(true);
     expect(await requestsOf(slack.scenario)).toEqual([]);
   });
@@ -368,7 +400,11 @@ describe("secrets", () => {
     expect(out).toMatchObject({ success: true, result: { channel: "C1", ts: "1763800000.000100" } });
     expect((await onlyRequestOf(slack.scenario)).headers.authorization).toBe(`Bearer ${slack.token}`);
     const followed = await onlyRequestOf(elsewhere);
-    expect({ method: followed.method, path: followed.path, body: followed.body }).toEqual({ method: "POST", path: "/chat.postMessage", body: { channel: "C1", text: "moved" } });
+    expect({ method: followed.method, path: followed.path, body: followed.body }).toEqual({
+      method: "POST",
+      path: "/chat.postMessage",
+      body: { channel: "C1", text: "moved" },
+    });
     expect(followed.headers.authorization).toBeUndefined();
   });
 
@@ -412,19 +448,24 @@ describe("Resend's named errors", () => {
       method: "POST",
       body: JSON.stringify({ status: 401, body: { statusCode: 401, name: "restricted_api_key", message: "This API key is restricted to only send emails" } }),
     });
-    const tested = await json(await call("/v1/connections/test", { token: key, json: { platform: "resend", config: { api_key: "re_sendingonly_123456", base_url } } }));
+    const tested = await json(
+      await call("/v1/connections/test", { token: key, json: { platform: "resend", config: { api_key: "re_sendingonly_123456", base_url } } }),
+    );
     expect(tested).toMatchObject({ success: true, status: "active", message: "Connected with a sending-only key." });
 
     await fetch(`${FAKE}/__respond/${scenario}`, {
       method: "POST",
       body: JSON.stringify({ status: 403, body: { statusCode: 403, name: "invalid_api_key", message: "API key is invalid" } }),
     });
-    const created = await json(await call("/v1/connections", { token: key, json: { platform: "resend", name: "Mail", config: { api_key: "re_revoked_1234567890", base_url } } }));
-    const result = await json(
-      await call("/v1/tools/execute", { token: key, json: { name: "resend_get_email", arguments: { email_id: "49a3999c" } } }),
+    const created = await json(
+      await call("/v1/connections", { token: key, json: { platform: "resend", name: "Mail", config: { api_key: "re_revoked_1234567890", base_url } } }),
     );
+    const result = await json(await call("/v1/tools/execute", { token: key, json: { name: "resend_get_email", arguments: { email_id: "49a3999c" } } }));
     expect(result.success).toBe(false);
     const { data } = await json(await call("/v1/connections", { token: key }));
-    expect(data.find((c: any) => c.connection_id === created.connection_id)).toMatchObject({ status: "error", error_message: expect.stringContaining("API key is invalid") });
+    expect(data.find((c: any) => c.connection_id === created.connection_id)).toMatchObject({
+      status: "error",
+      error_message: expect.stringContaining("API key is invalid"),
+    });
   });
 });

@@ -102,7 +102,7 @@ export class Hub {
     for (const secret of this.secrets) {
       if (text.includes(secret)) throw new Error(`The response of ${options.method ?? (options.json ? "POST" : "GET")} ${path} contains a secret: ${text}`);
     }
-    let body: any = undefined;
+    let body: any;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {

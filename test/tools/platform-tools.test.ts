@@ -26,8 +26,7 @@ async function connected(platform: string, config: (hub: Hub) => Record<string, 
 }
 
 describe("Slack tools", () => {
-  const setup = (extra: Record<string, unknown> = {}) =>
-    connected("slack", (hub) => ({ bot_token: hub.secret("xoxb-1234-5678-"), ...extra }));
+  const setup = (extra: Record<string, unknown> = {}) => connected("slack", (hub) => ({ bot_token: hub.secret("xoxb-1234-5678-"), ...extra }));
 
   it("slack_send_message posts chat.postMessage with the bot token and returns {channel, ts}", async () => {
     const { hub, scenario, settings } = await setup();
@@ -119,7 +118,12 @@ describe("Telegram tools", () => {
 
   it("telegram_send_message posts /bot<token>/sendMessage with the token in the path only", async () => {
     const { hub, scenario, settings } = await setup();
-    const out = await hub.execute("telegram_send_message", { chat_id: "-1001234567890", text: "<b>Sale</b> starts now", parse_mode: "HTML", disable_notification: true });
+    const out = await hub.execute("telegram_send_message", {
+      chat_id: "-1001234567890",
+      text: "<b>Sale</b> starts now",
+      parse_mode: "HTML",
+      disable_notification: true,
+    });
     expect(out).toMatchObject({ success: true, error_message: null });
     expect(out.result).toEqual({ message_id: 77, chat_id: -1001234567890 });
     const request = await onlyRequestOf(scenario);
@@ -294,7 +298,12 @@ describe("Mailchimp tools", () => {
     // Tags go through the tags endpoint, which (unlike the PUT) applies them to existing members too.
     expectCall(tagging!, "POST", `/lists/a1b2c3d4e5/members/${hash}/tags`);
     expectBasicAuth(tagging!, settings.api_key!);
-    expect(tagging!.body).toStrictEqual({ tags: [{ name: "vip", status: "active" }, { name: "2026-launch", status: "active" }] });
+    expect(tagging!.body).toStrictEqual({
+      tags: [
+        { name: "vip", status: "active" },
+        { name: "2026-launch", status: "active" },
+      ],
+    });
   });
 
   it("mailchimp_upsert_member sends the requested status for new members (double opt-in)", async () => {
@@ -342,7 +351,13 @@ describe("Airtable tools", () => {
 
   it("airtable_list_records reads /{base}/{table} with maxRecords, filterByFormula and view", async () => {
     const { hub, scenario, settings } = await setup();
-    const out = await hub.execute("airtable_list_records", { base_id: "appABCDEFGHIJKLMN", table: "Leads", filter_by_formula: "{Status} = 'New'", max_records: 5, view: "Grid view" });
+    const out = await hub.execute("airtable_list_records", {
+      base_id: "appABCDEFGHIJKLMN",
+      table: "Leads",
+      filter_by_formula: "{Status} = 'New'",
+      max_records: 5,
+      view: "Grid view",
+    });
     expect(out.result).toEqual({ records: [{ id: "rec1", fields: { Name: "Ada" } }], offset: null });
     const request = await onlyRequestOf(scenario);
     expectCall(request, "GET", "/appABCDEFGHIJKLMN/Leads", { maxRecords: "5", filterByFormula: "{Status} = 'New'", view: "Grid view" });

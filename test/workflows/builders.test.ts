@@ -35,15 +35,22 @@ describe("building workflows", () => {
   it("validates a model's workflow, sends it back once for repair, and refuses it when still invalid", async () => {
     const { key } = await newApiKey(await newUser());
     const scenario = newScenario("build");
-    await call("/v1/connections", { token: key, json: { platform: "openai", name: "m", config: { api_key: "sk-test-builder-000000", base_url: `${FAKE()}/s/${scenario}` } } });
+    await call("/v1/connections", {
+      token: key,
+      json: { platform: "openai", name: "m", config: { api_key: "sk-test-builder-000000", base_url: `${FAKE()}/s/${scenario}` } },
+    });
     const bad = { steps: [{ id: "x", type: "tool", tool: "no_such_tool", arguments: {} }] };
     const good = { steps: [{ id: "make_id", type: "tool", tool: "uuid_generate", arguments: {} }], variables: { campaign: "spring" } };
-    await script(scenario, [openai.text(JSON.stringify(bad)), openai.text("```json\n" + JSON.stringify(good) + "\n```")]);
+    await script(scenario, [openai.text(JSON.stringify(bad)), openai.text(`\`\`\`json\n${JSON.stringify(good)}\n\`\`\``)]);
     const built = await json(await call("/v1/workflows/build", { token: key, json: { description: "Make an id", provider: "openai", name: "Ids" } }));
     expect(built).toMatchObject({ name: "Ids", steps: good.steps, variables: good.variables, workflow_metadata: { built_by: "openai" } });
 
     await script(scenario, [openai.text(JSON.stringify(bad)), openai.text("I cannot do that.")]);
-    const refused = await expectProblem(await call("/v1/workflows/build", { token: key, json: { description: "Make an id", provider: "openai" } }), 422, "validation_failed");
+    const refused = await expectProblem(
+      await call("/v1/workflows/build", { token: key, json: { description: "Make an id", provider: "openai" } }),
+      422,
+      "validation_failed",
+    );
     expect(refused.detail).toContain("even after one repair");
   });
 });
@@ -61,7 +68,12 @@ describe("extracting a workflow from a conversation", () => {
 
     const response = await call("/v1/workflows/extract", {
       token: key,
-      json: { conversation_id: conversation, workflow_name: "Discount calc", selected_step_ids: [callIds[0], callIds[2]], parameterize_fields: [`${callIds[0]}.expression`] },
+      json: {
+        conversation_id: conversation,
+        workflow_name: "Discount calc",
+        selected_step_ids: [callIds[0], callIds[2]],
+        parameterize_fields: [`${callIds[0]}.expression`],
+      },
     });
     expect(response.status).toBe(201);
     const workflow = await json(response);
@@ -83,7 +95,15 @@ describe("extracting a workflow from a conversation", () => {
     const stranger = await newApiKey(await newUser());
     const conversation = await newConversation(owner.key);
     await call(`/v1/conversations/${conversation}/messages`, { token: owner.key, json: { content: "generate a uuid please" } });
-    await expectProblem(await call("/v1/workflows/extract", { token: owner.key, json: { conversation_id: conversation, workflow_name: "x", selected_step_ids: ["nope"] } }), 422, "validation_failed");
-    await expectProblem(await call("/v1/workflows/extract", { token: stranger.key, json: { conversation_id: conversation, workflow_name: "x" } }), 404, "not_found");
+    await expectProblem(
+      await call("/v1/workflows/extract", { token: owner.key, json: { conversation_id: conversation, workflow_name: "x", selected_step_ids: ["nope"] } }),
+      422,
+      "validation_failed",
+    );
+    await expectProblem(
+      await call("/v1/workflows/extract", { token: stranger.key, json: { conversation_id: conversation, workflow_name: "x" } }),
+      404,
+      "not_found",
+    );
   });
 });

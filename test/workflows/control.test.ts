@@ -70,7 +70,9 @@ describe("cancelling executions", () => {
     // The runner's heartbeat notices within seconds and aborts the wait: the worker is freed
     // long before the 20 s the step asked for.
     await until(async () => {
-      const audit = await env.DB.prepare("SELECT outcome FROM audit_logs WHERE tool = 'wait' AND source = ? ").bind(`workflow:${workflow.id}`).first<{ outcome: string }>();
+      const audit = await env.DB.prepare("SELECT outcome FROM audit_logs WHERE tool = 'wait' AND source = ? ")
+        .bind(`workflow:${workflow.id}`)
+        .first<{ outcome: string }>();
       return audit?.outcome === "error";
     }, 15_000);
     expect(Date.now() - started).toBeLessThan(15_000);
@@ -102,7 +104,9 @@ describe("every execution ends", () => {
 
   it("fails a tool step whose arguments cannot be substituted, before calling the tool", async () => {
     const { key } = await newApiKey(await newUser());
-    const workflow = await newWorkflow(key, { steps: [{ id: "render", type: "tool", tool: "text_template", arguments: { template: "{{input.big}}".repeat(12) } }] });
+    const workflow = await newWorkflow(key, {
+      steps: [{ id: "render", type: "tool", tool: "text_template", arguments: { template: "{{input.big}}".repeat(12) } }],
+    });
     const execution = await settled(key, await execute(key, workflow.id, { big: "y".repeat(100_000) }));
     expect(execution).toMatchObject({
       status: "failed",
@@ -197,8 +201,14 @@ describe("rules every door keeps", () => {
     const agent = await json(await send("/v1/agents/deploy", { workflow_id: first.id }));
     await expectProblem(await send("/v1/agents/deploy", { workflow_id: first.id }), 409, "quota_exceeded");
 
-    const floor = await expectProblem(await send("/v1/agents/schedule", { agent_id: agent.agent_id, schedule_config: { type: "interval", interval_seconds: 10 } }), 422, "validation_failed");
-    expect(floor.errors).toEqual([expect.objectContaining({ field: "schedule_config.interval_seconds", message: expect.stringContaining("at least 30 seconds") })]);
+    const floor = await expectProblem(
+      await send("/v1/agents/schedule", { agent_id: agent.agent_id, schedule_config: { type: "interval", interval_seconds: 10 } }),
+      422,
+      "validation_failed",
+    );
+    expect(floor.errors).toEqual([
+      expect.objectContaining({ field: "schedule_config.interval_seconds", message: expect.stringContaining("at least 30 seconds") }),
+    ]);
 
     const running = await send(`/v1/workflows/${first.id}/execute`, { input_data: {} });
     expect(running.status).toBe(202);

@@ -6,7 +6,12 @@ import { newApiKey, newUser } from "../helpers/api";
 import { execute, newWorkflow, settled } from "./helpers";
 
 /** Each step calls the fake server once; counting its requests counts the step's runs. */
-const hit = (scenario: string, step: string) => ({ id: step, type: "tool", tool: "http_request", arguments: { url: `${env.TEST_FAKE_URL}/s/${scenario}/things/${step}` } });
+const hit = (scenario: string, step: string) => ({
+  id: step,
+  type: "tool",
+  tool: "http_request",
+  arguments: { url: `${env.TEST_FAKE_URL}/s/${scenario}/things/${step}` },
+});
 const runsOf = async (scenario: string) => {
   const requests: { path: string }[] = await (await fetch(`${env.TEST_FAKE_URL}/__requests/${scenario}`)).json();
   const counts: Record<string, number> = {};
@@ -55,7 +60,10 @@ describe("crash safety", () => {
     const workflow = await newWorkflow(key, { steps: [hit(scenario, "a"), hit(scenario, "b"), hit(scenario, "c")] });
     const id = await execute(key, workflow.id);
     // Three more deliveries of the same execution, processed at once beside the queue's own.
-    const batch = createMessageBatch("workflow-runs", [0, 1, 2].map((n) => ({ id: `dup${n}`, timestamp: new Date(), attempts: 1, body: { kind: "execution", execution_id: id } })));
+    const batch = createMessageBatch(
+      "workflow-runs",
+      [0, 1, 2].map((n) => ({ id: `dup${n}`, timestamp: new Date(), attempts: 1, body: { kind: "execution", execution_id: id } })),
+    );
     const ctx = createExecutionContext();
     await worker.queue(batch as MessageBatch<any>, env);
     const result = await getQueueResult(batch, ctx);

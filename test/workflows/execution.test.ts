@@ -9,7 +9,9 @@ const leadFlow = [
     id: "hot",
     type: "condition",
     condition: { field: "steps.doubled.result.result", operator: "greater_than", value: 100 },
-    then: [{ id: "tag_hot", type: "tool", tool: "text_template", arguments: { template: "{{greeting}}, you are a hot lead ({{steps.doubled.result.result}})" } }],
+    then: [
+      { id: "tag_hot", type: "tool", tool: "text_template", arguments: { template: "{{greeting}}, you are a hot lead ({{steps.doubled.result.result}})" } },
+    ],
     else: [{ id: "tag_cold", type: "tool", tool: "text_template", arguments: { template: "{{greeting}}, thanks for your interest" } }],
   },
 ];
@@ -46,12 +48,22 @@ describe("workflow execution through the queue", () => {
     const workflow = await newWorkflow(key, {
       steps: [
         { id: "ok", type: "tool", tool: "uuid_generate", arguments: {} },
-        { id: "broken", type: "tool", tool: "math_evaluate", arguments: { expression: "1 / 0" }, retry: { max_attempts: 3, delay_seconds: 0, backoff: "fixed" } },
+        {
+          id: "broken",
+          type: "tool",
+          tool: "math_evaluate",
+          arguments: { expression: "1 / 0" },
+          retry: { max_attempts: 3, delay_seconds: 0, backoff: "fixed" },
+        },
         { id: "never", type: "tool", tool: "uuid_generate", arguments: {} },
       ],
     });
     const execution = await settled(key, await execute(key, workflow.id));
-    expect(execution).toMatchObject({ status: "failed", failed_step_id: "broken", error_message: expect.stringContaining('Step "broken" failed after 3 attempt(s)') });
+    expect(execution).toMatchObject({
+      status: "failed",
+      failed_step_id: "broken",
+      error_message: expect.stringContaining('Step "broken" failed after 3 attempt(s)'),
+    });
     expect(execution.steps.map((s: any) => [s.step_id, s.status, s.attempts])).toEqual([
       ["ok", "succeeded", 1],
       ["broken", "failed", 3],
@@ -73,7 +85,12 @@ describe("workflow execution through the queue", () => {
 
   it("holds no worker during a delay: the step waits and the execution resumes later", async () => {
     const { key } = await newApiKey(await newUser());
-    const workflow = await newWorkflow(key, { steps: [{ id: "pause", type: "delay", seconds: 1 }, { id: "after", type: "set", values: { done: true } }] });
+    const workflow = await newWorkflow(key, {
+      steps: [
+        { id: "pause", type: "delay", seconds: 1 },
+        { id: "after", type: "set", values: { done: true } },
+      ],
+    });
     const id = await execute(key, workflow.id);
     const execution = await settled(key, id);
     expect(execution.status).toBe("succeeded");
@@ -90,7 +107,9 @@ describe("workflow execution through the queue", () => {
     const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
     const renamed = await json(await call(`/v1/workflows/${workflow.id}`, { method: "PUT", token: key, json: { name: "Renamed" } }));
     expect(renamed).toMatchObject({ name: "Renamed", version: 1 });
-    const changed = await json(await call(`/v1/workflows/${workflow.id}`, { method: "PUT", token: key, json: { steps: [{ id: "b", type: "set", values: { x: 2 } }] } }));
+    const changed = await json(
+      await call(`/v1/workflows/${workflow.id}`, { method: "PUT", token: key, json: { steps: [{ id: "b", type: "set", values: { x: 2 } }] } }),
+    );
     expect(changed.version).toBe(2);
     const execution = await settled(key, await execute(key, workflow.id));
     expect(execution).toMatchObject({ workflow_version: 2, steps: [{ step_id: "b" }] });

@@ -39,7 +39,11 @@ describe("conditions and steps, hardened", () => {
     const { key } = await newApiKey(await newUser());
     const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
     await expectProblem(await call(`/v1/workflows/${workflow.id}/execute`, { token: key, json: { input_data: [1, 2] } }), 422, "validation_failed");
-    await expectProblem(await call(`/v1/workflows/${workflow.id}/execute`, { token: key, body: "{nope", headers: { "Content-Type": "application/json" } }), 400, "malformed_json");
+    await expectProblem(
+      await call(`/v1/workflows/${workflow.id}/execute`, { token: key, body: "{nope", headers: { "Content-Type": "application/json" } }),
+      400,
+      "malformed_json",
+    );
     await expectProblem(await call("/v1/conversations", { token: key, body: "{nope", headers: { "Content-Type": "application/json" } }), 400, "malformed_json");
     expect((await call("/v1/conversations", { token: key, method: "POST" })).status).toBe(201);
     expect((await call(`/v1/workflows/${workflow.id}/execute`, { token: key, method: "POST" })).status).toBe(202);
@@ -58,7 +62,9 @@ describe("interrupted steps", () => {
       env.DB.prepare(
         "INSERT INTO executions (id, workflow_id, user_id, credential_id, workflow_version, steps, settings, variables, input, status, created_at, updated_at) VALUES (?, ?, ?, 'test', 1, ?, '{}', '{}', '{}', 'running', ?, ?)",
       ).bind(id, workflow.id, me.id, JSON.stringify(workflow.steps), now, now),
-      env.DB.prepare("INSERT INTO execution_steps (execution_id, step_key, step_id, type, status, attempts, position, started_at) VALUES (?, 'flaky', 'flaky', 'tool', 'running', 3, 0, ?)").bind(id, now),
+      env.DB.prepare(
+        "INSERT INTO execution_steps (execution_id, step_key, step_id, type, status, attempts, position, started_at) VALUES (?, 'flaky', 'flaky', 'tool', 'running', 3, 0, ?)",
+      ).bind(id, now),
     ]);
     const batch = createMessageBatch("workflow-runs", [{ id: "m", timestamp: new Date(), attempts: 1, body: { kind: "execution", execution_id: id } }]);
     await worker.queue(batch as MessageBatch<any>, env);

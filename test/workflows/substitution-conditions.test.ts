@@ -22,11 +22,14 @@ describe("substitution (properties)", () => {
 
   it("leaves values without placeholders unchanged and reports nothing", () => {
     fc.assert(
-      fc.property(fc.jsonValue({ maxDepth: 3 }).filter((v) => !JSON.stringify(v).includes("{{")), (value) => {
-        const { value: out, substitutions } = substitute(value, { anything: 1 });
-        expect(out).toEqual(value);
-        expect(substitutions).toEqual([]);
-      }),
+      fc.property(
+        fc.jsonValue({ maxDepth: 3 }).filter((v) => !JSON.stringify(v).includes("{{")),
+        (value) => {
+          const { value: out, substitutions } = substitute(value, { anything: 1 });
+          expect(out).toEqual(value);
+          expect(substitutions).toEqual([]);
+        },
+      ),
     );
   });
 
@@ -88,7 +91,11 @@ describe("conditions (properties)", () => {
   });
 
   it("obeys De Morgan for and/or/not, and `in` agrees with equals on some item", () => {
-    const leaf = fc.record({ field: fc.constant("x"), operator: fc.constantFrom("equals", "greater_than", "contains", "is_empty", "exists" as const), value: operand }) as fc.Arbitrary<Condition>;
+    const leaf = fc.record({
+      field: fc.constant("x"),
+      operator: fc.constantFrom("equals", "greater_than", "contains", "is_empty", "exists" as const),
+      value: operand,
+    }) as fc.Arbitrary<Condition>;
     fc.assert(
       fc.property(leaf, leaf, operand, (p, q, x) => {
         const context = { x };
@@ -107,7 +114,9 @@ describe("conditions (properties)", () => {
   });
 
   it("reports what it compared: the field's value and the substituted expected value", () => {
-    expect(evaluateCondition({ field: "{{input.score}}", operator: "greater_than_or_equal", value: "{{threshold}}" }, { input: { score: 80 }, threshold: 75 })).toEqual({
+    expect(
+      evaluateCondition({ field: "{{input.score}}", operator: "greater_than_or_equal", value: "{{threshold}}" }, { input: { score: 80 }, threshold: 75 }),
+    ).toEqual({
       result: true,
       evaluated_value: 80,
       expected_value: 75,
@@ -126,7 +135,10 @@ describe("test endpoints", () => {
     const { key } = await newApiKey(await newUser());
     const response = await call("/v1/workflows/test-substitution", {
       token: key,
-      json: { parameters: { to: "{{ lead.email }}", subject: "Hi {{lead.name}} {{missing}}", count: "{{n}}" }, context: { lead: { email: "ada@example.com", name: "Ada" }, n: 3 } },
+      json: {
+        parameters: { to: "{{ lead.email }}", subject: "Hi {{lead.name}} {{missing}}", count: "{{n}}" },
+        context: { lead: { email: "ada@example.com", name: "Ada" }, n: 3 },
+      },
     });
     expect(await json(response)).toEqual({
       original_parameters: { to: "{{ lead.email }}", subject: "Hi {{lead.name}} {{missing}}", count: "{{n}}" },
@@ -137,7 +149,12 @@ describe("test endpoints", () => {
 
   it("POST /v1/workflows/test-condition answers the documented fields, composites included", async () => {
     const { key } = await newApiKey(await newUser());
-    const single = await json(await call("/v1/workflows/test-condition", { token: key, json: { condition: { field: "input.score", operator: "greater_than", value: 50 }, context: { input: { score: 72 } } } }));
+    const single = await json(
+      await call("/v1/workflows/test-condition", {
+        token: key,
+        json: { condition: { field: "input.score", operator: "greater_than", value: 50 }, context: { input: { score: 72 } } },
+      }),
+    );
     expect(single).toEqual({ result: true, evaluated_value: 72, expected_value: 50, operator: "greater_than" });
     const composite = await json(
       await call("/v1/workflows/test-condition", {

@@ -24,18 +24,18 @@ function Layout(props: { title: string; children: Child }) {
   return (
     <HtmlDocument>
       <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="same-origin" />
-        <title>{props.title} · Agent Automation Hub</title>
-        <style>{styles}</style>
-      </head>
-      <body>
-        <main>{props.children}</main>
-      </body>
-    </html>
-      </HtmlDocument>
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <meta name="referrer" content="same-origin" />
+          <title>{props.title} · Agent Automation Hub</title>
+          <style>{styles}</style>
+        </head>
+        <body>
+          <main>{props.children}</main>
+        </body>
+      </html>
+    </HtmlDocument>
   );
 }
 
@@ -46,7 +46,11 @@ export function SignInPage(props: { appName: string; action: string; csrf: strin
       <p class="lead">
         <strong>{props.appName}</strong> wants to connect to your Agent Automation Hub account.
       </p>
-      {props.error ? <p class="error" role="alert">{props.error}</p> : null}
+      {props.error ? (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      ) : null}
       <form method="post" action={props.action}>
         <input type="hidden" name="csrf_token" value={props.csrf} />
         <input type="hidden" name="step" value="sign_in" />
@@ -55,7 +59,9 @@ export function SignInPage(props: { appName: string; action: string; csrf: strin
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <div class="actions">
-          <button class="primary" type="submit">Sign in</button>
+          <button class="primary" type="submit">
+            Sign in
+          </button>
         </div>
       </form>
     </Layout>
@@ -76,13 +82,22 @@ export function ConsentPage(props: { appName: string; userEmail: string; scopes:
           </li>
         ))}
       </ul>
-      <p class="muted">You will be sent back to {props.redirectHost}. You can revoke access at any time: <code>GET /v1/auth/authorizations</code> lists the apps you approved and <code>DELETE /v1/auth/authorizations/{"{client_id}"}</code> withdraws one.</p>
+      <p class="muted">
+        You will be sent back to {props.redirectHost}. You can revoke access at any time: <code>GET /v1/auth/authorizations</code> lists the apps you approved
+        and <code>DELETE /v1/auth/authorizations/{"{client_id}"}</code> withdraws one.
+      </p>
       <form method="post" action={props.action}>
         <input type="hidden" name="csrf_token" value={props.csrf} />
         <div class="actions">
-          <button class="primary" type="submit" name="step" value="approve">Approve</button>
-          <button class="secondary" type="submit" name="step" value="deny">Deny</button>
-          <button class="secondary" type="submit" name="step" value="sign_out">Not you?</button>
+          <button class="primary" type="submit" name="step" value="approve">
+            Approve
+          </button>
+          <button class="secondary" type="submit" name="step" value="deny">
+            Deny
+          </button>
+          <button class="secondary" type="submit" name="step" value="sign_out">
+            Not you?
+          </button>
         </div>
       </form>
     </Layout>
@@ -93,7 +108,9 @@ export function ErrorPage(props: { message: string }) {
   return (
     <Layout title="Authorization error">
       <h1>This authorization request cannot be completed</h1>
-      <p class="error" role="alert">{props.message}</p>
+      <p class="error" role="alert">
+        {props.message}
+      </p>
       <p class="muted">Contact the developer of the application that sent you here.</p>
     </Layout>
   );

@@ -64,7 +64,10 @@ export const authorizePage = new Hono<AppEnv>()
       return renderSignIn(c, request, step === "sign_out" ? {} : { error: "Your sign-in expired. Sign in again." });
     }
     if (step === "deny") {
-      return c.redirect(redirectBack(request.redirectUri, { error: "access_denied", error_description: "The user denied the request.", state: request.state }), 302);
+      return c.redirect(
+        redirectBack(request.redirectUri, { error: "access_denied", error_description: "The user denied the request.", state: request.state }),
+        302,
+      );
     }
     if (step === "approve") {
       const code = await createAuthorizationCode(c.get("db"), {

@@ -1,5 +1,5 @@
 import type { AddressPolicy } from "../../net/address-policy";
-import { OutboundRefused, safeFetch } from "../../net/safe-fetch";
+import { OutboundRefused, safeFetch, type SafeResponse } from "../../net/safe-fetch";
 import { PlatformError, type Platform, type PlatformClient, type PlatformRequest } from "./types";
 
 const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
@@ -27,9 +27,13 @@ export function platformClient<C extends Record<string, any>>(
         headers.set("Content-Type", "application/json");
         body = JSON.stringify(request.body);
       }
-      let response;
+      let response: SafeResponse;
       try {
-        response = await safeFetch(url.toString(), { method: request.method, headers, body }, { policy: options.policy, maxBytes: MAX_RESPONSE_BYTES, signal: options.signal });
+        response = await safeFetch(
+          url.toString(),
+          { method: request.method, headers, body },
+          { policy: options.policy, maxBytes: MAX_RESPONSE_BYTES, signal: options.signal },
+        );
       } catch (error) {
         if (error instanceof OutboundRefused) throw new PlatformError(error.message, 0);
         throw new PlatformError(`${platform.name} could not be reached: ${error instanceof Error ? error.message : String(error)}`, 0);

@@ -11,7 +11,10 @@ export const discord = definePlatform<DiscordConfig>({
   authKind: "bot_token",
   config: z.object({
     bot_token: secret("The bot's token, from the Discord developer portal (Bot → Token)."),
-    default_channel_id: z.string().regex(/^\d{5,25}$/).optional(),
+    default_channel_id: z
+      .string()
+      .regex(/^\d{5,25}$/)
+      .optional(),
     base_url: baseUrlField,
   }),
   secretFields: ["bot_token"],
@@ -28,7 +31,10 @@ export const discord = definePlatform<DiscordConfig>({
       title: "Send a Discord message",
       description: "Posts a message to a channel (POST /channels/{channel_id}/messages).",
       input: z.object({
-        channel_id: z.string().regex(/^\d{5,25}$/).optional(),
+        channel_id: z
+          .string()
+          .regex(/^\d{5,25}$/)
+          .optional(),
         content: z.string().min(1).max(2000),
       }),
       async run(client, args) {

@@ -12,7 +12,11 @@ export const httpApi = definePlatform<HttpConfig>({
   authKind: "api_key",
   config: z.object({
     base_url: baseUrlField.unwrap().meta({ description: "The API's root, e.g. https://api.example.com/v2." }),
-    auth_header_name: z.string().regex(/^[A-Za-z0-9-]{1,100}$/).default("Authorization").optional(),
+    auth_header_name: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,100}$/)
+      .default("Authorization")
+      .optional(),
     auth_header_value: z.string().min(1).max(4096).optional().meta({ description: 'E.g. "Bearer sk_…" or an API key.', writeOnly: true, "x-secret": true }),
   }),
   secretFields: ["auth_header_value"],

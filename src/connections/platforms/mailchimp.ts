@@ -42,7 +42,10 @@ export const mailchimp = definePlatform<MailchimpConfig>({
         list_id: z.string().regex(/^[a-z0-9]{4,20}$/),
         email: z.string().email(),
         status: z.enum(["subscribed", "pending", "unsubscribed", "transactional"]).default("subscribed"),
-        merge_fields: z.record(z.string(), z.union([z.string(), z.number()])).optional().describe("E.g. {FNAME: \"Ada\"}."),
+        merge_fields: z
+          .record(z.string(), z.union([z.string(), z.number()]))
+          .optional()
+          .describe('E.g. {FNAME: "Ada"}.'),
         tags: z.array(z.string().max(100)).max(50).optional(),
       }),
       async run(client, args) {

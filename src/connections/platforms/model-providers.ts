@@ -7,7 +7,11 @@ const providerConfig = (keyHelp: string, modelExample: string) =>
   z.object({
     api_key: secret(keyHelp),
     base_url: baseUrlField,
-    model: z.string().max(200).optional().meta({ description: `Default model, e.g. ${modelExample}.` }),
+    model: z
+      .string()
+      .max(200)
+      .optional()
+      .meta({ description: `Default model, e.g. ${modelExample}.` }),
   });
 
 /** A user's own OpenAI-compatible key (OpenAI, Groq, Together, Ollama, vLLM…); serves their chats. */

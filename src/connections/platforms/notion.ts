@@ -12,7 +12,10 @@ export const notion = definePlatform<NotionConfig>({
   description: "Create pages in Notion databases (content calendars, lead lists) and query them, with an internal integration token.",
   category: "productivity",
   authKind: "bearer_token",
-  config: z.object({ api_key: secret("An internal integration secret (ntn_… or secret_…); share the databases with the integration."), base_url: baseUrlField }),
+  config: z.object({
+    api_key: secret("An internal integration secret (ntn_… or secret_…); share the databases with the integration."),
+    base_url: baseUrlField,
+  }),
   secretFields: ["api_key"],
   defaultBaseUrl: "https://api.notion.com/v1",
   authHeaders: (config) => ({ Authorization: `Bearer ${config.api_key}`, "Notion-Version": NOTION_VERSION }),
@@ -34,14 +37,21 @@ export const notion = definePlatform<NotionConfig>({
         content: z.string().max(20_000).optional(),
       }),
       async run(client, args) {
-        const paragraphs = (args.content ?? "").split(/\n{2,}/).filter(Boolean).slice(0, 100);
+        const paragraphs = (args.content ?? "")
+          .split(/\n{2,}/)
+          .filter(Boolean)
+          .slice(0, 100);
         const page = await client.request<{ id: string; url: string }>({
           method: "POST",
           path: "/pages",
           body: {
             parent: { database_id: args.database_id },
             properties: { ...args.properties, [args.title_property]: { title: [{ text: { content: args.title } }] } },
-            children: paragraphs.map((text) => ({ object: "block", type: "paragraph", paragraph: { rich_text: [{ type: "text", text: { content: text.slice(0, 2000) } }] } })),
+            children: paragraphs.map((text) => ({
+              object: "block",
+              type: "paragraph",
+              paragraph: { rich_text: [{ type: "text", text: { content: text.slice(0, 2000) } }] },
+            })),
           },
         });
         return { id: page.id, url: page.url };

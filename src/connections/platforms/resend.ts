@@ -50,7 +50,10 @@ export const resend = definePlatform<ResendConfig>({
         reply_to: z.string().email().optional(),
         cc: Addresses.optional(),
         bcc: Addresses.optional(),
-        tags: z.array(z.object({ name: z.string().max(256), value: z.string().max(256) })).max(10).optional(),
+        tags: z
+          .array(z.object({ name: z.string().max(256), value: z.string().max(256) }))
+          .max(10)
+          .optional(),
       }),
       async run(client, args) {
         const from = args.from ?? client.config.default_from;

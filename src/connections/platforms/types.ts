@@ -71,8 +71,7 @@ export function platformTool<C, S extends z.ZodType>(tool: PlatformTool<C, S>): 
 }
 
 /** A secret config field: write-only in the schema, encrypted at rest, masked in responses. */
-export const secret = (description: string) =>
-  z.string().min(1).max(4096).meta({ description, writeOnly: true, "x-secret": true });
+export const secret = (description: string) => z.string().min(1).max(4096).meta({ description, writeOnly: true, "x-secret": true });
 
 export const baseUrlField = z
   .string()

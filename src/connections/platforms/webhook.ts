@@ -50,7 +50,8 @@ export const webhook = definePlatform<WebhookConfig>({
           },
           { policy: ctx.policy, maxBytes: 64 * 1024, signal: ctx.signal },
         );
-        if (response.status >= 400) throw new PlatformError(`The receiver answered ${response.status}.`, response.status, response.status === 401 ? "error" : undefined);
+        if (response.status >= 400)
+          throw new PlatformError(`The receiver answered ${response.status}.`, response.status, response.status === 401 ? "error" : undefined);
         return { delivered: true, status: response.status };
       },
     }),

@@ -73,7 +73,8 @@ function order(a: unknown, b: unknown): number {
 export const textTemplate = defineBuiltin({
   name: "text_template",
   title: "Render text template",
-  description: "Fills `{{name}}` placeholders (dotted paths allowed) in a text from `values`. Unknown placeholders are left as written and listed in `missing`.",
+  description:
+    "Fills `{{name}}` placeholders (dotted paths allowed) in a text from `values`. Unknown placeholders are left as written and listed in `missing`.",
   input: z.object({
     template: z.string().max(100_000),
     values: z.record(z.string(), z.unknown()).default({}),

@@ -29,12 +29,16 @@ export const httpRequest = defineBuiltin({
       if (typeof args.body !== "string" && !headers.has("Content-Type")) headers.set("Content-Type", "application/json");
     }
     try {
-      const response = await safeFetch(url.toString(), { method: args.method, headers, body }, {
-        policy: ctx.policy,
-        maxBytes: MAX_RESPONSE_BYTES,
-        timeoutMs: args.timeout_seconds * 1000,
-        signal: ctx.signal,
-      });
+      const response = await safeFetch(
+        url.toString(),
+        { method: args.method, headers, body },
+        {
+          policy: ctx.policy,
+          maxBytes: MAX_RESPONSE_BYTES,
+          timeoutMs: args.timeout_seconds * 1000,
+          signal: ctx.signal,
+        },
+      );
       const text = response.text();
       let parsed: unknown = text;
       if ((response.headers.get("Content-Type") ?? "").includes("json")) {
@@ -47,7 +51,8 @@ export const httpRequest = defineBuiltin({
       return { status: response.status, ok: response.status < 400, url: response.url, headers: Object.fromEntries(response.headers), body: parsed };
     } catch (error) {
       if (error instanceof OutboundRefused) throw new ToolError(error.message);
-      if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) throw new ToolError("The request timed out or was cancelled.");
+      if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
+        throw new ToolError("The request timed out or was cancelled.");
       throw new ToolError(`The request failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   },

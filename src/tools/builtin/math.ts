@@ -86,7 +86,9 @@ class Parser {
   }
   private power(): number {
     const base = this.primary();
-    return this.peek() === "^" ? (this.take(), base ** this.unary()) : base;
+    if (this.peek() !== "^") return base;
+    this.take();
+    return base ** this.unary();
   }
   private primary(): number {
     const token = this.take();

@@ -5,7 +5,11 @@ import { ToolError, defineBuiltin, type ToolContext } from "../types";
 
 const MAX_KEYS_PER_USER = 1000;
 const MAX_VALUE_BYTES = 64 * 1024;
-const Key = z.string().min(1).max(200).regex(/^[\w.:\-/@+]+$/, "Letters, digits and _ . : - / @ + only.");
+const Key = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\w.:\-/@+]+$/, "Letters, digits and _ . : - / @ + only.");
 
 const live = (now: Date) => or(isNull(memoryEntries.expiresAt), gt(memoryEntries.expiresAt, now));
 
@@ -13,7 +17,7 @@ export const memoryTool = defineBuiltin({
   name: "memory_store",
   title: "Per-user memory",
   description:
-    "A small key-value memory that persists across runs, per user: `set` (with optional ttl_seconds), `get`, `delete`, `list` (by prefix). Useful for de-duplication (\"already emailed this lead?\") and counters. Up to 1,000 keys of 64 KiB each.",
+    'A small key-value memory that persists across runs, per user: `set` (with optional ttl_seconds), `get`, `delete`, `list` (by prefix). Useful for de-duplication ("already emailed this lead?") and counters. Up to 1,000 keys of 64 KiB each.',
   input: z.object({
     operation: z.enum(["set", "get", "delete", "list"]),
     key: Key.optional(),
@@ -67,7 +71,11 @@ async function set(ctx: ToolContext, key: string, value: unknown, ttlSeconds: nu
     .where(and(eq(memoryEntries.userId, ctx.userId), live(now)))) as [{ count: number }];
   const expiresAt = ttlSeconds ? new Date(now.getTime() + ttlSeconds * 1000) : null;
   if (count >= MAX_KEYS_PER_USER) {
-    const exists = await ctx.db.select({ key: memoryEntries.key }).from(memoryEntries).where(and(eq(memoryEntries.userId, ctx.userId), eq(memoryEntries.key, key))).get();
+    const exists = await ctx.db
+      .select({ key: memoryEntries.key })
+      .from(memoryEntries)
+      .where(and(eq(memoryEntries.userId, ctx.userId), eq(memoryEntries.key, key)))
+      .get();
     if (!exists) throw new ToolError("Memory is full (1,000 keys); delete some first.");
   }
   await ctx.db

@@ -119,12 +119,7 @@ export async function listMcpTools(config: McpConfig, options: McpCallOptions): 
   });
 }
 
-export async function callMcpTool(
-  config: McpConfig,
-  name: string,
-  args: Record<string, unknown>,
-  options: McpCallOptions,
-): Promise<CallToolResult> {
+export async function callMcpTool(config: McpConfig, name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
   return withClient(config, options, async (client) => {
     const result = await client.callTool({ name, arguments: args }, undefined, {
       signal: options.signal,
