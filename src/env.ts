@@ -66,6 +66,8 @@ export interface Config {
     toolCallsPerMinute: number;
     authAttemptsPerMinute: number;
   };
+  /** See ALLOW_PRIVATE_NETWORK_URLS: whether user-given URLs may reach loopback and private networks. */
+  allowPrivateNetworkUrls: boolean;
   /** See DNS_RESOLVER_URL; undefined when names are not resolved. */
   dnsResolverUrl: string | undefined;
   /** See TRUST_CLIENT_IP_HEADER. */
@@ -107,6 +109,7 @@ function parseConfig(env: Env): Config {
     },
     trustClientIpHeader: trustSetting(env.TRUST_CLIENT_IP_HEADER),
     dnsResolverUrl: resolverSetting(env.DNS_RESOLVER_URL, environment),
+    allowPrivateNetworkUrls: env.ALLOW_PRIVATE_NETWORK_URLS ? env.ALLOW_PRIVATE_NETWORK_URLS.trim().toLowerCase() === "true" : environment !== "production",
     quotas: {
       workflowsPerUser: positiveInt(env.MAX_WORKFLOWS_PER_USER, 1000),
       agentsPerUser: positiveInt(env.MAX_AGENTS_PER_USER, 100),

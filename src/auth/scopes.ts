@@ -1,5 +1,3 @@
-import { ApiError } from "../http/errors";
-
 /** Every scope, with the sentence the consent screen and the docs show for it. */
 export const SCOPES = {
   "data:read": "Read your conversations, workflows, agents, connections and account.",
@@ -13,14 +11,6 @@ export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];
 
 export function isScope(value: string): value is Scope {
   return Object.hasOwn(SCOPES, value);
-}
-
-/** Parses a space-separated scope string (RFC 6749 §3.3); throws on an unknown scope. */
-export function parseScopeString(raw: string): Scope[] {
-  const parts = raw.split(" ").filter(Boolean);
-  const unknown = parts.filter((s) => !isScope(s));
-  if (unknown.length) throw new ApiError("validation_failed", `Unknown scope: ${unknown.join(", ")}`);
-  return [...new Set(parts as Scope[])];
 }
 
 export const formatScopes = (scopes: readonly Scope[]) => ALL_SCOPES.filter((s) => scopes.includes(s)).join(" ");

@@ -163,5 +163,5 @@ export const connectionRoutes = createRouter()
     const body = c.req.valid("json");
     const platform = requirePlatform(body.platform);
     const settings = validateConfig(platform, body.config);
-    return c.json(await testConnectionConfig(c.env, c.get("config"), platform, settings, c.req.raw.signal), 200);
+    return c.json(await testConnectionConfig(c.get("config"), platform, settings, c.req.raw.signal), 200);
   });

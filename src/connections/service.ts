@@ -79,6 +79,22 @@ export function allConnections(db: Db, userId: number): Promise<Connection[]> {
 }
 
 /**
+ * The connection a platform's calls use when none is named: the newest active one, else the
+ * newest of any status (a fixed credential turns it active again), else undefined.
+ */
+export async function defaultConnection(db: Db, userId: number, platformId: string, options: { activeOnly?: boolean } = {}): Promise<Connection | undefined> {
+  const mine = and(eq(connections.userId, userId), eq(connections.platform, platformId));
+  const active = await db
+    .select()
+    .from(connections)
+    .where(and(mine, eq(connections.status, "active")))
+    .orderBy(desc(connections.id))
+    .get();
+  if (active || options.activeOnly) return active;
+  return db.select().from(connections).where(mine).orderBy(desc(connections.id)).get();
+}
+
+/**
  * Replaces name, status and config. Secret fields sent back masked ("••••abcd") keep the stored
  * value, so a client can round-trip what it read without knowing the secret.
  */

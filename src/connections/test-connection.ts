@@ -1,5 +1,5 @@
-import type { Config, Env } from "../env";
-import { addressPolicy } from "../tools/executor";
+import type { Config } from "../env";
+import { addressPolicyFor } from "../net/address-policy";
 import { McpError, listMcpTools } from "../tools/mcp/client";
 import { platformClient } from "./platforms/client";
 import type { McpConfig } from "./platforms/mcp";
@@ -17,13 +17,12 @@ export interface ConnectionTestResult {
  * platforms make their cheapest authenticated call. Nothing is stored.
  */
 export async function testConnectionConfig(
-  env: Env,
   config: Config,
   platform: Platform,
   settings: Record<string, unknown>,
   signal?: AbortSignal,
 ): Promise<ConnectionTestResult> {
-  const policy = addressPolicy(config, env);
+  const policy = addressPolicyFor(config);
   try {
     if (platform.id === "mcp") {
       const tools = await listMcpTools(settings as McpConfig, { policy, signal });

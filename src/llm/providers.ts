@@ -1,15 +1,16 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { and, desc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Config, Env } from "../env";
 import type { Db } from "../db/client";
-import { connections, users } from "../db/schema";
+import { users } from "../db/schema";
+import { defaultConnection } from "../connections/service";
 import { openConfig } from "../connections/config-codec";
 import { findPlatform } from "../connections/platforms";
 import { secretBoxFor } from "../connections/secrets";
 import { ApiError } from "../http/errors";
 import { guardedFetch } from "../net/safe-fetch";
-import { addressPolicy } from "../tools/executor";
+import { addressPolicyFor } from "../net/address-policy";
 import { aiSdkProvider } from "./ai-sdk";
 import { localProvider } from "./local/provider";
 import type { ChatProvider } from "./types";
@@ -53,12 +54,7 @@ export interface ProviderContext {
 
 /** A user's own key (an `openai` or `anthropic` connection) wins over the deployment's. */
 async function settingsFor(ctx: ProviderContext, id: "openai" | "anthropic"): Promise<ProviderSettings | undefined> {
-  const connection = await ctx.db
-    .select()
-    .from(connections)
-    .where(and(eq(connections.userId, ctx.userId), eq(connections.platform, id), eq(connections.status, "active")))
-    .orderBy(desc(connections.id))
-    .get();
+  const connection = await defaultConnection(ctx.db, ctx.userId, id, { activeOnly: true });
   if (connection) {
     try {
       const config = await openConfig(findPlatform(id)!, connection.config, connection.uid, await secretBoxFor(ctx.env));
@@ -136,7 +132,7 @@ export async function resolveProvider(ctx: ProviderContext, requested: string | 
       errors: [{ location: "body", field: "provider", message: `Use one of: ${configured.join(", ")}.` }],
     });
   }
-  const policy = addressPolicy(ctx.config, ctx.env);
+  const policy = addressPolicyFor(ctx.config);
   switch (info.id) {
     case "local":
       return localProvider();

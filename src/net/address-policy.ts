@@ -1,3 +1,5 @@
+import type { Config } from "../env";
+
 /**
  * Which hosts a user-given URL may point at. The WHATWG URL parser has already normalised
  * hostnames (decimal, octal and hex IPv4 forms become dotted quads; IPv6 is bracketed), so the
@@ -12,6 +14,11 @@ export interface AddressPolicy {
 
 /** Names that always mean this machine or a private network, whatever DNS says. */
 const LOOPBACK_NAMES = new Set(["localtest.me", "lvh.me", "vcap.me", "lacolhost.com"]);
+
+/** The deployment's policy for user-given URLs. */
+export function addressPolicyFor(config: Pick<Config, "allowPrivateNetworkUrls" | "dnsResolverUrl">): AddressPolicy {
+  return { allowPrivateNetworks: config.allowPrivateNetworkUrls, resolverUrl: config.dnsResolverUrl };
+}
 
 export type AddressVerdict = { ok: true } | { ok: false; reason: string };
 

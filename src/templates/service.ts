@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { templateUses, templates, type Template, type Workflow } from "../db/schema";
+import { templateUses, templates, workflows, type Template, type Workflow } from "../db/schema";
 import { ApiError, notFound } from "../http/errors";
 import { templateContentOf } from "./sanitize";
 import { randomToken } from "../auth/crypto";
@@ -86,19 +86,31 @@ export async function publishWorkflow(
       sourceWorkflowId: workflow.id,
     })
     .returning();
+  await markPublished(db, workflow.id);
   return row!;
+}
+
+/** A workflow's `is_template` says whether it is published as at least one template now. */
+async function markPublished(db: Db, workflowId: number | null): Promise<void> {
+  if (workflowId === null) return;
+  const still = await db.select({ id: templates.id }).from(templates).where(eq(templates.sourceWorkflowId, workflowId)).get();
+  await db
+    .update(workflows)
+    .set({ isTemplate: Boolean(still) })
+    .where(eq(workflows.id, workflowId));
 }
 
 export async function unpublish(db: Db, userId: number, id: string): Promise<void> {
   const deleted = await db
     .delete(templates)
     .where(and(eq(templates.id, id), eq(templates.authorUserId, userId)))
-    .returning({ id: templates.id });
+    .returning({ id: templates.id, sourceWorkflowId: templates.sourceWorkflowId });
   if (deleted.length === 0) {
     const exists = await db.select({ id: templates.id }).from(templates).where(eq(templates.id, id)).get();
     if (exists) throw new ApiError("forbidden", "Only its publisher can unpublish a template.");
     throw notFound("Template");
   }
+  await markPublished(db, deleted[0]!.sourceWorkflowId);
 }
 
 export function presentTemplate(t: Template) {

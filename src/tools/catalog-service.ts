@@ -5,7 +5,7 @@ import { findPlatform } from "../connections/platforms";
 import type { McpConfig } from "../connections/platforms/mcp";
 import { secretBoxFor } from "../connections/secrets";
 import { buildCatalog } from "./catalog";
-import { addressPolicy } from "./executor";
+import { addressPolicyFor } from "../net/address-policy";
 import { mcpToolsOf } from "./mcp/tools-cache";
 import type { ToolInfo } from "./types";
 
@@ -17,7 +17,7 @@ export async function catalogFor(
   userId: number,
   options: { includeAll?: boolean; all?: boolean; refresh?: boolean } = {},
 ): Promise<ToolInfo[]> {
-  const policy = addressPolicy(config, env);
+  const policy = addressPolicyFor(config);
   const box = await secretBoxFor(env);
   return buildCatalog(db, userId, {
     includeAll: options.includeAll ?? false,

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { connections, type Connection } from "../db/schema";
+import type { Connection } from "../db/schema";
+import { allConnections } from "../connections/service";
 import { PLATFORMS, findPlatform, platformToolName } from "../connections/platforms";
 import type { Platform, PlatformTool } from "../connections/platforms/types";
 import { BUILTIN_TOOLS } from "./builtin";
@@ -103,7 +103,7 @@ export interface CatalogOptions {
 
 /** The tools a user can see, built-ins first, then per platform and per MCP connection. */
 export async function buildCatalog(db: Db, userId: number, options: CatalogOptions): Promise<ToolInfo[]> {
-  const owned = await db.select().from(connections).where(eq(connections.userId, userId)).all();
+  const owned = await allConnections(db, userId);
   const tools: ToolInfo[] = BUILTIN_TOOLS.map(builtinInfo);
 
   for (const platform of PLATFORMS) {

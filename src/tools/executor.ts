@@ -1,22 +1,21 @@
 import { Validator } from "@cfworker/json-schema";
 import type { z } from "@hono/zod-openapi";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import { and, desc, eq } from "drizzle-orm";
 import type { Config, Env } from "../env";
 import type { Db } from "../db/client";
-import { connections, type Connection } from "../db/schema";
+import type { Connection } from "../db/schema";
 import { openConfig } from "../connections/config-codec";
 import { findPlatform } from "../connections/platforms";
 import { platformClient } from "../connections/platforms/client";
 import type { McpConfig } from "../connections/platforms/mcp";
 import { PlatformError, type Platform } from "../connections/platforms/types";
 import { secretBoxFor } from "../connections/secrets";
-import { getConnection, recordConnectionHealth } from "../connections/service";
+import { defaultConnection, getConnection, recordConnectionHealth } from "../connections/service";
 import { SecretUnreadable } from "../connections/secret-box";
 import { ApiError, type FieldError } from "../http/errors";
 import { consumeRateLimits, exhaustedOf, rateLimitHeaders, rateLimited } from "../http/rate-limit";
 import type { RateLimitResult } from "../http/rate-limiter";
-import type { AddressPolicy } from "../net/address-policy";
+import { addressPolicyFor } from "../net/address-policy";
 import { OutboundRefused } from "../net/safe-fetch";
 import { randomToken } from "../auth/crypto";
 import { writeAudit } from "./audit";
@@ -56,11 +55,6 @@ export interface ExecutionHooks {
 
 const TOOL_TIMEOUT_MS = 120_000;
 
-export function addressPolicy(config: Config, env: Env): AddressPolicy {
-  const configured = env.ALLOW_PRIVATE_NETWORK_URLS?.toLowerCase();
-  return { allowPrivateNetworks: configured ? configured === "true" : config.environment !== "production", resolverUrl: config.dnsResolverUrl };
-}
-
 /** A tool resolved and its arguments validated: ready to run. */
 export interface PreparedCall {
   name: string;
@@ -90,7 +84,7 @@ export async function prepareToolCall(
   if (exhaustedOf(limits)) throw rateLimited(limits, { tools: "tool calls" });
   const reference = parseToolName(name);
   if (!reference) throw new ApiError("not_found", `No tool named "${name}"; GET /v1/tools lists yours.`);
-  const policy = addressPolicy(ctx.config, ctx.env);
+  const policy = addressPolicyFor(ctx.config);
 
   if (reference.kind === "builtin") {
     const args = validateWithZod(reference.tool.input, rawArgs);
@@ -172,7 +166,7 @@ export async function runToolCall(ctx: ExecutionContext, call: PreparedCall, hoo
     db: ctx.db,
     env: ctx.env,
     config: ctx.config,
-    policy: addressPolicy(ctx.config, ctx.env),
+    policy: addressPolicyFor(ctx.config),
     signal,
     idempotencyKey: hooks.idempotencyKey,
     progress: (update) => hooks.onProgress?.(update),
@@ -242,20 +236,8 @@ async function chooseConnection(ctx: ExecutionContext, platform: Platform, chose
     }
     return connection;
   }
-  const active = await ctx.db
-    .select()
-    .from(connections)
-    .where(and(eq(connections.userId, ctx.userId), eq(connections.platform, platform.id), eq(connections.status, "active")))
-    .orderBy(desc(connections.id))
-    .get();
-  if (active) return active;
-  const any = await ctx.db
-    .select()
-    .from(connections)
-    .where(and(eq(connections.userId, ctx.userId), eq(connections.platform, platform.id)))
-    .orderBy(desc(connections.id))
-    .get();
-  if (any) return any; // Try it anyway: a fixed credential turns the connection active again.
+  const connection = await defaultConnection(ctx.db, ctx.userId, platform.id);
+  if (connection) return connection;
   throw new ApiError("tool_unavailable", `Connect ${platform.name} first: POST /v1/connections with platform "${platform.id}".`);
 }
 

@@ -24,7 +24,7 @@ export const WorkflowSchema = z
     description: z.string(),
     status: Status,
     version: z.number().int(),
-    is_template: z.boolean(),
+    is_template: z.boolean().openapi({ description: "Whether the workflow is published as a template now (POST /v1/workflows/{id}/publish)." }),
     trigger_type: z.string(),
     trigger_config: JsonObject,
     variables: JsonObject,

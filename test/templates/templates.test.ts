@@ -105,6 +105,7 @@ describe("template endpoints", () => {
     expect(response.status).toBe(201);
     const { data: template } = await json(response);
     expect(template).toMatchObject({ published_by_user: true, source_workflow_id: workflow.id, required_connections: ["slack"], tags: ["alert"] });
+    expect((await json(await call(`/v1/workflows/${workflow.id}`, { token: author.key }))).is_template).toBe(true);
     expect(JSON.stringify(template)).not.toContain("sk-live");
     expect(JSON.stringify(template.steps)).not.toContain("connection_id");
     expect(template.variables).toEqual({
@@ -117,6 +118,7 @@ describe("template endpoints", () => {
     await expectProblem(await call(`/v1/templates/${template.id}`, { method: "DELETE", token: other.key }), 403, "forbidden");
     await expectProblem(await call(`/v1/templates/${TEMPLATES[0]!.id}`, { method: "DELETE", token: author.key }), 403, "forbidden");
     expect((await call(`/v1/templates/${template.id}`, { method: "DELETE", token: author.key })).status).toBe(204);
+    expect((await json(await call(`/v1/workflows/${workflow.id}`, { token: author.key }))).is_template).toBe(false);
     await expectProblem(await call(`/v1/templates/${template.id}`, { token: other.key }), 404, "not_found");
   });
 });
