@@ -5,7 +5,7 @@ import { users, type User } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { createGrant, issueTokens, type TokenResponse } from "./grants";
 import { burnPasswordCheck, hashPassword, verifyPassword } from "./passwords";
-import { ALL_SCOPES, formatScopes } from "./scopes";
+import { ALL_SCOPES, formatScopes } from "../http/scopes";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 

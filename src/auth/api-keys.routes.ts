@@ -4,7 +4,7 @@ import { IntIdParam, Timestamp } from "../http/schemas";
 import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { createApiKey, listApiKeys, modeForEnvironment, presentApiKey, revokeApiKey } from "./api-keys";
 import { ScopeSchema } from "./schemas";
-import { isSubset, type Scope } from "./scopes";
+import { isSubset, type Scope } from "../http/scopes";
 
 const ApiKeySchema = z
   .object({

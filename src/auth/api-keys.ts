@@ -4,7 +4,7 @@ import type { Db } from "../db/client";
 import { apiKeys, type ApiKey } from "../db/schema";
 import { ApiError, notFound } from "../http/errors";
 import { hashSecret, randomToken } from "./crypto";
-import { formatScopes, readScopes, type Scope } from "./scopes";
+import { formatScopes, readScopes, type Scope } from "../http/scopes";
 
 export type KeyMode = ApiKey["mode"];
 

@@ -7,8 +7,8 @@ import type { AppEnv } from "../http/app-env";
 import { ApiError } from "../http/errors";
 import { findApiKeyBySecret, keyModeOf, modeForEnvironment } from "./api-keys";
 import { invalidToken, verifyAccessToken } from "./jwt";
-import type { Principal } from "./principal";
-import { readScopes } from "./scopes";
+import type { Principal } from "../http/principal";
+import { readScopes } from "../http/scopes";
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 

@@ -2,7 +2,7 @@ import { and, eq, inArray, isNotNull, isNull, max } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { grants, oauthApps, refreshTokens } from "../db/schema";
 import { notFound } from "../http/errors";
-import { readScopes } from "./scopes";
+import { readScopes } from "../http/scopes";
 
 /** An OAuth app the user approved on the consent page, as GET /v1/auth/authorizations shows it. */
 export interface Authorization {

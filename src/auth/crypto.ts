@@ -1,15 +1,8 @@
+import { base64url } from "../lib/base64url";
+
 const encoder = new TextEncoder();
 
-export function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-export function fromBase64url(text: string): Uint8Array {
-  const padded = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
-  return Uint8Array.from(atob(padded), (ch) => ch.charCodeAt(0));
-}
+export { base64url, fromBase64url } from "../lib/base64url";
 
 /** A url-safe random string carrying `bytes` bytes of entropy. */
 export function randomToken(bytes = 32): string {

@@ -4,7 +4,7 @@ import { ApiError } from "../http/errors";
 import { Timestamp } from "../http/schemas";
 import { createOAuthApp, deleteOAuthApp, listOAuthApps, presentOAuthApp, redirectUriProblem } from "./oauth-apps";
 import { ScopeSchema } from "./schemas";
-import { isSubset, type Scope } from "./scopes";
+import { isSubset, type Scope } from "../http/scopes";
 
 const OAuthAppSchema = z
   .object({

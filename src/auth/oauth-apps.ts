@@ -4,7 +4,7 @@ import type { Db } from "../db/client";
 import { grants, oauthApps, type OAuthApp } from "../db/schema";
 import { ApiError, notFound } from "../http/errors";
 import { constantTimeEqual, hashSecret, randomToken } from "./crypto";
-import { formatScopes, readScopes, type Scope } from "./scopes";
+import { formatScopes, readScopes, type Scope } from "../http/scopes";
 
 export const MAX_APPS_PER_USER = 50;
 

@@ -1,7 +1,7 @@
 import { HtmlDocument } from "../http/html-document";
 import type { Child } from "hono/jsx";
 import { ERROR_CODES } from "../http/errors";
-import { SCOPES } from "../auth/scopes";
+import { SCOPES } from "../http/scopes";
 import { fieldsOf, type Field } from "./render-schema";
 
 type Doc = Record<string, any>;

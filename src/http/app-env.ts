@@ -1,5 +1,5 @@
 import type { Config, Env } from "../env";
-import type { Principal } from "../auth/principal";
+import type { Principal } from "./principal";
 import type { Db } from "../db/client";
 
 /** The Hono environment shared by every router: bindings plus per-request services. */

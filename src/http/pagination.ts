@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { base64url, fromBase64url } from "../auth/crypto";
+import { base64url, fromBase64url } from "../lib/base64url";
 import { ApiError } from "./errors";
 
 /** `?limit=` (default 20, at most 100) and an opaque `?cursor=` from the previous page. */

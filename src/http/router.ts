@@ -3,8 +3,8 @@ import type { Hook } from "@hono/zod-openapi";
 import type { AppEnv } from "./app-env";
 import { validationFailed, type FieldError } from "./errors";
 import { ProblemSchema } from "./schemas";
-import { requireFirstParty, requireScope } from "../auth/require-scope";
-import type { Scope } from "../auth/scopes";
+import { requireFirstParty, requireScope } from "./require-scope";
+import type { Scope } from "./scopes";
 
 const LOCATIONS: Record<string, string> = { json: "body", form: "form", query: "query", param: "path", header: "header" };
 

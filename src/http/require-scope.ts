@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../http/app-env";
-import { ApiError } from "../http/errors";
+import type { AppEnv } from "./app-env";
+import { ApiError } from "./errors";
 import type { Scope } from "./scopes";
 
 /** 403 with RFC 6750 `insufficient_scope` unless the caller's credential carries every scope. */
