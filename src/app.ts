@@ -22,6 +22,7 @@ import { conversationRoutes } from "./conversations/routes";
 import { chatRoutes } from "./conversations/chat-routes";
 import { workflowRoutes } from "./workflows/routes";
 import { agentRoutes } from "./agents/routes";
+import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { templateRoutes } from "./templates/routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
 import { homePage } from "./pages/home";
@@ -80,6 +81,7 @@ export function createApp() {
   authed.route("/", chatRoutes);
   authed.route("/", workflowRoutes);
   authed.route("/", agentRoutes);
+  authed.route("/", chatAgentRoutes);
   authed.route("/", templateRoutes);
   v1.route("/", authed);
 

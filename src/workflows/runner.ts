@@ -9,7 +9,7 @@ import { executeTool } from "../tools/executor";
 import { randomToken } from "../auth/crypto";
 import { credentialRevocation } from "../auth/credential-status";
 import type { RetryPolicy, Step } from "./steps";
-import { recordAgentOutcome } from "../agents/service";
+import { recordAgentOutcome } from "./agent-outcome";
 
 /** Queue message that drives one execution forward. */
 export interface ExecutionMessage {
