@@ -1,7 +1,7 @@
-import { and, count, desc, eq, } from "drizzle-orm";
+import { and, count, desc, eq } from "drizzle-orm";
 import type { Env } from "../env";
 import type { Db } from "../db/client";
-import { agents, workflows, type Agent, } from "../db/schema";
+import { agents, workflows, type Agent } from "../db/schema";
 import { ApiError, notFound } from "../http/errors";
 import { credentialRevocation } from "../auth/credential-status";
 import { randomToken } from "../auth/crypto";

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { authedRoute, conflictError, createRouter, notFoundError } from "../http/router";
 import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { IntIdParam, Timestamp } from "../http/schemas";
-import { inputJsonSchema } from "../tools/schemas";
+import { inputJsonSchema } from "../lib/json-schema";
 import { PLATFORMS, platformToolName } from "./platforms";
 import { secretBoxFor } from "./secrets";
 import { createConnection, deleteConnection, listConnections, presentConnection, requirePlatform, updateConnection, validateConfig } from "./service";

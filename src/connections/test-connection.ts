@@ -1,6 +1,6 @@
 import type { Config } from "../env";
 import { addressPolicyFor } from "../net/address-policy";
-import { McpError, listMcpTools } from "../tools/mcp/client";
+import { McpError, listMcpTools } from "./mcp-client";
 import { platformClient } from "./platforms/client";
 import type { McpConfig } from "./platforms/mcp";
 import { PlatformError, type Platform } from "./platforms/types";

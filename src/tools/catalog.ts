@@ -6,7 +6,7 @@ import { allConnections } from "../connections/service";
 import { PLATFORMS, findPlatform, platformToolName } from "../connections/platforms";
 import type { Platform, PlatformTool } from "../connections/platforms/types";
 import { BUILTIN_TOOLS } from "./builtin";
-import { inputJsonSchema, toolNameFragment } from "./schemas";
+import { inputJsonSchema, toolNameFragment } from "../lib/json-schema";
 import type { BuiltinTool, JsonSchema, ToolInfo } from "./types";
 
 /** MCP tool lists are reloaded after this long, or on demand (`?refresh=true`). */

@@ -20,7 +20,7 @@ import { OutboundRefused } from "../net/safe-fetch";
 import { randomToken } from "../auth/crypto";
 import { writeAudit } from "./audit";
 import { mcpToolName, parseToolName, platformToolInput } from "./catalog";
-import { McpError, callMcpTool } from "./mcp/client";
+import { McpError, callMcpTool } from "../connections/mcp-client";
 import { mcpToolsOf } from "./mcp/tools-cache";
 import { ToolError, type ProgressUpdate, type ToolContext } from "./types";
 import { loggableError } from "../lib/safe-log";

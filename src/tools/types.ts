@@ -1,34 +1,10 @@
 import type { z } from "@hono/zod-openapi";
-import type { Config, Env } from "../env";
-import type { Db } from "../db/client";
-import type { AddressPolicy } from "../net/address-policy";
+import type { ProgressUpdate, ToolContext } from "../lib/tool-context";
 
-export interface ProgressUpdate {
-  progress: number;
-  total?: number;
-  message?: string;
-}
+export type { ProgressUpdate, ToolContext };
 
-/** What a running tool may use; the same for the REST API, the orchestrator and workflows. */
-export interface ToolContext {
-  userId: number;
-  db: Db;
-  env: Env;
-  config: Config;
-  policy: AddressPolicy;
-  /** Aborted when the caller goes away (an SSE client disconnects) or the deadline passes. */
-  signal: AbortSignal;
-  /**
-   * Set when a workflow step makes the call: `<execution_id>:<step_id>:<item>`. Outbound HTTP
-   * calls send it as `Idempotency-Key`, so a step re-run after a crash is seen once by targets
-   * that honour the header.
-   */
-  idempotencyKey?: string;
-  progress(update: ProgressUpdate): void;
-  log(level: "debug" | "info" | "warning" | "error", message: string): void;
-}
-
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema } from "../lib/json-schema";
+import type { JsonSchema } from "../lib/json-schema";
 
 /** A catalog entry, as GET /v1/tools shows it. */
 export interface ToolInfo {

@@ -6,7 +6,7 @@ import type { McpConfig } from "../../connections/platforms/mcp";
 import { recordConnectionHealth } from "../../connections/service";
 import type { AddressPolicy } from "../../net/address-policy";
 import { MCP_CACHE_TTL_MS } from "../catalog";
-import { McpError, listMcpTools } from "./client";
+import { McpError, listMcpTools } from "../../connections/mcp-client";
 
 /**
  * The tools of an MCP connection: from the D1 cache while fresh, else loaded from the server and

@@ -3,10 +3,10 @@ import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { LoggingMessageNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AddressPolicy } from "../../net/address-policy";
-import { OutboundRefused, checkUrl, guardedFetch } from "../../net/safe-fetch";
-import type { McpConfig } from "../../connections/platforms/mcp";
-import type { ProgressUpdate } from "../types";
+import type { AddressPolicy } from "../net/address-policy";
+import { OutboundRefused, checkUrl, guardedFetch } from "../net/safe-fetch";
+import type { McpConfig } from "./platforms/mcp";
+import type { ProgressUpdate } from "../lib/tool-context";
 
 const CLIENT_INFO = { name: "agent-automation-hub", version: "1.0.0" };
 const CALL_TIMEOUT_MS = 120_000;

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import type { JsonSchema } from "./types";
+
+/** A JSON Schema document, as tools publish their inputs. */
+export type JsonSchema = Record<string, unknown>;
 
 const cache = new WeakMap<z.ZodType, JsonSchema>();
 
