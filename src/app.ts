@@ -21,6 +21,8 @@ import { toolRoutes } from "./tools/routes";
 import { conversationRoutes } from "./conversations/routes";
 import { chatRoutes } from "./conversations/chat-routes";
 import { workflowRoutes } from "./workflows/routes";
+import { builderRoutes } from "./workflows/builder-routes";
+import { executionRoutes } from "./workflows/execution-routes";
 import { agentRoutes } from "./agents/routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { templateRoutes } from "./templates/routes";
@@ -79,7 +81,9 @@ export function createApp() {
   authed.route("/", toolRoutes);
   authed.route("/", conversationRoutes);
   authed.route("/", chatRoutes);
+  authed.route("/", builderRoutes);
   authed.route("/", workflowRoutes);
+  authed.route("/", executionRoutes);
   authed.route("/", agentRoutes);
   authed.route("/", chatAgentRoutes);
   authed.route("/", templateRoutes);

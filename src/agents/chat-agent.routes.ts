@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { authedRoute, createRouter } from "../http/router";
 import { createConversation } from "../conversations/service";
 import { buildFromDescription } from "../workflows/builder";
-import { Name, WorkflowSchema } from "../workflows/routes";
+import { Name, WorkflowSchema } from "../workflows/schemas";
 import { createWorkflow, presentWorkflow } from "../workflows/service";
 import { AgentSchema } from "./routes";
 import { deployAgent, presentAgent } from "./service";

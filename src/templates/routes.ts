@@ -5,7 +5,7 @@ import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
 import { ApiError } from "../http/errors";
 import { parseToolName } from "../tools/catalog";
-import { WorkflowSchema } from "../workflows/routes";
+import { WorkflowSchema } from "../workflows/schemas";
 import { createWorkflow, getOwnedWorkflow, presentWorkflow } from "../workflows/service";
 import { countUse, rankFeatured, getTemplate, listTemplates, presentTemplate, publishWorkflow, unpublish } from "./service";
 

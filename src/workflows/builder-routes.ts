@@ -1,0 +1,185 @@
+import { z } from "@hono/zod-openapi";
+import { ApiError } from "../http/errors";
+import { authedRoute, createRouter, notFoundError } from "../http/router";
+import { evaluateCondition } from "../lib/conditions";
+import { SubstitutionTooLarge, substitute } from "../lib/template";
+import { createWorkflow, presentWorkflow } from "./service";
+import { ConditionSchema } from "./steps";
+import { buildFromDescription } from "./builder";
+import { extractSteps } from "./extractor";
+import { conversationStub, getOwnedConversation } from "../conversations/service";
+import { Description, JsonObject, Name, TriggerType, WorkflowSchema } from "./schemas";
+
+const testCondition = authedRoute("data:read", {
+  method: "post",
+  path: "/workflows/test-condition",
+  tags: ["Workflows"],
+  summary: "Test condition evaluation",
+  description: "Evaluates `{field, operator, value}` (or and/or/not composites) against `context`, exactly as a condition step would.",
+  // The condition is recursive; the OpenAPI generator cannot walk that, so the document shows an
+  // object and the handler validates it with the real schema.
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({
+            condition: JsonObject.openapi({
+              description: "{field, operator, value} or {and: [...]}, {or: [...]}, {not: {...}}.",
+              example: { field: "input.score", operator: "greater_than", value: 50 },
+            }),
+            context: JsonObject,
+          }),
+        },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description: "The result",
+      content: {
+        "application/json": { schema: z.object({ result: z.boolean(), evaluated_value: z.unknown(), expected_value: z.unknown(), operator: z.string() }) },
+      },
+    },
+  },
+});
+
+const testSubstitution = authedRoute("data:read", {
+  method: "post",
+  path: "/workflows/test-substitution",
+  tags: ["Workflows"],
+  summary: "Test variable substitution",
+  description: "Replaces `{{variable}}` placeholders in `parameters` from `context`, exactly as a step's arguments would be.",
+  request: { body: { required: true, content: { "application/json": { schema: z.object({ parameters: JsonObject, context: JsonObject }) } } } },
+  responses: {
+    200: {
+      description: "The substitution",
+      content: {
+        "application/json": {
+          schema: z.object({ original_parameters: JsonObject, substituted_parameters: JsonObject, substitutions_made: z.array(z.string()) }),
+        },
+      },
+    },
+  },
+});
+
+const build = authedRoute("data:write", {
+  method: "post",
+  path: "/workflows/build",
+  tags: ["Workflows"],
+  summary: "Build a workflow from a description",
+  description:
+    "A workflow-builder turns the description into steps. With the local provider, each sentence that names a tool becomes a tool step (arguments it cannot fill become `{{variables}}`); a model provider's JSON is validated against the step schema, sent back once for repair, and refused (422) if still invalid.",
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({ description: z.string().trim().min(1).max(5000), name: Name.nullish(), provider: z.string().max(50).nullish() }),
+        },
+      },
+    },
+  },
+  responses: { 201: { description: "Created", content: { "application/json": { schema: WorkflowSchema } } } },
+});
+
+const extract = authedRoute("data:write", {
+  method: "post",
+  path: "/workflows/extract",
+  tags: ["Workflows"],
+  summary: "Extract a workflow from a conversation",
+  description:
+    "The conversation's successful tool calls (or those in `selected_step_ids`, by tool_call_id) become tool steps in order; each of `parameterize_fields` (an argument name, or `<tool_call_id>.<argument>`) becomes a `{{variable}}` whose default is its value in the conversation.",
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({
+            conversation_id: z.number().int().positive(),
+            workflow_name: Name,
+            description: Description.optional(),
+            selected_step_ids: z.array(z.string().max(200)).max(100).optional(),
+            parameterize_fields: z.array(z.string().max(300)).max(100).optional(),
+            trigger_type: TriggerType.default("manual"),
+            trigger_config: JsonObject.optional(),
+          }),
+        },
+      },
+    },
+  },
+  responses: { 201: { description: "Created", content: { "application/json": { schema: WorkflowSchema } } }, ...notFoundError },
+});
+
+export const builderRoutes = createRouter()
+  .openapi(build, async (c) => {
+    const body = c.req.valid("json");
+    const userId = c.get("principal").userId;
+    const built = await buildFromDescription({ env: c.env, config: c.get("config"), db: c.get("db"), userId }, body.description, {
+      name: body.name,
+      provider: body.provider,
+    });
+    const row = await createWorkflow(
+      c.get("db"),
+      userId,
+      {
+        name: built.name,
+        description: body.description,
+        steps: built.steps,
+        variables: built.variables,
+        metadata: { built_by: built.provider },
+      },
+      c.get("config").quotas.workflowsPerUser,
+    );
+    return c.json(presentWorkflow(row), 201);
+  })
+  .openapi(extract, async (c) => {
+    const body = c.req.valid("json");
+    const userId = c.get("principal").userId;
+    await getOwnedConversation(c.get("db"), userId, body.conversation_id);
+    const messages = await conversationStub(c.env, body.conversation_id).messages(body.conversation_id);
+    const { steps, variables } = extractSteps(messages, { selectedStepIds: body.selected_step_ids, parameterizeFields: body.parameterize_fields });
+    const row = await createWorkflow(
+      c.get("db"),
+      userId,
+      {
+        name: body.workflow_name,
+        description: body.description ?? `Extracted from conversation ${body.conversation_id}.`,
+        steps,
+        variables,
+        triggerType: body.trigger_type,
+        triggerConfig: body.trigger_config,
+        metadata: { extracted_from_conversation: body.conversation_id },
+      },
+      c.get("config").quotas.workflowsPerUser,
+    );
+    return c.json(presentWorkflow(row), 201);
+  })
+  .openapi(testCondition, (c) => {
+    const { condition, context } = c.req.valid("json");
+    const parsed = ConditionSchema.safeParse(condition);
+    if (!parsed.success) {
+      throw new ApiError("validation_failed", "The condition is not valid.", {
+        errors: parsed.error.issues.map((issue) => ({ location: "body", field: ["condition", ...issue.path.map(String)].join("."), message: issue.message })),
+      });
+    }
+    return c.json(
+      refuseTooLarge(() => evaluateCondition(parsed.data, context)),
+      200,
+    );
+  })
+  .openapi(testSubstitution, (c) => {
+    const { parameters, context } = c.req.valid("json");
+    const { value, substitutions } = refuseTooLarge(() => substitute(parameters, context));
+    return c.json({ original_parameters: parameters, substituted_parameters: value as Record<string, unknown>, substitutions_made: substitutions }, 200);
+  });
+
+/** A substitution that would grow past its cap is the caller's input problem: 422. */
+function refuseTooLarge<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof SubstitutionTooLarge) throw new ApiError("validation_failed", error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,93 @@
+import { z } from "@hono/zod-openapi";
+import { authedRoute, conflictError, createRouter, notFoundError } from "../http/router";
+import { PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
+import { cancelExecution, getOwnedExecution, listExecutions, presentExecution, startExecution } from "./executions";
+import { getOwnedWorkflow } from "./service";
+import { ExecutionSchema, JsonObject, WorkflowId } from "./schemas";
+
+const execute = authedRoute("workflow:execute", {
+  method: "post",
+  path: "/workflows/{workflow_id}/execute",
+  tags: ["Workflows"],
+  summary: "Execute a workflow",
+  description:
+    "Queues a run and answers 202 with its `execution_id`; follow it at GET /v1/executions/{execution_id}. `input_data` overlays the workflow's variables and is available as `{{input.…}}`.",
+  request: { params: WorkflowId, body: { required: false, content: { "application/json": { schema: z.object({ input_data: JsonObject.default({}) }) } } } },
+  responses: {
+    202: {
+      description: "Queued",
+      content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued"), workflow_version: z.number().int() }) } },
+    },
+    ...notFoundError,
+    409: { description: "The workflow is paused or archived." },
+  },
+});
+
+const executionsOf = authedRoute("data:read", {
+  method: "get",
+  path: "/workflows/{workflow_id}/executions",
+  tags: ["Workflows"],
+  summary: "List a workflow's executions",
+  request: { params: WorkflowId, query: PageQuery },
+  responses: { 200: { description: "Executions, newest first", content: { "application/json": { schema: pageOf(ExecutionSchema) } } }, ...notFoundError },
+});
+
+const execution = authedRoute("data:read", {
+  method: "get",
+  path: "/executions/{execution_id}",
+  tags: ["Workflows"],
+  summary: "Get an execution with its step records",
+  request: {
+    params: z.object({
+      execution_id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "execution_id", in: "path" } }),
+    }),
+  },
+  responses: { 200: { description: "The execution", content: { "application/json": { schema: ExecutionSchema } } }, ...notFoundError },
+});
+
+const cancel = authedRoute("workflow:execute", {
+  method: "post",
+  path: "/executions/{execution_id}/cancel",
+  tags: ["Workflows"],
+  summary: "Cancel an execution",
+  description:
+    "Stops an unfinished execution (queued, running, or waiting on a delay or a retry): a step in progress is aborted and no further step runs. Answers the execution, now `cancelled`; a finished one answers 409.",
+  request: {
+    params: z.object({
+      execution_id: z
+        .string()
+        .max(64)
+        .openapi({ param: { name: "execution_id", in: "path" } }),
+    }),
+  },
+  responses: { 200: { description: "Cancelled", content: { "application/json": { schema: ExecutionSchema } } }, ...notFoundError, ...conflictError },
+});
+
+export const executionRoutes = createRouter()
+  .openapi(execute, async (c) => {
+    const principal = c.get("principal");
+    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, c.req.valid("param").workflow_id);
+    // The body is optional: without one the run gets empty input_data.
+    const input = (c.req.valid("json") as { input_data?: Record<string, unknown> } | undefined)?.input_data ?? {};
+    const run = await startExecution(c.env, c.get("db"), workflow, { userId: principal.userId, credentialId: principal.credentialId, input });
+    return c.json({ execution_id: run.id, status: "queued" as const, workflow_version: run.workflowVersion }, 202);
+  })
+  .openapi(executionsOf, async (c) => {
+    const workflow = await getOwnedWorkflow(c.get("db"), c.get("principal").userId, c.req.valid("param").workflow_id);
+    const { limit, cursor } = c.req.valid("query");
+    const after = decodeCursor(cursor, z.object({ c: z.number(), id: z.string() }));
+    const rows = await listExecutions(c.get("db"), workflow.id, limit + 1, after);
+    const { page, nextCursor } = paginate(rows, limit, (row) => ({ c: row.createdAt.getTime(), id: row.id }));
+    return c.json({ data: await Promise.all(page.map((row) => presentExecution(c.get("db"), row, false))), next_cursor: nextCursor }, 200);
+  })
+  .openapi(cancel, async (c) => {
+    const row = await cancelExecution(c.get("db"), c.get("principal").userId, c.req.valid("param").execution_id);
+    return c.json(await presentExecution(c.get("db"), row, true), 200);
+  })
+  .openapi(execution, async (c) => {
+    const row = await getOwnedExecution(c.get("db"), c.get("principal").userId, c.req.valid("param").execution_id);
+    return c.json(await presentExecution(c.get("db"), row, true), 200);
+  });

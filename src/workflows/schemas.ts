@@ -1,0 +1,59 @@
+import { z } from "@hono/zod-openapi";
+import { IntIdParam, Timestamp } from "../http/schemas";
+
+/** The shapes workflow and execution routes answer with and accept. */
+export const Status = z.enum(["draft", "active", "paused", "archived"]);
+export const JsonObject = z.record(z.string(), z.unknown());
+
+export const WorkflowSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    status: Status,
+    version: z.number().int(),
+    is_template: z.boolean().openapi({ description: "Whether the workflow is published as a template now (POST /v1/workflows/{id}/publish)." }),
+    trigger_type: z.string(),
+    trigger_config: JsonObject,
+    variables: JsonObject,
+    workflow_metadata: JsonObject,
+    settings: JsonObject,
+    steps: z.array(JsonObject),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi("Workflow");
+
+export const StepRecordSchema = z.object({
+  step_id: z.string(),
+  type: z.string(),
+  status: z.enum(["running", "waiting", "retrying", "succeeded", "failed", "skipped"]),
+  attempts: z.number().int(),
+  started_at: Timestamp.nullable(),
+  finished_at: Timestamp.nullable(),
+  resume_at: Timestamp.nullable(),
+  result: z.unknown(),
+  error_message: z.string().nullable(),
+});
+
+export const ExecutionSchema = z
+  .object({
+    id: z.string(),
+    workflow_id: z.number().int(),
+    workflow_version: z.number().int(),
+    status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
+    input_data: JsonObject,
+    error_message: z.string().nullable(),
+    failed_step_id: z.string().nullable(),
+    agent_id: z.string().nullable(),
+    created_at: Timestamp,
+    started_at: Timestamp.nullable(),
+    finished_at: Timestamp.nullable(),
+    steps: z.array(StepRecordSchema).optional(),
+  })
+  .openapi("Execution");
+
+export const WorkflowId = IntIdParam("workflow_id");
+export const Name = z.string().trim().min(1).max(200);
+export const Description = z.string().max(5000);
+export const TriggerType = z.string().max(50);
