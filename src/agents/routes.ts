@@ -7,7 +7,7 @@ import { getOwnedWorkflow } from "../workflows/service";
 import { parseCronExpression } from "cron-schedule";
 import { applySchedule } from "./schedules";
 import { isTimeZone } from "./cron-time";
-import { deleteAgent, deployAgent, getOwnedAgent, listAgents, presentAgent, setAgentStatus, setSchedule } from "./service";
+import { deleteAgent, deployAgent, presentOwnedAgent, getOwnedAgent, listAgents, presentAgent, setAgentStatus, setSchedule } from "./service";
 
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -194,26 +194,22 @@ export const agentRoutes = createRouter()
         : schedule_config;
     const nextRunAt = await applySchedule(c.env, agent.id, config);
     const updated = await setSchedule(c.get("db"), agent.id, { triggerType: "schedule", schedule: config, nextRunAt });
-    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, updated.workflowId);
-    return c.json(presentAgent(updated, workflow.name), 200);
+    return c.json(await presentOwnedAgent(c.get("db"), principal.userId, updated.id), 200);
   })
   .openapi(unschedule, async (c) => {
     const principal = c.get("principal");
     const agent = await getOwnedAgent(c.get("db"), principal.userId, c.req.valid("param").agent_id);
     await applySchedule(c.env, agent.id, null);
     const updated = await setSchedule(c.get("db"), agent.id, { triggerType: "manual", schedule: null, nextRunAt: null });
-    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, updated.workflowId);
-    return c.json(presentAgent(updated, workflow.name), 200);
+    return c.json(await presentOwnedAgent(c.get("db"), principal.userId, updated.id), 200);
   })
   .openapi(pause, async (c) => {
     const agent = await setAgentStatus(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id, "paused");
-    const workflow = await getOwnedWorkflow(c.get("db"), c.get("principal").userId, agent.workflowId);
-    return c.json(presentAgent(agent, workflow.name), 200);
+    return c.json(await presentOwnedAgent(c.get("db"), c.get("principal").userId, agent.id), 200);
   })
   .openapi(resume, async (c) => {
     const agent = await setAgentStatus(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id, "active");
-    const workflow = await getOwnedWorkflow(c.get("db"), c.get("principal").userId, agent.workflowId);
-    return c.json(presentAgent(agent, workflow.name), 200);
+    return c.json(await presentOwnedAgent(c.get("db"), c.get("principal").userId, agent.id), 200);
   })
   .openapi(remove, async (c) => {
     const agent = await getOwnedAgent(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id);
@@ -231,9 +227,8 @@ export const agentRoutes = createRouter()
       config: body.agent_config ?? {},
       maxAgents: c.get("config").quotas.agentsPerUser,
     });
-    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, agent.workflowId);
     c.header("Cache-Control", "no-store");
-    return c.json({ ...presentAgent(agent, workflow.name), webhook_secret: webhookSecret }, 201);
+    return c.json({ ...(await presentOwnedAgent(c.get("db"), principal.userId, agent.id)), webhook_secret: webhookSecret }, 201);
   })
   .openapi(list, async (c) => {
     const rows = await listAgents(c.get("db"), c.get("principal").userId);
@@ -243,18 +238,15 @@ export const agentRoutes = createRouter()
     );
   })
   .openapi(get, async (c) => {
-    const principal = c.get("principal");
-    const agent = await getOwnedAgent(c.get("db"), principal.userId, c.req.valid("param").agent_id);
-    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, agent.workflowId);
-    return c.json(presentAgent(agent, workflow.name), 200);
+    return c.json(await presentOwnedAgent(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id), 200);
   })
   .openapi(execute, async (c) => {
     const principal = c.get("principal");
     const agent = await getOwnedAgent(c.get("db"), principal.userId, c.req.valid("param").agent_id);
     if (agent.status === "paused") throw new ApiError("conflict", "The agent is paused.");
     // Run by hand, the agent acts with the caller's own (live) credential.
-    const input = ((await c.req.json().catch(() => ({}))) ?? {}) as Record<string, unknown>;
-    if (typeof input !== "object" || Array.isArray(input)) throw new ApiError("validation_failed", "The body must be a JSON object.");
+    // The body is optional and, when sent, validated as a JSON object by the route's schema.
+    const input = (c.req.valid("json") as Record<string, unknown> | undefined) ?? {};
     const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, agent.workflowId);
     const run = await startExecution(c.env, c.get("db"), workflow, {
       userId: principal.userId,

@@ -49,6 +49,18 @@ export async function recordAgentRefusal(db: Db, agentId: string, reason: string
   await db.update(agents).set({ lastError: reason, updatedAt: new Date() }).where(eq(agents.id, agentId));
 }
 
+/** The agent as the API shows it, with its workflow's name, read in one query. */
+export async function presentOwnedAgent(db: Db, userId: number, id: string) {
+  const row = await db
+    .select({ agent: agents, workflowName: workflows.name })
+    .from(agents)
+    .innerJoin(workflows, eq(workflows.id, agents.workflowId))
+    .where(and(eq(agents.id, id), eq(agents.userId, userId)))
+    .get();
+  if (!row) throw notFound("Agent");
+  return presentAgent(row.agent, row.workflowName);
+}
+
 export async function getOwnedAgent(db: Db, userId: number, id: string): Promise<Agent> {
   const row = await db
     .select()

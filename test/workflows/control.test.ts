@@ -158,6 +158,23 @@ describe("rules every door keeps", () => {
     expect((await call(`/v1/agents/${agent.agent_id}/pause`, { method: "POST", token: writer })).status).toBe(200);
   });
 
+  it("an agent's manual run takes an optional JSON object as its input, and refuses anything else", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
+    const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
+    const bare = await call(`/v1/agents/${agent.agent_id}/execute`, { method: "POST", token: key });
+    expect(bare.status).toBe(202);
+    expect((await settled(key, (await json(bare)).execution_id)).input_data).toEqual({});
+    const withInput = await call(`/v1/agents/${agent.agent_id}/execute`, { token: key, json: { lead: "ada@example.com" } });
+    expect((await settled(key, (await json(withInput)).execution_id)).input_data).toEqual({ lead: "ada@example.com" });
+    await expectProblem(await call(`/v1/agents/${agent.agent_id}/execute`, { token: key, json: ["not", "an", "object"] }), 422, "validation_failed");
+    await expectProblem(
+      await call(`/v1/agents/${agent.agent_id}/execute`, { token: key, body: "{broken", headers: { "Content-Type": "application/json" } }),
+      400,
+      "malformed_json",
+    );
+  });
+
   it("agents do not run a paused workflow, by hand or on schedule", async () => {
     const { key } = await newApiKey(await newUser());
     const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
