@@ -7,7 +7,7 @@ import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { parseArgs, promisify } from "node:util";
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -170,7 +170,9 @@ export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inh
 }
 
 function printWelcome(origin, credentials, stateDir = path.join(root, ".wrangler")) {
-  const saved = path.relative(root, path.join(stateDir, "local-credentials.txt"));
+  const file = path.join(stateDir, "local-credentials.txt");
+  // Relative when it is in the repository, absolute when HUB_STATE_DIR points elsewhere.
+  const saved = path.relative(root, file).startsWith("..") ? file : path.relative(root, file);
   const lines = [``, `Agent Automation Hub is running at ${origin}  (API: ${origin}/v1, docs: ${origin}/docs)`];
   if (credentials) {
     lines.push(
@@ -194,6 +196,12 @@ function printWelcome(origin, credentials, stateDir = path.join(root, ".wrangler
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const port = Number(process.env.PORT ?? 8787);
   const vars = process.env.ENVIRONMENT ? { ENVIRONMENT: process.env.ENVIRONMENT } : {};
+  // `npm start -- --var NAME:VALUE` overrides a Worker var (a limit, say), as `wrangler dev --var` does.
+  for (const pair of parseArgs({ options: { var: { type: "string", multiple: true } } }).values.var ?? []) {
+    const at = pair.indexOf(":");
+    if (at < 1) throw new Error(`--var takes NAME:VALUE, not "${pair}"`);
+    vars[pair.slice(0, at)] = pair.slice(at + 1);
+  }
   // HUB_STATE_DIR keeps all local state (D1, Durable Objects) elsewhere than .wrangler/.
   const persistTo = process.env.HUB_STATE_DIR ? path.resolve(process.env.HUB_STATE_DIR) : undefined;
   const hub = await startHub({ port, vars, persistTo });
