@@ -1,6 +1,6 @@
-import { and, eq, inArray, isNotNull, isNull, max } from "drizzle-orm";
+import { and, eq, gt, inArray, isNotNull, isNull, max } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { grants, oauthApps, refreshTokens } from "../db/schema";
+import { authorizationCodes, grants, oauthApps, refreshTokens } from "../db/schema";
 import { notFound } from "../http/errors";
 import { readScopes } from "../http/scopes";
 
@@ -41,7 +41,7 @@ export async function listAuthorizations(db: Db, userId: number): Promise<Author
     )
     .groupBy(refreshTokens.grantId)
     .all();
-  const usedAt = new Map(lastIssued.map((r) => [r.grantId, r.at ? new Date(r.at as unknown as number).getTime() : 0]));
+  const usedAt = new Map(lastIssued.map((r) => [r.grantId, r.at ? r.at.getTime() : 0]));
 
   const byApp = new Map<string, { name: string; scopes: Set<string>; created: number; used: number }>();
   for (const row of rows) {
@@ -64,12 +64,27 @@ export async function listAuthorizations(db: Db, userId: number): Promise<Author
 
 /**
  * Withdraws the user's approval of an app: every grant of that app for this user is revoked,
- * which kills its access and refresh tokens at once and stops agents it deployed.
+ * which kills its access and refresh tokens at once and stops agents it deployed. Codes the
+ * app has not exchanged yet are expired too, or one approved a minute ago would bring the
+ * access straight back.
  */
 export async function revokeAuthorization(db: Db, userId: number, clientId: string): Promise<void> {
+  const now = new Date();
+  await db
+    .update(authorizationCodes)
+    // A code counts as expired once its expiry lies in the past, so set it just before now.
+    .set({ expiresAt: new Date(now.getTime() - 1) })
+    .where(
+      and(
+        eq(authorizationCodes.userId, userId),
+        eq(authorizationCodes.clientId, clientId),
+        isNull(authorizationCodes.usedAt),
+        gt(authorizationCodes.expiresAt, now),
+      ),
+    );
   const revoked = await db
     .update(grants)
-    .set({ revokedAt: new Date() })
+    .set({ revokedAt: now })
     .where(and(eq(grants.userId, userId), eq(grants.clientId, clientId), eq(grants.kind, "authorization_code"), isNull(grants.revokedAt)))
     .returning({ id: grants.id });
   if (revoked.length === 0) throw notFound("Authorization");
