@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError, ERROR_CODES, type ErrorCode } from "./errors";
 import type { AppEnv } from "./app-env";
-import { loggableError } from "../lib/safe-log";
+import { loggableError, withoutQueryStrings } from "../lib/safe-log";
 
 /** Renders an error as RFC 9457 problem details with our stable `code` and the request id. */
 export function problemResponse(c: Context<AppEnv>, error: ApiError): Response {
@@ -38,7 +38,8 @@ export function toApiError(error: unknown, requestId: string | undefined): ApiEr
       request_id: requestId,
       message: loggableError(error),
       query: queryError ? (error as Error & { query: string }).query : undefined,
-      stack: !queryError && error instanceof Error ? error.stack : undefined,
+      // The stack's first line is the message again: cut the same way.
+      stack: !queryError && error instanceof Error && error.stack ? withoutQueryStrings(error.stack) : undefined,
     }),
   );
   return new ApiError("internal_error", "An unexpected error occurred. Quote the request_id when reporting it.");

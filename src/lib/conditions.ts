@@ -1,6 +1,7 @@
 import { RE2JS } from "re2js";
 import { getPath } from "./json-path";
-import { substitute } from "./template";
+import { MAX_NESTING, nestsDeeperThan } from "./json-depth";
+import { SubstitutionTooLarge, substitute } from "./template";
 
 export const OPERATORS = [
   "equals",
@@ -64,6 +65,8 @@ export function evaluateCondition(condition: Condition, context: unknown): Condi
     return { ...inner, result: !inner.result, operator: `not ${inner.operator}` };
   }
   const { found, value: actual } = resolveField(condition.field, context);
+  // Comparing and reporting walk the value recursively; substitute() already bounds `value`.
+  if (nestsDeeperThan(actual)) throw new SubstitutionTooLarge(`The value of ${condition.field.slice(0, 100)} is nested deeper than ${MAX_NESTING} levels.`);
   const expected = condition.value === undefined ? null : substitute(condition.value, context).value;
   return {
     result: compare(condition.operator, found, actual, expected),
@@ -105,9 +108,9 @@ export function compare(operator: Operator, found: boolean, actual: unknown, exp
     case "ends_with":
       return typeof actual === "string" && actual.endsWith(String(expected ?? ""));
     case "in":
-      return Array.isArray(expected) && expected.some((item) => equal(actual, item));
+      return Array.isArray(expected) && expected.some(equalTo(actual));
     case "not_in":
-      return !(Array.isArray(expected) && expected.some((item) => equal(actual, item)));
+      return !(Array.isArray(expected) && expected.some(equalTo(actual)));
     case "exists":
       return found && actual !== null && actual !== undefined;
     case "not_exists":
@@ -129,10 +132,22 @@ const numeric = (value: unknown): number | undefined => {
 
 /** Numbers and numeric strings compare as numbers ("5" equals 5); everything else structurally. */
 export function equal(a: unknown, b: unknown): boolean {
-  const x = numeric(a);
-  const y = numeric(b);
-  if (x !== undefined && y !== undefined) return x === y;
-  return canonical(a) === canonical(b);
+  return equalTo(b)(a);
+}
+
+/**
+ * `equal(·, fixed)` for comparing many values with one: the fixed side is converted once, so
+ * `in` over a long list costs the list's size, not the list's length times the value's size.
+ */
+function equalTo(fixed: unknown): (other: unknown) => boolean {
+  const fixedNumber = numeric(fixed);
+  let fixedCanonical: string | undefined;
+  return (other) => {
+    const otherNumber = fixedNumber === undefined ? undefined : numeric(other);
+    if (otherNumber !== undefined) return otherNumber === fixedNumber;
+    fixedCanonical ??= canonical(fixed);
+    return canonical(other) === fixedCanonical;
+  };
 }
 
 function canonical(value: unknown): string {
@@ -162,7 +177,7 @@ function order(a: unknown, b: unknown): number {
 
 function contains(actual: unknown, expected: unknown): boolean {
   if (typeof actual === "string") return actual.includes(String(expected ?? ""));
-  if (Array.isArray(actual)) return actual.some((item) => equal(item, expected));
+  if (Array.isArray(actual)) return actual.some(equalTo(expected));
   if (actual && typeof actual === "object") return typeof expected === "string" && Object.hasOwn(actual, expected);
   return false;
 }

@@ -12,8 +12,13 @@ export function splitPath(path: string): string[] {
 const FORBIDDEN = new Set(["__proto__", "prototype", "constructor"]);
 
 export function getPath(value: unknown, path: string): { found: boolean; value: unknown } {
+  return getKeys(value, splitPath(path));
+}
+
+/** getPath with the path split once: for looking the same path up in many items. */
+export function getKeys(value: unknown, keys: readonly string[]): { found: boolean; value: unknown } {
   let current = value;
-  for (const key of splitPath(path)) {
+  for (const key of keys) {
     if (FORBIDDEN.has(key) || current === null || typeof current !== "object") return { found: false, value: undefined };
     if (Array.isArray(current)) {
       if (!/^\d+$/.test(key) || Number(key) >= current.length) return { found: false, value: undefined };

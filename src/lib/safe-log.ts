@@ -12,20 +12,38 @@ export function loggableError(error: unknown): string {
   return withoutQueryStrings(error instanceof Error ? error.message : String(error));
 }
 
-/** Cuts the query string (and user:password) off every URL in the text, in one pass over its words. */
+/** Characters that end a URL written inside a log message (JSON quotes and escapes included). */
+const URL_END = new Set([" ", "\t", "\n", "\r", '"', "'", "`", "<", ">", "\\"]);
+/** Characters that end a URL's authority (`user:password@host:port`). */
+const AUTHORITY_END = new Set(["/", "?", "#", ...URL_END]);
+
+/**
+ * Cuts the query string and fragment (either may hold a token) and the `user:password@` off
+ * every URL in the text. One pass: each character is looked at a bounded number of times.
+ */
 export function withoutQueryStrings(text: string): string {
-  return text
-    .split(/(\s+)/)
-    .map((word) => {
-      const scheme = word.indexOf("://");
-      if (scheme < 0) return word;
-      let cleaned = word;
-      const query = cleaned.indexOf("?", scheme);
-      if (query >= 0) cleaned = `${cleaned.slice(0, query)}?[query removed]`;
-      const at = cleaned.indexOf("@", scheme);
-      const slash = cleaned.indexOf("/", scheme + 3);
-      if (at >= 0 && (slash < 0 || at < slash)) cleaned = `${cleaned.slice(0, scheme + 3)}${cleaned.slice(at + 1)}`;
-      return cleaned;
-    })
-    .join("");
+  let out = "";
+  let copied = 0;
+  for (let scheme = text.indexOf("://"); scheme >= 0; scheme = text.indexOf("://", Math.max(scheme + 3, copied))) {
+    const hostStart = scheme + 3;
+    let end = hostStart;
+    let lastAt = -1;
+    while (end < text.length && !AUTHORITY_END.has(text[end]!) && !text.startsWith("://", end)) {
+      if (text[end] === "@") lastAt = end;
+      end++;
+    }
+    out += text.slice(copied, hostStart);
+    copied = lastAt >= 0 ? lastAt + 1 : hostStart;
+    // The path runs to the query, the fragment, the URL's end, or another URL glued on.
+    while (end < text.length && !URL_END.has(text[end]!) && text[end] !== "?" && text[end] !== "#" && !text.startsWith("://", end)) end++;
+    out += text.slice(copied, end);
+    copied = end;
+    if (text[end] === "?" || text[end] === "#") {
+      const marker = text[end] === "?" ? "?[query removed]" : "#[fragment removed]";
+      while (end < text.length && !URL_END.has(text[end]!)) end++;
+      out += marker;
+      copied = end;
+    }
+  }
+  return out + text.slice(copied);
 }

@@ -1,4 +1,5 @@
 import { getPath } from "./json-path";
+import { MAX_NESTING, nestingDepth, tooDeepMessage } from "./json-depth";
 
 /** A substitution may add at most this much text, so a template cannot blow up memory. */
 export const MAX_SUBSTITUTED_CHARS = 1024 * 1024;
@@ -9,12 +10,13 @@ export interface Substitution {
   substitutions: string[];
 }
 
-/** Thrown when the substituted value would be larger than MAX_SUBSTITUTED_CHARS. */
-export class SubstitutionTooLarge extends Error {
-  constructor(limit: number) {
-    super(`The substituted value is larger than ${Math.round(limit / 1024)} KiB.`);
-  }
-}
+/**
+ * Thrown instead of building a value the hub could not hold or serialise: more than
+ * MAX_SUBSTITUTED_CHARS of substituted text, or nesting deeper than MAX_NESTING levels.
+ */
+export class SubstitutionTooLarge extends Error {}
+
+const tooLarge = (limit: number) => new SubstitutionTooLarge(`The substituted value is larger than ${Math.round(limit / 1024)} KiB.`);
 
 /**
  * Replaces `{{ name }}` / `{{contact.emails.0}}` placeholders throughout a JSON value (whitespace
@@ -23,22 +25,22 @@ export class SubstitutionTooLarge extends Error {
  * Unknown names are left as written and not reported.
  *
  * Placeholders are found by a single left-to-right scan, never a backtracking regex: the work is
- * linear in the template's length whatever it holds (100,000 `{` included), and the text added
- * is capped at `maxChars`.
+ * linear in the template's length whatever it holds (100,000 `{` included), the text added is
+ * capped at `maxChars`, and neither the template nor what is put into it may nest deeper than
+ * MAX_NESTING levels (the walk and later serialisation recurse).
  */
 export function substitute(value: unknown, context: unknown, maxChars = MAX_SUBSTITUTED_CHARS): Substitution {
   const substitutions: string[] = [];
   const budget = { left: maxChars, limit: maxChars };
-  const sizes = new Map<string, number>();
-  const walk = (node: unknown): unknown => {
-    if (typeof node === "string") return substituteString(node, context, substitutions, budget, sizes);
-    if (Array.isArray(node)) return node.map(walk);
-    if (node !== null && typeof node === "object") {
-      return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, walk(child)]));
-    }
-    return node;
+  const measured = new Map<string, Measure>();
+  const walk = (node: unknown, depth: number): unknown => {
+    if (typeof node === "string") return substituteString(node, depth, context, substitutions, budget, measured);
+    if (node === null || typeof node !== "object") return node;
+    if (depth >= MAX_NESTING) throw new SubstitutionTooLarge(tooDeepMessage());
+    if (Array.isArray(node)) return node.map((child) => walk(child, depth + 1));
+    return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, walk(child, depth + 1)]));
   };
-  return { value: walk(value), substitutions };
+  return { value: walk(value, 0), substitutions };
 }
 
 /** One placeholder found in a text: where it is and the path it names. */
@@ -84,10 +86,11 @@ export function findPlaceholders(text: string): Placeholder[] {
 
 function substituteString(
   text: string,
+  depth: number,
   context: unknown,
   substitutions: string[],
   budget: { left: number; limit: number },
-  sizes: Map<string, number>,
+  measured: Map<string, Measure>,
 ): unknown {
   const placeholders = findPlaceholders(text);
   if (placeholders.length === 0) return text;
@@ -95,7 +98,9 @@ function substituteString(
   if (placeholders.length === 1 && only.start === 0 && only.end === text.length) {
     const hit = getPath(context, only.path);
     if (!hit.found) return text;
-    spend(budget, sizeOf(only.path, hit.value, sizes));
+    const { size, nesting } = measure(only.path, hit.value, measured);
+    if (depth + nesting > MAX_NESTING) throw new SubstitutionTooLarge(tooDeepMessage());
+    spend(budget, size);
     substitutions.push(`{{${only.path}}}`);
     return hit.value;
   }
@@ -104,6 +109,7 @@ function substituteString(
   for (const placeholder of placeholders) {
     const hit = getPath(context, placeholder.path);
     if (!hit.found) continue;
+    if (measure(placeholder.path, hit.value, measured).nesting > MAX_NESTING) throw new SubstitutionTooLarge(tooDeepMessage());
     const replacement = stringify(hit.value);
     spend(budget, replacement.length);
     parts.push(text.slice(last, placeholder.start), replacement);
@@ -116,17 +122,34 @@ function substituteString(
 
 function spend(budget: { left: number; limit: number }, chars: number) {
   budget.left -= chars;
-  if (budget.left < 0) throw new SubstitutionTooLarge(budget.limit);
+  if (budget.left < 0) throw tooLarge(budget.limit);
 }
 
-/** The serialised size of a value put in whole, measured once per path. */
-function sizeOf(path: string, value: unknown, sizes: Map<string, number>): number {
-  let size = sizes.get(path);
-  if (size === undefined) {
-    size = typeof value === "string" ? value.length : value !== null && typeof value === "object" ? (JSON.stringify(value)?.length ?? 0) : 8;
-    sizes.set(path, size);
+/** What a value put in whole costs: its serialised size and how deep it nests. */
+interface Measure {
+  size: number;
+  /** Exact up to MAX_NESTING; anything above means "too deep to place". */
+  nesting: number;
+}
+
+/** Measured once per path: a value placed many times is walked once. */
+function measure(path: string, value: unknown, measured: Map<string, Measure>): Measure {
+  let result = measured.get(path);
+  if (!result) {
+    const nesting = nestingDepth(value);
+    // Sized only once known to be shallow enough for JSON.stringify to finish.
+    const size =
+      typeof value === "string"
+        ? value.length
+        : value !== null && typeof value === "object"
+          ? nesting > MAX_NESTING
+            ? 0
+            : (JSON.stringify(value)?.length ?? 0)
+          : 8;
+    result = { size, nesting };
+    measured.set(path, result);
   }
-  return size;
+  return result;
 }
 
 export function stringify(value: unknown): string {

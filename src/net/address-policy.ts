@@ -62,7 +62,18 @@ export function checkHost(hostname: string, policy: AddressPolicy): AddressVerdi
       return refuse("loopback and private addresses are not reachable from this deployment");
     return { ok: true };
   }
-  const localName =
+  if (isLocalName(host) && !policy.allowPrivateNetworks) return refuse("local host names are not reachable from this deployment");
+  // Wildcard DNS names spell their address (127.0.0.1.nip.io, 10-0-0-1.sslip.io): judged as it.
+  for (const embedded of embeddedAddresses(host)) {
+    const verdict = checkHost(embedded, policy);
+    if (!verdict.ok) return refuse(`the name stands for ${embedded.replace(/^\[|\]$/g, "")}: ${verdict.reason}`);
+  }
+  return { ok: true };
+}
+
+/** Names that mean this machine or a private network by their spelling alone (lower case, no trailing dot). */
+export function isLocalName(host: string): boolean {
+  return (
     host === "localhost" ||
     host.endsWith(".localhost") ||
     host.endsWith(".local") ||
@@ -70,33 +81,56 @@ export function checkHost(hostname: string, policy: AddressPolicy): AddressVerdi
     host.endsWith(".home.arpa") ||
     LOOPBACK_NAMES.has(host) ||
     [...LOOPBACK_NAMES].some((name) => host.endsWith(`.${name}`)) ||
-    !host.includes(".");
-  if (localName && !policy.allowPrivateNetworks) return refuse("local host names are not reachable from this deployment");
-  // Wildcard DNS names spell their address (127.0.0.1.nip.io, 10-0-0-1.sslip.io): judged as it.
-  for (const embedded of embeddedIPv4s(host)) {
-    const verdict = checkHost(embedded, policy);
-    if (!verdict.ok) return refuse(`the name stands for ${embedded}: ${verdict.reason}`);
-  }
-  return { ok: true };
+    !host.includes(".")
+  );
 }
 
-/** Dotted quads spelled by four consecutive labels, or by four dash-separated parts of one label. */
-function embeddedIPv4s(host: string): string[] {
-  const found: string[] = [];
+/** Services that answer any name under them with the address the name spells. */
+const WILDCARD_DNS = ["nip.io", "sslip.io"];
+
+/**
+ * Every address a name may spell: dotted quads in four consecutive labels or four dash-separated
+ * parts of one label, anywhere in the name; and under wildcard DNS services also an IPv4
+ * address as 8 hex digits (0a000001.nip.io) and IPv6 with dashes for colons (--1.sslip.io).
+ * All of them are returned, so public-looking decoys cannot hide a private one behind them.
+ */
+function embeddedAddresses(host: string): Set<string> {
+  const found = new Set<string>();
   const isByte = (part: string) => part.length > 0 && part.length <= 3 && [...part].every((ch) => ch >= "0" && ch <= "9") && Number(part) <= 255;
   const scan = (parts: string[]) => {
     for (let i = 0; i + 4 <= parts.length; i++) {
       const window = parts.slice(i, i + 4);
-      if (window.every(isByte)) found.push(window.map(Number).join("."));
+      if (window.every(isByte)) found.add(window.map(Number).join("."));
     }
   };
   const labels = host.split(".");
   scan(labels);
   for (const label of labels) if (label.includes("-")) scan(label.split("-"));
-  return found.slice(0, 8);
+  if (WILDCARD_DNS.some((service) => host.endsWith(`.${service}`))) {
+    for (const label of labels) if (label.length <= 63) spelledInLabel(label, found);
+  }
+  return found;
+}
+
+const isHex = (text: string) => text.length > 0 && [...text].every((ch) => (ch >= "0" && ch <= "9") || (ch >= "a" && ch <= "f"));
+
+/** `0a000001` (alone or as one dash-separated part) as 10.0.0.1; `fe80--1` or `app-fe80--1` as [fe80::1]. */
+function spelledInLabel(label: string, found: Set<string>) {
+  const parts = label.split("-");
+  for (const part of parts) {
+    if (part.length === 8 && isHex(part)) found.add([0, 2, 4, 6].map((i) => parseInt(part.slice(i, i + 2), 16)).join("."));
+  }
+  // The IPv6 spelling may follow a prefix (`app-`): every dash-separated suffix is tried.
+  for (let start = 0; start < parts.length; start++) {
+    const candidate = parts.slice(start).join(":");
+    if (candidate.includes(":") && parseIPv6(candidate)) found.add(`[${candidate}]`);
+  }
 }
 
 const refuse = (reason: string): AddressVerdict => ({ ok: false, reason });
+
+/** Whether `text` is an IPv4 address in dotted form or an IPv6 address (without brackets). */
+export const isIpAddress = (text: string) => parseIPv4(text) !== undefined || parseIPv6(text) !== undefined;
 
 function parseIPv4(host: string): number[] | undefined {
   const parts = host.split(".");
@@ -108,11 +142,13 @@ function parseIPv4(host: string): number[] | undefined {
 /** Eight 16-bit groups, or undefined if the text is not an IPv6 address. */
 function parseIPv6(text: string): number[] | undefined {
   let address = text.split("%")[0]!;
-  const tail = address.match(/(\d+\.\d+\.\d+\.\d+)$/);
-  if (tail) {
-    const v4 = parseIPv4(tail[1]!);
+  // A dotted IPv4 tail (::ffff:1.2.3.4) becomes the two groups it stands for.
+  const tailStart = address.lastIndexOf(":") + 1;
+  const tail = address.slice(tailStart);
+  if (tailStart > 0 && tail.includes(".")) {
+    const v4 = parseIPv4(tail);
     if (!v4) return undefined;
-    address = `${address.slice(0, -tail[1]!.length)}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
+    address = `${address.slice(0, tailStart)}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
   }
   const halves = address.split("::");
   if (halves.length > 2) return undefined;

@@ -1,4 +1,4 @@
-import { checkHost, type AddressPolicy } from "./address-policy";
+import { checkHost, isIpAddress, isLocalName, type AddressPolicy } from "./address-policy";
 
 /**
  * Host names are resolved before a user-given URL is fetched, so that a name pointing at a
@@ -17,7 +17,7 @@ interface CachedAnswer {
   expiresAt: number;
 }
 
-/** Per isolate: a name is looked up at most once a minute. */
+/** Per isolate: a name is looked up at most once a minute (less when its TTL is shorter). */
 const cache = new Map<string, CachedAnswer>();
 const MAX_CACHED = 1_000;
 
@@ -26,9 +26,15 @@ export class ResolutionRefused extends Error {}
 /** Resolves `hostname` (not an IP literal) and checks every address it has against the policy. */
 export async function checkResolvedHost(hostname: string, policy: AddressPolicy): Promise<void> {
   if (!policy.resolverUrl || isIpLiteral(hostname)) return;
-  const addresses = await resolve(hostname.toLowerCase().replace(/\.$/, ""), policy.resolverUrl);
+  const name = hostname.toLowerCase().replace(/\.$/, "");
+  // Where private networks are allowed, local names (localhost, *.local, a container's name) are
+  // too, and only the machine's own resolver knows them: a public one would refuse them all.
+  if (policy.allowPrivateNetworks && isLocalName(name)) return;
+  const addresses = await resolve(name, policy.resolverUrl);
   if (addresses.length === 0) throw new ResolutionRefused(`Refused ${hostname}: the name has no address.`);
   for (const address of addresses) {
+    // An answer that is not an address cannot be judged, so it is not trusted either.
+    if (!isIpAddress(address)) throw new ResolutionRefused(`Refused ${hostname}: the resolver answered "${address.slice(0, 100)}", which is not an address.`);
     const verdict = checkHost(address.includes(":") ? `[${address}]` : address, policy);
     if (!verdict.ok) throw new ResolutionRefused(`Refused ${hostname}: it resolves to ${address}, and ${verdict.reason}.`);
   }
@@ -37,13 +43,15 @@ export async function checkResolvedHost(hostname: string, policy: AddressPolicy)
 const isIpLiteral = (host: string) => host.startsWith("[") || /^[0-9.]+$/.test(host);
 
 async function resolve(name: string, resolverUrl: string): Promise<string[]> {
-  const hit = cache.get(name);
+  // Keyed by resolver too: one resolver's answers say nothing about another's.
+  const key = `${resolverUrl} ${name}`;
+  const hit = cache.get(key);
   if (hit && hit.expiresAt > Date.now()) return hit.addresses;
   const answers = await Promise.all([query(name, "A", resolverUrl), query(name, "AAAA", resolverUrl)]);
   const addresses = answers.flatMap((a) => a.addresses);
   const ttl = Math.min(MAX_TTL_SECONDS, ...answers.map((a) => a.ttl));
   if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-  cache.set(name, { addresses, expiresAt: Date.now() + ttl * 1000 });
+  cache.set(key, { addresses, expiresAt: Date.now() + ttl * 1000 });
   return addresses;
 }
 

@@ -86,6 +86,8 @@ const DNS_ZONE = {
   "private.example.test": { A: ["10.0.0.5"] },
   "metadata.example.test": { A: ["93.184.216.34", "169.254.169.254"] },
   "loopback6.example.test": { AAAA: ["::1"] },
+  "mapped.example.test": { AAAA: ["::ffff:10.0.0.5"] },
+  "garbage.example.test": { A: ["not-an-address"] },
 };
 
 function dnsAnswer(name, type) {

@@ -36,6 +36,19 @@ describe("more address ranges", () => {
     for (const host of ["169.254.169.254.nip.io", "169-254-169-254.sslip.io"]) expect(checkHost(host, sandbox).ok, host).toBe(false);
     for (const host of ["8.8.8.8.nip.io", "api.v1.example.com", "2024-11-22.example.com"]) expect(checkHost(host, production).ok, host).toBe(true);
   });
+
+  it("reads the hex and IPv6 spellings of wildcard DNS services, and is not fooled by public decoys", () => {
+    for (const host of ["0a000001.nip.io", "app-7f000001.nip.io", "--1.sslip.io", "app-fc00--5.sslip.io", "1.1.1.1.8.8.8.8.10.0.0.1.nip.io"]) {
+      expect(checkHost(host, production).ok, host).toBe(false);
+      expect(checkHost(host, sandbox).ok, host).toBe(true);
+    }
+    for (const host of ["a9fea9fe.nip.io", "fe80--1.sslip.io"])
+      expect(checkHost(host, sandbox), host).toMatchObject({ ok: false, reason: expect.stringContaining("link-local") });
+    expect(checkHost("fe80--1.sslip.io", sandbox)).toMatchObject({ reason: expect.stringContaining("the name stands for fe80::1") });
+    // Outside those services, such labels are ordinary names; public spellings pass everywhere.
+    for (const host of ["0a000001.example.com", "cafe--1.example.com", "08080808.nip.io", "2606-4700--1111.sslip.io", "my-app.nip.io"])
+      expect(checkHost(host, production).ok, host).toBe(true);
+  });
 });
 
 describe("host names resolved before they are fetched", () => {
@@ -63,6 +76,28 @@ describe("host names resolved before they are fetched", () => {
       expect(error, name).toBeInstanceOf(OutboundRefused);
       expect((error as Error).message).toContain(`resolves to ${address}`);
     }
+  });
+
+  it("judges IPv4 addresses inside IPv6 answers as IPv4, and refuses answers that are not addresses", async () => {
+    expect(((await refusal("http://mapped.example.test/")) as Error).message).toContain("resolves to ::ffff:10.0.0.5");
+    expect(((await refusal("http://garbage.example.test/")) as Error).message).toContain("which is not an address");
+  });
+
+  it("leaves local names to the machine where private networks are allowed, but still refuses metadata there", async () => {
+    clearDnsCache();
+    const local = { allowPrivateNetworks: true, resolverUrl };
+    for (const name of ["localhost", "mcp.localhost", "printer.local", "mcp-server"])
+      await expect(checkResolvedHost(name, local), name).resolves.toBeUndefined();
+    await expect(checkResolvedHost("private.example.test", local)).resolves.toBeUndefined();
+    await expect(checkResolvedHost("metadata.example.test", local)).rejects.toThrow("resolves to 169.254.169.254");
+  });
+
+  it("keeps each resolver's answers to itself", async () => {
+    clearDnsCache();
+    await expect(checkResolvedHost("public.example.test", policy)).resolves.toBeUndefined();
+    // Cached for the working resolver, but a broken one must still fail closed, not reuse it.
+    const broken = { allowPrivateNetworks: false, resolverUrl: `${env.TEST_FAKE_URL}/not-a-resolver` };
+    await expect(checkResolvedHost("public.example.test", broken)).rejects.toThrow("could not be resolved");
   });
 
   it("fails closed when a name has no address or the resolver fails", async () => {

@@ -73,16 +73,92 @@ export function firstQuoted(message: string): string | undefined {
   return best?.text;
 }
 
-/** `name: value`, `name = value`, with the name's underscores or dashes also written as spaces. */
+/** Longer property names are not looked for in the text (a JSON object in the message still fills them). */
+const MAX_NAME_CHARS = 64;
+
+/**
+ * `name: value`, `name = value`, with the name's underscores or dashes also written as spaces;
+ * the first such pair wins. A scan rather than a pattern built from the name: names come from
+ * tool schemas (an MCP server's among them), and each place the name could start costs at most
+ * the name's length, so a long message costs linear time.
+ */
 function namedValue(message: string, name: string): string | undefined {
-  // Names come from tool schemas (an MCP server's among them): escaped, never read as a pattern.
-  const spelled = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/[_-]/g, "[ _-]?");
-  const pattern = new RegExp(`(?:^|[\\s,;(])${spelled}\\s*[:=]\\s*(?:"([^"]*)"|'([^']*)'|([^,;\\n]+))`, "i");
-  const match = message.match(pattern);
-  if (!match) return undefined;
-  if (match[1] !== undefined || match[2] !== undefined) return match[1] ?? match[2];
+  if (name.length === 0 || name.length > MAX_NAME_CHARS) return undefined;
+  for (let start = 0; start < message.length; start++) {
+    if (start > 0 && !isNameBoundary(message[start - 1]!)) continue;
+    const nameEnd = matchName(message, start, name);
+    if (nameEnd < 0) continue;
+    const sign = skipSpaces(message, nameEnd);
+    if (message[sign] !== ":" && message[sign] !== "=") continue;
+    const value = valueAt(message, skipSpaces(message, sign + 1));
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+const isSpace = (ch: string) => /\s/.test(ch);
+const isNameBoundary = (ch: string) => ch === "," || ch === ";" || ch === "(" || isSpace(ch);
+const isNameSeparator = (ch: string | undefined) => ch === " " || ch === "_" || ch === "-";
+
+function skipSpaces(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && isSpace(text[i]!)) i++;
+  return i;
+}
+
+/** Where `name` ends if it is written at `start` (any letter case; `_`, `-` or space optional between words), else -1. */
+function matchName(message: string, start: number, name: string): number {
+  let i = start;
+  for (const ch of name) {
+    if (isNameSeparator(ch)) {
+      if (isNameSeparator(message[i])) i++;
+      continue;
+    }
+    if (i >= message.length || message[i]!.toLowerCase() !== ch.toLowerCase()) return -1;
+    i++;
+  }
+  return i;
+}
+
+/** The value at `start`: a quoted text, or what runs up to the next comma, semicolon or line end. */
+function valueAt(message: string, start: number): string | undefined {
+  const quote = message[start];
+  if (quote === '"' || quote === "'") {
+    const end = message.indexOf(quote, start + 1);
+    if (end >= 0) return message.slice(start + 1, end);
+  }
+  let end = start;
+  while (end < message.length && message[end] !== "," && message[end] !== ";" && message[end] !== "\n") end++;
+  if (end === start) return undefined;
   // Unquoted values end at the sentence: its closing punctuation is not part of them.
-  return (match[3] ?? "").trim().replace(/[.!?]+$/, "");
+  return withoutClosingPunctuation(message.slice(start, end).trim());
+}
+
+function withoutClosingPunctuation(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === "." || text[end - 1] === "!" || text[end - 1] === "?")) end--;
+  return text.slice(0, end);
+}
+
+/** "a, b and c" → ["a", "b", "c"]: commas, and the word "and" between spaces, separate items. */
+function listItems(raw: string): string[] {
+  const items: string[] = [];
+  for (const part of raw.split(",")) {
+    // Words at even indexes, the whitespace runs between them at odd ones.
+    const pieces = part.split(/(\s+)/);
+    let item = "";
+    for (let i = 0; i < pieces.length; i++) {
+      if (pieces[i] === "and" && i > 0 && i < pieces.length - 1) {
+        items.push(item.trim());
+        item = "";
+        i++; // the whitespace after "and"
+      } else {
+        item += pieces[i];
+      }
+    }
+    items.push(item.trim());
+  }
+  return items.filter(Boolean);
 }
 
 function typeOf(schema: JsonSchema | undefined): string | undefined {
@@ -100,7 +176,7 @@ function coerce(raw: string, schema: JsonSchema): unknown {
     case "boolean":
       return /^(true|yes|1)$/i.test(raw) ? true : /^(false|no|0)$/i.test(raw) ? false : undefined;
     case "array":
-      return raw.split(/\s*,\s*|\s+and\s+/).filter(Boolean);
+      return listItems(raw);
     case "object":
       try {
         return JSON.parse(raw);

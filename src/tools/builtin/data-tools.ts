@@ -1,7 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { getPath, setPath } from "../../lib/json-path";
+import { getKeys, getPath, setPath, splitPath } from "../../lib/json-path";
+import { nestsDeeperThan, tooDeepMessage } from "../../lib/json-depth";
 import { SubstitutionTooLarge, findPlaceholders, stringify, substitute } from "../../lib/template";
 import { ToolError, defineBuiltin } from "../types";
+import { atMostEntries, shallowJson } from "./bounded-json";
+
+const MAX_PATHS = 100;
 
 export const jsonTransform = defineBuiltin({
   name: "json_transform",
@@ -10,12 +14,21 @@ export const jsonTransform = defineBuiltin({
     "Reshapes JSON data: `get` one path, `pick` several paths into a new object, `set` a path, `merge` objects, `filter` an array by a field, `map` an array to chosen fields, `sort` an array by a field, or `count` items.",
   input: z.object({
     operation: z.enum(["get", "pick", "set", "merge", "filter", "map", "sort", "count"]),
-    data: z.unknown(),
+    data: shallowJson(),
     path: z.string().max(500).optional().describe("get/set: the path; filter/sort: the field to look at."),
-    paths: z.record(z.string(), z.string().max(500)).optional().describe("pick/map: output name → path."),
-    value: z.unknown().optional().describe("set: the new value; filter: the value to compare with."),
+    paths: z
+      .record(z.string(), z.string().max(500))
+      .optional()
+      .refine(atMostEntries(MAX_PATHS), `At most ${MAX_PATHS} paths.`)
+      .describe("pick/map: output name → path."),
+    value: shallowJson().optional().describe("set: the new value; filter: the value to compare with."),
     operator: z.enum(["equals", "not_equals", "contains", "greater_than", "less_than", "exists"]).default("equals"),
-    with: z.array(z.record(z.string(), z.unknown())).max(50).optional().describe("merge: objects merged over data, left to right."),
+    with: z
+      .array(z.record(z.string(), z.unknown()))
+      .max(50)
+      .optional()
+      .refine((objects) => !nestsDeeperThan(objects), tooDeepMessage())
+      .describe("merge: objects merged over data, left to right."),
     descending: z.boolean().default(false),
   }),
   async run(_ctx, args) {
@@ -23,7 +36,10 @@ export const jsonTransform = defineBuiltin({
       if (!Array.isArray(args.data)) throw new ToolError(`${args.operation} needs data to be an array.`);
       return args.data as unknown[];
     };
-    const pick = (item: unknown) => Object.fromEntries(Object.entries(args.paths ?? {}).map(([name, path]) => [name, getPath(item, path).value ?? null]));
+    // Paths are split once, not once per item: lists can hold hundreds of thousands of items.
+    const keys = splitPath(args.path ?? "");
+    const picks = Object.entries(args.paths ?? {}).map(([name, path]) => [name, splitPath(path)] as const);
+    const pick = (item: unknown) => Object.fromEntries(picks.map(([name, path]) => [name, getKeys(item, path).value ?? null]));
     switch (args.operation) {
       case "get":
         return { value: getPath(args.data, args.path ?? "").value ?? null };
@@ -37,37 +53,54 @@ export const jsonTransform = defineBuiltin({
         return { value: list().map(pick) };
       case "count":
         return { value: Array.isArray(args.data) ? args.data.length : Object.keys(args.data ?? {}).length };
-      case "filter":
-        return { value: list().filter((item) => compare(getPath(item, args.path ?? ""), args.operator, args.value)) };
+      case "filter": {
+        const test = comparison(args.operator, args.value);
+        return { value: list().filter((item) => test(getKeys(item, keys))) };
+      }
       case "sort": {
-        const sorted = [...list()].sort((a, b) => order(getPath(a, args.path ?? "").value, getPath(b, args.path ?? "").value));
+        // Each item's sort key is looked up and serialised once, not once per comparison.
+        const sorted = list()
+          .map((item) => sortKey(item, getKeys(item, keys).value))
+          .sort(order)
+          .map(({ item }) => item);
         return { value: args.descending ? sorted.reverse() : sorted };
       }
     }
   },
 });
 
-function compare(hit: { found: boolean; value: unknown }, operator: string, expected: unknown): boolean {
-  const actual = hit.value;
+/** A test of one looked-up value against `expected`, which is serialised once for the whole list. */
+function comparison(operator: string, expected: unknown): (hit: { found: boolean; value: unknown }) => boolean {
+  const expectedJson = JSON.stringify(expected);
+  const expectedText = stringify(expected);
   switch (operator) {
     case "exists":
-      return hit.found && actual !== null;
+      return (hit) => hit.found && hit.value !== null;
     case "not_equals":
-      return JSON.stringify(actual) !== JSON.stringify(expected);
+      return ({ value }) => JSON.stringify(value) !== expectedJson;
     case "contains":
-      return Array.isArray(actual) ? actual.some((v) => JSON.stringify(v) === JSON.stringify(expected)) : stringify(actual).includes(stringify(expected));
+      return ({ value }) => (Array.isArray(value) ? value.some((v) => JSON.stringify(v) === expectedJson) : stringify(value).includes(expectedText));
     case "greater_than":
-      return Number(actual) > Number(expected);
+      return ({ value }) => Number(value) > Number(expected);
     case "less_than":
-      return Number(actual) < Number(expected);
+      return ({ value }) => Number(value) < Number(expected);
     default:
-      return JSON.stringify(actual) === JSON.stringify(expected);
+      return ({ value }) => JSON.stringify(value) === expectedJson;
   }
 }
 
-function order(a: unknown, b: unknown): number {
-  if (typeof a === "number" && typeof b === "number") return a - b;
-  return stringify(a).localeCompare(stringify(b));
+interface SortKey {
+  item: unknown;
+  number: number | undefined;
+  text: string;
+}
+
+const sortKey = (item: unknown, key: unknown): SortKey => ({ item, number: typeof key === "number" ? key : undefined, text: stringify(key) });
+
+/** Numbers numerically when both keys are numbers, otherwise by their text. */
+function order(a: SortKey, b: SortKey): number {
+  if (a.number !== undefined && b.number !== undefined) return a.number - b.number;
+  return a.text.localeCompare(b.text);
 }
 
 export const textTemplate = defineBuiltin({
@@ -77,7 +110,10 @@ export const textTemplate = defineBuiltin({
     "Fills `{{name}}` placeholders (dotted paths allowed) in a text from `values`. Unknown placeholders are left as written and listed in `missing`.",
   input: z.object({
     template: z.string().max(100_000),
-    values: z.record(z.string(), z.unknown()).default({}),
+    values: z
+      .record(z.string(), z.unknown())
+      .refine((values) => !nestsDeeperThan(values), tooDeepMessage())
+      .default({}),
   }),
   async run(_ctx, args) {
     const { value, substitutions } = tooLargeAsToolError(() => substitute(args.template, args.values));

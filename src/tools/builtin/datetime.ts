@@ -56,12 +56,16 @@ function checkTimeZone(timezone: string): string {
 }
 
 function add(date: Date, amount: number, unit: string): Date {
+  let result: Date;
   if (unit === "months" || unit === "years") {
-    const result = new Date(date);
+    result = new Date(date);
     result.setUTCMonth(result.getUTCMonth() + amount * (unit === "years" ? 12 : 1));
-    return result;
+  } else {
+    result = new Date(date.getTime() + amount * UNITS[unit as keyof typeof UNITS]);
   }
-  return new Date(date.getTime() + amount * UNITS[unit as keyof typeof UNITS]);
+  // A huge amount lands outside what a date can hold; say so rather than fail later on formatting.
+  if (Number.isNaN(result.getTime())) throw new ToolError("The result is outside the range of dates (about 270,000 years either side of 1970).");
+  return result;
 }
 
 function monthsBetween(a: Date, b: Date): number {

@@ -1,8 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { OutboundRefused, safeFetch } from "../../net/safe-fetch";
 import { ToolError, defineBuiltin } from "../types";
+import { atMostEntries, shallowJson } from "./bounded-json";
 
 const MAX_RESPONSE_BYTES = 1024 * 1024;
+/** Far more than any API needs; each entry is work for the URL and Headers classes. */
+const MAX_HEADERS = 100;
+const MAX_QUERY_PARAMETERS = 100;
 
 export const httpRequest = defineBuiltin({
   name: "http_request",
@@ -12,14 +16,16 @@ export const httpRequest = defineBuiltin({
   input: z.object({
     url: z.string().url().max(4096),
     method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]).default("GET"),
-    headers: z.record(z.string().max(200), z.string().max(8192)).optional(),
-    query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-    body: z.unknown().optional().describe("Sent as JSON unless it is a string."),
+    headers: z.record(z.string().max(200), z.string().max(8192)).optional().refine(atMostEntries(MAX_HEADERS), `At most ${MAX_HEADERS} headers.`),
+    query: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .refine(atMostEntries(MAX_QUERY_PARAMETERS), `At most ${MAX_QUERY_PARAMETERS} query parameters.`),
+    body: shallowJson().optional().describe("Sent as JSON unless it is a string."),
     timeout_seconds: z.number().min(1).max(30).default(15),
   }),
   async run(ctx, args) {
-    const url = new URL(args.url);
-    for (const [name, value] of Object.entries(args.query ?? {})) url.searchParams.set(name, String(value));
+    const url = withQuery(new URL(args.url), args.query ?? {});
     const headers = new Headers(args.headers);
     // A workflow step's call carries its idempotency key unless the step set one itself.
     if (ctx.idempotencyKey && !headers.has("Idempotency-Key")) headers.set("Idempotency-Key", ctx.idempotencyKey);
@@ -57,3 +63,15 @@ export const httpRequest = defineBuiltin({
     }
   },
 });
+
+/**
+ * The URL with `query` set over its own parameters. Built in one go: url.searchParams.set
+ * re-serialises the whole query string on every call.
+ */
+function withQuery(url: URL, query: Record<string, string | number | boolean>): URL {
+  const names = new Set(Object.keys(query));
+  if (names.size === 0) return url;
+  const kept = [...url.searchParams].filter(([name]) => !names.has(name));
+  url.search = new URLSearchParams([...kept, ...Object.entries(query).map(([name, value]) => [name, String(value)])]).toString();
+  return url;
+}

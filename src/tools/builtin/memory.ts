@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { and, asc, eq, gt, isNull, like, or, sql } from "drizzle-orm";
 import { memoryEntries } from "../../db/schema";
 import { ToolError, defineBuiltin, type ToolContext } from "../types";
+import { shallowJson } from "./bounded-json";
 
 const MAX_KEYS_PER_USER = 1000;
 const MAX_VALUE_BYTES = 64 * 1024;
@@ -21,7 +22,7 @@ export const memoryTool = defineBuiltin({
   input: z.object({
     operation: z.enum(["set", "get", "delete", "list"]),
     key: Key.optional(),
-    value: z.unknown().optional(),
+    value: shallowJson().optional(),
     ttl_seconds: z.number().int().min(1).max(31_536_000).optional(),
     prefix: z.string().max(200).optional(),
   }),
