@@ -3,11 +3,11 @@ import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
-import { ApiError } from "../http/errors";
 import { parseToolName } from "../tools/catalog";
 import { WorkflowSchema } from "../workflows/schemas";
 import { createWorkflow, getOwnedWorkflow, presentWorkflow } from "../workflows/service";
 import { countUse, rankFeatured, getTemplate, listTemplates, presentTemplate, publishWorkflow, unpublish } from "./service";
+import { workflowFromTemplate } from "./use-template";
 
 const Difficulty = z.enum(["beginner", "intermediate", "advanced"]);
 
@@ -96,9 +96,14 @@ const use = authedRoute("data:write", {
   path: "/templates/{template_id}/use",
   tags: ["Templates"],
   summary: "Use a template",
-  description: "Copies the template into a new workflow of yours (variables take their defaults); the template itself is unchanged but for its use count.",
+  description:
+    "Copies the template into a new workflow of yours (variables take their defaults); the template itself is unchanged but for its use count, which counts each user once and never the publisher. A stored template whose steps are cut short or no longer valid is refused with 409 `conflict` naming what is wrong.",
   request: { params: TemplateId },
-  responses: { 201: { description: "The new workflow", content: { "application/json": { schema: envelope(WorkflowSchema) } } }, ...notFoundError },
+  responses: {
+    201: { description: "The new workflow", content: { "application/json": { schema: envelope(WorkflowSchema) } } },
+    409: { description: "The template is damaged (its steps are cut short or no longer valid), or you hold the most workflows allowed." },
+    ...notFoundError,
+  },
 });
 
 const publish = authedRoute("data:write", {
@@ -107,7 +112,7 @@ const publish = authedRoute("data:write", {
   tags: ["Templates"],
   summary: "Publish a workflow as a template",
   description:
-    "Other users see it in the marketplace. The copy keeps the automation, never your credentials: connection ids, secret-named fields and credential-looking values are dropped, header values become `{{header_<name>}}` variables (Content-Type, Accept and placeholders stay), URLs lose user:password and credential-named query parameters, and `trigger_config` keeps only type, cron_expression, timezone, interval_seconds and event. A workflow holding values stored truncated, or steps that no longer validate, is refused with 422.",
+    "Other users see it in the marketplace. The copy keeps the automation, never your credentials: fields whose name says they hold a credential (password, api_key, token, authorization, …) and values that are credentials by their look (bearer tokens, provider keys, JWTs, Slack/Discord/Telegram webhook URLs) become `{{<step>_<field>}}` variables with an empty default, header values become `{{header_<name>}}` variables (Content-Type, Accept and values that are only placeholders stay), every web address loses `user:password@` and credential-named query and fragment parameters (`token`, `key`, `sig`, `code`, `*_key`, …), connection ids are dropped, secret variables keep their name with an empty default, and `trigger_config` keeps only type, cron_expression, timezone, interval_seconds and event. Placeholders are kept as written. A workflow holding values stored truncated, or steps that are not valid (before or after that cleaning), is refused with 422.",
   request: {
     params: z.object({
       workflow_id: z.coerce
@@ -181,31 +186,7 @@ export const templateRoutes = createRouter()
   .openapi(get, async (c) => ok(c, presentTemplate(await getTemplate(c.get("db"), c.req.valid("param").template_id)), "Template found.", 200))
   .openapi(use, async (c) => {
     const template = await getTemplate(c.get("db"), c.req.valid("param").template_id);
-    const copy = structuredClone({ steps: template.steps, triggerConfig: template.triggerConfig ?? {}, variables: template.variables ?? {} });
-    if (!Array.isArray(copy.steps) || typeof copy.variables !== "object") {
-      throw new ApiError("conflict", "This template is damaged and cannot be used; its publisher can publish it again.");
-    }
-    const specs = Object.entries(copy.variables).map(
-      ([name, spec]) => [name, spec && typeof spec === "object" ? spec : { default: spec, description: "" }] as const,
-    );
-    const workflow = await createWorkflow(
-      c.get("db"),
-      c.get("principal").userId,
-      {
-        name: template.name,
-        description: template.description,
-        steps: copy.steps,
-        triggerType: template.triggerType,
-        triggerConfig: copy.triggerConfig,
-        variables: Object.fromEntries(specs.map(([name, spec]) => [name, spec.default])),
-        metadata: {
-          template_id: template.id,
-          required_connections: template.requiredConnections,
-          variable_descriptions: Object.fromEntries(specs.map(([n, s]) => [n, s.description])),
-        },
-      },
-      c.get("config").quotas.workflowsPerUser,
-    );
+    const workflow = await createWorkflow(c.get("db"), c.get("principal").userId, workflowFromTemplate(template), c.get("config").quotas.workflowsPerUser);
     await countUse(c.get("db"), template, c.get("principal").userId);
     return ok(c, presentWorkflow(workflow), `Created workflow ${workflow.id} from template ${template.id}.`, 201);
   })

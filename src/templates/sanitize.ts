@@ -1,127 +1,167 @@
 import type { Template, Workflow } from "../db/schema";
 import { ApiError } from "../http/errors";
-import { findPlaceholders } from "../lib/template";
 import { validateSteps } from "../workflows/steps";
+import { holdsNoLiteral, isSecretName, looksLikeCredential, removeEmbeddedCredentials } from "./secret-patterns";
+import { storedValueProblem } from "./stored-values";
+import { stripUrlCredentials } from "./url-credentials";
 
 /**
  * What a published template keeps of a workflow: the shape of the automation, never the
- * publisher's credentials. Rules, applied through steps (branches included) and variables:
- * - `connection_id` keys and keys that name a secret (password, token, api_key, authorization,
- *   cookie, credential, signature, …) are dropped, and so are values that look like credentials;
+ * publisher's credentials. Rules, applied through every step (condition branches included):
+ * - a field whose name says it holds a credential (`password`, `api_key`, `accessToken`,
+ *   `client_secret`, `authorization`, …), and a value that is a credential by its look (bearer
+ *   tokens, provider keys, JWTs, Slack/Discord/Telegram webhook URLs), becomes a
+ *   `{{<step>_<field>}}` variable with an empty default; `connection_id` keys are dropped;
  * - header values become `{{header_<name>}}` variables with an empty default, except a few
- *   harmless ones (Content-Type, Accept, …) and values that are already placeholders;
- * - URLs lose their user:password and every query parameter whose name looks like a credential;
+ *   harmless headers (Content-Type, Accept, …) and values that carry no literal secret
+ *   (`{{token}}`, `Bearer {{token}}`);
+ * - every web address, inside any text, loses its `user:password@` and the query and fragment
+ *   parameters whose names look like credentials (`token`, `key`, `sig`, `code`, `*_key`, …),
+ *   unless their value is only placeholders; credentials of a known format inside longer text
+ *   are cut out;
+ * - workflow variables with a secret name or value keep their name with an empty default;
  * - `trigger_config` keeps only schedule and event fields (type, cron_expression, timezone,
  *   interval_seconds, event).
+ * Placeholders always stay as written: they are references, not secrets.
  */
 export interface TemplateContent {
+  name: string;
+  description: string;
   steps: unknown[];
   variables: Template["variables"];
   triggerConfig: Record<string, unknown>;
 }
 
-const SECRET_KEY = /pass(word|phrase)?|secret|token|api[_-]?key|apikey|authori[sz]ation|cookie|credential|private[_-]?key|signature|session/i;
-const SECRET_QUERY =
-  /^(token|key|api[_-]?key|apikey|secret|password|pass|pwd|auth|authorization|sig|signature|code|access[_-]?token|refresh[_-]?token|client[_-]?secret|session|jwt|bearer|x-amz-[a-z-]+)$/i;
-const SECRET_VALUE =
-  /^(Bearer\s+\S+|Basic\s+\S+|ahk_(live|test)_\S+|ah[rsz]_\S+|whsec_\S+|sk-[A-Za-z0-9_-]{10,}|sk-ant-\S+|xox[abpr]-\S+|pat-\S+|re_[A-Za-z0-9_]{10,}|gh[pousr]_\S+|eyJ[\w-]+\.[\w-]+\.[\w-]+)$/;
 const SAFE_HEADERS = new Set(["content-type", "accept", "accept-language", "content-language", "user-agent", "cache-control"]);
 const TRIGGER_FIELDS = new Set(["type", "cron_expression", "timezone", "interval_seconds", "event"]);
+/** Step fields that are structure, never data: they are kept as they are. */
+const STEP_STRUCTURE = new Set(["id", "type", "tool"]);
+const NOT_PUBLISHED = "not published with the template: fill in your own";
 const DROP = Symbol("drop");
-
-const isPlaceholderOnly = (text: string) => {
-  const found = findPlaceholders(text);
-  return found.length === 1 && found[0]!.start === 0 && found[0]!.end === text.length;
-};
 
 /** Builds the template's content, or refuses (422) a workflow that cannot make a sound template. */
 export function templateContentOf(workflow: Workflow): TemplateContent {
-  if (containsTruncation(workflow.steps) || containsTruncation(workflow.variables)) {
+  const problem = storedValueProblem(workflow.steps) ?? storedValueProblem(workflow.variables);
+  if (problem === "truncated") {
     throw new ApiError("validation_failed", "This workflow holds values that were stored truncated; fix its steps and variables before publishing it.");
   }
-  const headerVariables: Template["variables"] = {};
-  const clean = (node: unknown): unknown => {
-    if (typeof node === "string") return cleanString(node);
-    if (Array.isArray(node)) return node.map((child) => clean(child)).filter((child) => child !== DROP);
-    if (node === null || typeof node !== "object") return node;
-    const entries: [string, unknown][] = [];
-    for (const [name, child] of Object.entries(node)) {
-      if (name === "connection_id" || SECRET_KEY.test(name)) continue;
-      const isHeaders = name.toLowerCase() === "headers" && child !== null && typeof child === "object" && !Array.isArray(child);
-      const value = isHeaders ? cleanHeaders(child as Record<string, unknown>, headerVariables) : clean(child);
-      if (value !== DROP) entries.push([name, value]);
-    }
-    return Object.fromEntries(entries);
-  };
+  if (problem === "too_deep") throw new ApiError("validation_failed", "This workflow's steps or variables nest too deeply to publish.");
+  const original = validateSteps(workflow.steps);
+  if (original.errors.length) {
+    throw new ApiError("validation_failed", "This workflow's steps are not valid any more; fix them before publishing.", { errors: original.errors });
+  }
 
-  const steps = clean(workflow.steps) as unknown[];
+  const declared: Template["variables"] = {};
+  const declare = (name: string, description: string) => {
+    declared[name] = { default: "", description };
+    return `{{${name}}}`;
+  };
+  const steps = workflow.steps.map((step) => cleanStep(step, declare));
   const { errors } = validateSteps(steps);
   if (errors.length) {
-    throw new ApiError("validation_failed", "This workflow's steps are not valid any more; fix them before publishing.", { errors });
+    throw new ApiError(
+      "validation_failed",
+      "Publishing takes credentials out of the steps, and without them these steps are not valid; keep such values in {{variables}} and publish again.",
+      { errors },
+    );
   }
-  const variables: Template["variables"] = {};
-  for (const [name, value] of Object.entries(workflow.variables ?? {})) {
-    if (SECRET_KEY.test(name)) continue;
-    const cleaned = clean(value);
-    if (cleaned !== DROP) variables[name] = { default: cleaned, description: "" };
-  }
-  const triggerConfig = Object.fromEntries(
-    Object.entries(workflow.triggerConfig ?? {}).filter(
-      ([name, value]) => TRIGGER_FIELDS.has(name) && (typeof value === "string" || typeof value === "number") && cleanString(String(value)) !== DROP,
-    ),
-  );
-  return { steps, variables: { ...variables, ...headerVariables }, triggerConfig };
+  return {
+    name: cleanText(workflow.name) || "Untitled",
+    description: cleanText(workflow.description),
+    steps,
+    variables: { ...cleanVariables(workflow.variables ?? {}), ...declared },
+    triggerConfig: cleanTriggerConfig(workflow.triggerConfig ?? {}),
+  };
 }
 
-function cleanString(text: string): string | typeof DROP {
-  if (SECRET_VALUE.test(text.trim())) return DROP;
-  return /^https?:\/\//i.test(text) ? cleanUrl(text) : text;
-}
+type Declare = (name: string, description: string) => string;
 
-/** Drops user:password and credential-named query parameters; placeholders in the URL stay. */
-function cleanUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return text;
-  }
-  let changed = Boolean(url.username || url.password);
-  url.username = "";
-  url.password = "";
-  for (const name of [...new Set(url.searchParams.keys())]) {
-    const values = url.searchParams.getAll(name);
-    if (SECRET_QUERY.test(name) || SECRET_KEY.test(name) || values.some((v) => SECRET_VALUE.test(v))) {
-      url.searchParams.delete(name);
-      changed = true;
+function cleanStep(step: unknown, declare: Declare): unknown {
+  if (!isRecord(step)) return step;
+  const scope = typeof step.id === "string" ? step.id : "step";
+  const out: Record<string, unknown> = {};
+  for (const [field, child] of Object.entries(step)) {
+    if (STEP_STRUCTURE.has(field)) out[field] = child;
+    else if (step.type === "condition" && (field === "then" || field === "else") && Array.isArray(child)) {
+      out[field] = child.map((branchStep) => cleanStep(branchStep, declare));
+    } else {
+      const cleaned = cleanValue(child, field, (key) => declare(variableName(scope, key), `Step "${scope}": the value of ${key}, ${NOT_PUBLISHED}.`), declare);
+      if (cleaned !== DROP) out[field] = cleaned;
     }
   }
-  // Unchanged URLs are kept as written (URL would re-encode `{{placeholders}}`).
-  return changed ? url.toString() : text;
+  return out;
 }
 
-function cleanHeaders(headers: Record<string, unknown>, variables: Template["variables"]): Record<string, string> {
-  const kept: Record<string, string> = {};
+/**
+ * One value, cleaned. `secretFor(key)` is what replaces a credential stored under `key`;
+ * `declare` names the variables that header values become.
+ */
+function cleanValue(node: unknown, key: string | null, secretFor: (key: string) => unknown, declare: Declare): unknown {
+  if (key !== null && isSecretName(key) && !(typeof node === "string" && holdsNoLiteral(node)) && node !== null && typeof node !== "boolean") {
+    return secretFor(key);
+  }
+  if (typeof node === "string") {
+    if (looksLikeCredential(node)) return key === null ? DROP : secretFor(key);
+    return cleanText(node);
+  }
+  if (Array.isArray(node)) return node.map((item) => cleanValue(item, null, secretFor, declare)).filter((item) => item !== DROP);
+  if (!isRecord(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [name, child] of Object.entries(node)) {
+    if (name.replace(/[-_]/g, "").toLowerCase() === "connectionid") continue;
+    const cleaned = name.toLowerCase() === "headers" && isRecord(child) ? cleanHeaders(child, declare) : cleanValue(child, name, secretFor, declare);
+    if (cleaned !== DROP) out[name] = cleaned;
+  }
+  return out;
+}
+
+function cleanHeaders(headers: Record<string, unknown>, declare: Declare): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (typeof value === "string" && (isPlaceholderOnly(value) || (SAFE_HEADERS.has(name.toLowerCase()) && !SECRET_VALUE.test(value)))) {
-      kept[name] = value;
-      continue;
-    }
-    const variable = `header_${name
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "_")
-      .replace(/^_+|_+$/g, "")}`.slice(0, 64);
-    variables[variable] = { default: "", description: `The value of the ${name} header (not published with the template).` };
-    kept[name] = `{{${variable}}}`;
+    const harmless = typeof value === "string" && (holdsNoLiteral(value) || (SAFE_HEADERS.has(name.toLowerCase()) && !looksLikeCredential(value)));
+    kept[name] = harmless ? value : declare(variableName("header", name), `The value of the ${name} header, ${NOT_PUBLISHED}.`);
   }
   return kept;
 }
 
-/** Whether a value holds a `{truncated: true, preview}` marker left by a size cap. */
-function containsTruncation(value: unknown, depth = 0): boolean {
-  if (depth > 64 || value === null || typeof value !== "object") return false;
-  if (Array.isArray(value)) return value.some((child) => containsTruncation(child, depth + 1));
-  const record = value as Record<string, unknown>;
-  if (record.truncated === true && typeof record.preview === "string") return true;
-  return Object.values(record).some((child) => containsTruncation(child, depth + 1));
+/** The workflow's own variables: names stay, secret values give way to an empty default. */
+function cleanVariables(variables: Record<string, unknown>): Template["variables"] {
+  const out: Template["variables"] = {};
+  for (const [name, value] of Object.entries(variables)) {
+    let blanked = false;
+    const blank = () => {
+      blanked = true;
+      return "";
+    };
+    const cleaned = cleanValue(value, name, blank, blank);
+    out[name] = { default: cleaned === DROP ? "" : cleaned, description: blanked ? `The value of ${name} (or part of it), ${NOT_PUBLISHED}.` : "" };
+  }
+  return out;
 }
+
+function cleanTriggerConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(config)) {
+    if (!TRIGGER_FIELDS.has(name)) continue;
+    if (typeof value === "number") kept[name] = value;
+    if (typeof value === "string" && !looksLikeCredential(value)) kept[name] = cleanText(value);
+  }
+  return kept;
+}
+
+/** Text with the credentials of its web addresses and any known-format credential taken out. */
+function cleanText(text: string): string {
+  return removeEmbeddedCredentials(stripUrlCredentials(text));
+}
+
+/** A `{{placeholder}}`-safe variable name: `fetch` + `X-API-Key` → `fetch_x_api_key`. */
+function variableName(scope: string, name: string): string {
+  const words = `${scope}_${name}`
+    .slice(0, 200)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  return (/^[a-z_]/.test(words) ? words : `v_${words}`).slice(0, 64);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { templateUses, templates, workflows, type Template, type Workflow } from "../db/schema";
-import { ApiError, notFound } from "../http/errors";
+import { ApiError, notFound, type FieldError } from "../http/errors";
 import { templateContentOf } from "./sanitize";
 import { randomToken } from "../auth/crypto";
 
@@ -12,9 +12,18 @@ export interface TemplateFilters {
   connection?: string | null;
 }
 
+/**
+ * Rows whose JSON columns can be read (and whose tags and required connections are lists). A
+ * row cut short where it was stored is left out of lists and answers 409 on its own, so one
+ * damaged row never turns the marketplace into a 500. CASE keeps json_type away from invalid JSON.
+ */
+const readable = sql`CASE WHEN json_valid(${templates.steps}) AND json_valid(${templates.variables}) AND json_valid(${templates.triggerConfig})
+  AND json_valid(${templates.tags}) AND json_valid(${templates.requiredConnections})
+  THEN json_type(${templates.tags}) = 'array' AND json_type(${templates.requiredConnections}) = 'array' ELSE 0 END`;
+
 /** Templates a user can see: the catalog, everyone's published ones. Filters combine (AND). */
 export async function listTemplates(db: Db, filters: TemplateFilters): Promise<Template[]> {
-  const rows = await db.select().from(templates).orderBy(desc(templates.featured), desc(templates.useCount), templates.name).limit(500).all();
+  const rows = await db.select().from(templates).where(readable).orderBy(desc(templates.featured), desc(templates.useCount), templates.name).limit(500).all();
   const search = filters.search?.trim().toLowerCase();
   return rows.filter(
     (t) =>
@@ -26,10 +35,19 @@ export async function listTemplates(db: Db, filters: TemplateFilters): Promise<T
 }
 
 export async function getTemplate(db: Db, id: string): Promise<Template> {
-  const row = await db.select().from(templates).where(eq(templates.id, id)).get();
-  if (!row) throw notFound("Template");
-  return row;
+  const row = await db
+    .select()
+    .from(templates)
+    .where(and(eq(templates.id, id), readable))
+    .get();
+  if (row) return row;
+  const exists = await db.select({ id: templates.id }).from(templates).where(eq(templates.id, id)).get();
+  if (exists) throw damagedTemplate("part of it is not readable JSON");
+  throw notFound("Template");
 }
+
+export const damagedTemplate = (why: string, errors?: FieldError[]) =>
+  new ApiError("conflict", `This template is damaged and cannot be used: ${why}. Its publisher can publish it again.`, { errors });
 
 /**
  * Counts a use: once per user, and never the publisher's own, so `use_count` is the number of
@@ -67,13 +85,13 @@ export async function publishWorkflow(
   workflow: Workflow,
   meta: { category: string; difficulty: Template["difficulty"]; tags: string[]; requiredConnections: string[] },
 ): Promise<Template> {
-  const { steps, variables, triggerConfig } = templateContentOf(workflow);
+  const { name, description, steps, variables, triggerConfig } = templateContentOf(workflow);
   const [row] = await db
     .insert(templates)
     .values({
       id: `user-${userId}-${randomToken(6).toLowerCase()}`,
-      name: workflow.name,
-      description: workflow.description || workflow.name,
+      name,
+      description: description || name,
       category: meta.category,
       difficulty: meta.difficulty,
       requiredConnections: meta.requiredConnections,

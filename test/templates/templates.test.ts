@@ -108,9 +108,11 @@ describe("template endpoints", () => {
     expect((await json(await call(`/v1/workflows/${workflow.id}`, { token: author.key }))).is_template).toBe(true);
     expect(JSON.stringify(template)).not.toContain("sk-live");
     expect(JSON.stringify(template.steps)).not.toContain("connection_id");
+    // The secret variable keeps its name, not its value; the header value becomes a variable to fill in.
     expect(template.variables).toEqual({
+      api_token: { default: "", description: expect.stringContaining("not published with the template") },
       channel: { default: "#x", description: "" },
-      header_authorization: { default: "", description: "The value of the Authorization header (not published with the template)." },
+      header_authorization: { default: "", description: expect.stringContaining("Authorization header, not published with the template") },
     });
 
     const seen = await json(await call("/v1/templates/?search=My%20lead%20alert", { token: other.key }));

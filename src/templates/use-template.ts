@@ -1,0 +1,41 @@
+import type { Template } from "../db/schema";
+import { validateSteps } from "../workflows/steps";
+import type { WorkflowInput } from "../workflows/service";
+import { damagedTemplate } from "./service";
+import { storedValueProblem } from "./stored-values";
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * The workflow a template becomes for the user who uses it (variables take their defaults).
+ * A stored template that could not run (steps cut short, no longer valid, or not a list)
+ * is refused with 409 naming what is wrong, before anything is created.
+ */
+export function workflowFromTemplate(template: Template): WorkflowInput {
+  const steps: unknown = template.steps;
+  if (!Array.isArray(steps)) throw damagedTemplate("its steps are not a list");
+  const problem = storedValueProblem(steps) ?? storedValueProblem(template.variables);
+  if (problem === "truncated") throw damagedTemplate("it holds values that were stored truncated");
+  if (problem === "too_deep") throw damagedTemplate("its steps nest too deeply");
+  const { errors } = validateSteps(steps);
+  if (errors.length) throw damagedTemplate("its steps are not valid", errors);
+
+  const specs = Object.entries(isRecord(template.variables) ? template.variables : {}).map(([name, spec]) => {
+    // Catalog variables are {default, description}; anything else is taken as the default itself.
+    const described = isRecord(spec) && "default" in spec;
+    return { name, value: described ? spec.default : spec, description: described && typeof spec.description === "string" ? spec.description : "" };
+  });
+  return {
+    name: template.name,
+    description: template.description,
+    steps,
+    triggerType: template.triggerType,
+    triggerConfig: isRecord(template.triggerConfig) ? template.triggerConfig : {},
+    variables: Object.fromEntries(specs.map((spec) => [spec.name, spec.value])),
+    metadata: {
+      template_id: template.id,
+      required_connections: template.requiredConnections,
+      variable_descriptions: Object.fromEntries(specs.map((spec) => [spec.name, spec.description])),
+    },
+  };
+}
