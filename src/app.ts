@@ -9,10 +9,10 @@ import { authorizationRoutes } from "./auth/authorizations.routes";
 import { tokenEndpoint } from "./auth/token-endpoint";
 import { describeTokenEndpoint } from "./auth/token-endpoint.openapi";
 import { createDocsPage } from "./docs/routes";
-import { ApiError } from "./http/errors";
+import { HubError } from "./core/errors";
 import { initRequest, limitBody, requireJsonBody } from "./http/middleware";
 import { registerOpenApi } from "./http/openapi-document";
-import { problemResponse, toApiError } from "./http/problem";
+import { problemResponse, toHubError } from "./http/problem";
 import { perCredentialLimit } from "./http/rate-limit";
 import { createRouter } from "./http/router";
 import { meRoutes } from "./me/routes";
@@ -38,8 +38,8 @@ export function createApp() {
   const app = createRouter();
 
   app.use("*", initRequest);
-  app.onError((error, c) => problemResponse(c, toApiError(error, c.get("requestId"))));
-  app.notFound((c) => problemResponse(c, new ApiError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)));
+  app.onError((error, c) => problemResponse(c, toHubError(error, c.get("requestId"))));
+  app.notFound((c) => problemResponse(c, new HubError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)));
 
   // Liveness for load balancers and uptime checks: no credential, no storage.
   app.get("/health", (c) => c.json({ status: "ok" }));

@@ -5,7 +5,8 @@ import { removeExpiredCredentials } from "./scheduled/housekeeping";
 import { resumeStaleExecutions } from "./workflows/executions";
 import { forgetOldDeliveries } from "./agents/webhooks";
 import { sweepOverdueAgents } from "./agents/firing";
-import { consumeWorkflowRuns, type WorkflowRunMessage } from "./workflows/queue-consumer";
+import { consumeWorkflowRuns } from "./workflows/queue-consumer";
+import type { WorkflowRunMessage } from "./core/messages";
 
 export { ConversationObject } from "./conversations/conversation-object";
 export { AutomationAgent } from "./agents/automation-agent";

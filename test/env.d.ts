@@ -5,6 +5,8 @@ type HubMainModule = typeof import("../src/index");
 
 declare namespace Cloudflare {
   interface Env extends HubWorkerEnv {
+    // Declared again: the generated base types the queue without its message type.
+    WORKFLOW_RUNS: HubWorkerEnv["WORKFLOW_RUNS"];
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
     /** The reference MCP server (server-everything) on loopback. */
     TEST_MCP_URL: string;

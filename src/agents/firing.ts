@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import { agentFires, agents, type Agent } from "../db/schema";
 import { startExecution } from "../workflows/executions";
 import { getOwnedWorkflow } from "../workflows/service";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { agentStoppedReason, recordAgentRefusal } from "./service";
 
 /** How late a scheduled run may be before the cron backstop serves it instead. */
@@ -58,7 +58,7 @@ export async function serveDueRun(env: Env, db: Db, agent: Agent, source: "alarm
     });
   } catch (error) {
     // A paused workflow or a full quota skips this due time; the owner sees why.
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof HubError)) throw error;
     await recordAgentRefusal(db, agent.id, `The run due at ${due.toISOString()} did not start: ${error.message}`);
     return false;
   }

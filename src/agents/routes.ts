@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ApiError, validationFailed } from "../http/errors";
+import { HubError, validationFailed } from "../core/errors";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
 import { startExecution } from "../workflows/executions";
@@ -243,7 +243,7 @@ export const agentRoutes = createRouter()
   .openapi(execute, async (c) => {
     const principal = c.get("principal");
     const agent = await getOwnedAgent(c.get("db"), principal.userId, c.req.valid("param").agent_id);
-    if (agent.status === "paused") throw new ApiError("conflict", "The agent is paused.");
+    if (agent.status === "paused") throw new HubError("conflict", "The agent is paused.");
     // Run by hand, the agent acts with the caller's own (live) credential.
     // The body is optional and, when sent, validated as a JSON object by the route's schema.
     const input = (c.req.valid("json") as Record<string, unknown> | undefined) ?? {};

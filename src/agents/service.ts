@@ -2,7 +2,7 @@ import { and, count, desc, eq } from "drizzle-orm";
 import type { Env } from "../env";
 import type { Db } from "../db/client";
 import { agents, workflows, type Agent } from "../db/schema";
-import { ApiError, notFound } from "../http/errors";
+import { HubError, notFound } from "../core/errors";
 import { credentialRevocation } from "../auth/credential-status";
 import { randomToken } from "../auth/crypto";
 import { secretBoxFor } from "../connections/secrets";
@@ -16,7 +16,7 @@ export async function deployAgent(
 ): Promise<{ agent: Agent; webhookSecret: string }> {
   const workflow = await getOwnedWorkflow(db, input.userId, input.workflowId);
   const [held] = await db.select({ n: count() }).from(agents).where(eq(agents.userId, input.userId));
-  if ((held?.n ?? 0) >= input.maxAgents) throw new ApiError("quota_exceeded", `An account can hold at most ${input.maxAgents} agents; delete one first.`);
+  if ((held?.n ?? 0) >= input.maxAgents) throw new HubError("quota_exceeded", `An account can hold at most ${input.maxAgents} agents; delete one first.`);
   const id = crypto.randomUUID();
   const webhookSecret = `whsec_${randomToken(32)}`;
   const sealed = await (await secretBoxFor(env)).seal(webhookSecret, `agent:${id}:webhook_secret`);

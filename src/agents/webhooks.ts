@@ -6,7 +6,7 @@ import { eq, lt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agents, webhookDeliveries } from "../db/schema";
 import type { AppEnv } from "../http/app-env";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { MAX_BODY_BYTES } from "../http/middleware";
 import { clientAddress, consumeRateLimits, exhaustedOf, rateLimited } from "../http/rate-limit";
 import { constantTimeEqual, hashSecret } from "../auth/crypto";
@@ -29,14 +29,14 @@ export const agentWebhooks = new Hono<AppEnv>().post(
   bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
-      throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+      throw new HubError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
     },
   }),
   async (c) => {
     const limits = await consumeRateLimits(c.env, `addr:${clientAddress(c)}`, [{ name: "webhooks", limit: c.get("config").limits.requestsPerMinute }]);
     if (exhaustedOf(limits)) throw rateLimited(limits, { webhooks: "webhook calls" });
     const db = c.get("db");
-    const refused = (detail: string) => new ApiError("unauthorized", detail, { headers: { "WWW-Authenticate": 'HMAC realm="agent-automation-hub"' } });
+    const refused = (detail: string) => new HubError("unauthorized", detail, { challenge: 'HMAC realm="agent-automation-hub"' });
     const agent = await db
       .select()
       .from(agents)
@@ -54,11 +54,11 @@ export const agentWebhooks = new Hono<AppEnv>().post(
     if (!presented) throw refused("X-Hub-Signature must be sha256=<64 hex digits>.");
     const expected = await hmacHex(secret, `${timestamp}.${raw}`);
     if (!constantTimeEqual(expected, presented)) throw refused("The signature is not valid.");
-    if (agent.status === "paused") throw new ApiError("conflict", "The agent is paused.");
+    if (agent.status === "paused") throw new HubError("conflict", "The agent is paused.");
     const stopped = await agentStoppedReason(db, agent);
     if (stopped) {
       await recordAgentRefusal(db, agent.id, stopped);
-      throw new ApiError("forbidden", stopped);
+      throw new HubError("forbidden", stopped);
     }
 
     let input: unknown = {};
@@ -66,10 +66,10 @@ export const agentWebhooks = new Hono<AppEnv>().post(
       try {
         input = JSON.parse(raw);
       } catch {
-        throw new ApiError("malformed_json", "The body must be JSON.");
+        throw new HubError("malformed_json", "The body must be JSON.");
       }
     }
-    if (!input || typeof input !== "object" || Array.isArray(input)) throw new ApiError("validation_failed", "The body must be a JSON object.");
+    if (!input || typeof input !== "object" || Array.isArray(input)) throw new HubError("validation_failed", "The body must be a JSON object.");
     // First use of this signature wins; a replay (even a concurrent one) finds it taken.
     // The replay key comes from the verified signature bytes (as canonical hex), not the header
     // as sent: `SHA256=`, upper-case or mixed-case spellings of one signature share one key.

@@ -1,5 +1,5 @@
 import { createRoute, createRouter, authedRoute, publicErrors, z } from "../http/router";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { ProblemSchema } from "../http/schemas";
 import { perAddressAuthLimit } from "../http/rate-limit";
 import { checkPassword, presentUser, registerUser, startSession } from "./accounts";
@@ -66,7 +66,7 @@ const logout = authedRoute("data:read", {
 
 export const publicAccountRoutes = createRouter()
   .openapi(register, async (c) => {
-    if (!c.get("config").allowRegistration) throw new ApiError("registration_closed", "Registration is closed on this deployment.");
+    if (!c.get("config").allowRegistration) throw new HubError("registration_closed", "Registration is closed on this deployment.");
     const body = c.req.valid("json");
     const user = await registerUser(c.get("db"), body);
     const tokens = await startSession(c.get("db"), c.get("config"), user);
@@ -76,14 +76,14 @@ export const publicAccountRoutes = createRouter()
   .openapi(login, async (c) => {
     const { email, password } = c.req.valid("json");
     const user = await checkPassword(c.get("db"), email, password);
-    if (!user) throw new ApiError("invalid_credentials", "Wrong email or password.");
+    if (!user) throw new HubError("invalid_credentials", "Wrong email or password.");
     c.header("Cache-Control", "no-store");
     return c.json(await startSession(c.get("db"), c.get("config"), user), 200);
   });
 
 export const accountRoutes = createRouter().openapi(logout, async (c) => {
   const principal = c.get("principal");
-  if (principal.kind === "api_key") throw new ApiError("bad_request", "API keys do not sign in; revoke the key with DELETE /v1/auth/api-keys/{id}.");
+  if (principal.kind === "api_key") throw new HubError("bad_request", "API keys do not sign in; revoke the key with DELETE /v1/auth/api-keys/{id}.");
   await revokeGrant(c.get("db"), principal.credentialId);
   return c.body(null, 204);
 });

@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
-import type { Config } from "../env";
+import type { Config } from "../core/config";
 import type { Db } from "../db/client";
 import { users, type User } from "../db/schema";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { createGrant, issueTokens, type TokenResponse } from "./grants";
 import { burnPasswordCheck, hashPassword, verifyPassword } from "./passwords";
-import { ALL_SCOPES, formatScopes } from "../http/scopes";
+import { ALL_SCOPES, formatScopes } from "../core/scopes";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -25,14 +25,14 @@ export async function registerUser(db: Db, input: { email: string; password: str
   const existing = await db.select().from(users).where(eq(users.email, email)).get();
   if (existing) {
     if (await verifyPassword(input.password, existing.passwordHash)) return existing;
-    throw new ApiError("conflict", NOT_REGISTERED);
+    throw new HubError("conflict", NOT_REGISTERED);
   }
   const [user] = await db
     .insert(users)
     .values({ email, name: input.name ?? null, passwordHash: await hashPassword(input.password) })
     .onConflictDoNothing()
     .returning();
-  if (!user) throw new ApiError("conflict", NOT_REGISTERED);
+  if (!user) throw new HubError("conflict", NOT_REGISTERED);
   return user;
 }
 

@@ -1,10 +1,10 @@
 import { authedRoute, conflictError, createRouter, notFoundError, z } from "../http/router";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { IntIdParam, Timestamp } from "../http/schemas";
 import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { createApiKey, listApiKeys, modeForEnvironment, presentApiKey, revokeApiKey } from "./api-keys";
 import { ScopeSchema } from "./schemas";
-import { isSubset, type Scope } from "../http/scopes";
+import { isSubset, type Scope } from "../core/scopes";
 
 const ApiKeySchema = z
   .object({
@@ -87,11 +87,11 @@ export const apiKeyRoutes = createRouter()
     const body = c.req.valid("json");
     const scopes = (body.scopes ?? principal.scopes) as Scope[];
     if (!isSubset(scopes, principal.scopes)) {
-      throw new ApiError("insufficient_scope", "A key cannot have scopes the calling credential does not have.");
+      throw new HubError("insufficient_scope", "A key cannot have scopes the calling credential does not have.");
     }
     const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
     if (expiresAt && expiresAt.getTime() <= Date.now()) {
-      throw new ApiError("validation_failed", "expires_at must be in the future.", {
+      throw new HubError("validation_failed", "expires_at must be in the future.", {
         errors: [{ location: "body", field: "expires_at", message: "Must be in the future." }],
       });
     }

@@ -1,10 +1,10 @@
 import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
-import type { Environment } from "../env";
+import type { Environment } from "../core/config";
 import type { Db } from "../db/client";
 import { apiKeys, type ApiKey } from "../db/schema";
-import { ApiError, notFound } from "../http/errors";
+import { HubError, notFound } from "../core/errors";
 import { hashSecret, randomToken } from "./crypto";
-import { formatScopes, readScopes, type Scope } from "../http/scopes";
+import { formatScopes, readScopes, type Scope } from "../core/scopes";
 
 export type KeyMode = ApiKey["mode"];
 
@@ -34,7 +34,7 @@ export async function createApiKey(
     .from(apiKeys)
     .where(and(eq(apiKeys.userId, input.userId), isNull(apiKeys.revokedAt)));
   if ((active?.n ?? 0) >= MAX_KEYS_PER_USER) {
-    throw new ApiError("quota_exceeded", `An account can hold at most ${MAX_KEYS_PER_USER} active API keys; revoke one first.`);
+    throw new HubError("quota_exceeded", `An account can hold at most ${MAX_KEYS_PER_USER} active API keys; revoke one first.`);
   }
   const secret = `${KEY_PREFIX[input.mode]}${randomToken(32)}`;
   const [key] = await db

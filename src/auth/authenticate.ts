@@ -1,14 +1,14 @@
 import { eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import type { Config } from "../env";
+import type { Config } from "../core/config";
 import type { Db } from "../db/client";
 import { apiKeys, grants, oauthApps } from "../db/schema";
 import type { AppEnv } from "../http/app-env";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { findApiKeyBySecret, keyModeOf, modeForEnvironment } from "./api-keys";
 import { invalidToken, verifyAccessToken } from "./jwt";
-import type { Principal } from "../http/principal";
-import { readScopes } from "../http/scopes";
+import type { Principal } from "../core/principal";
+import { readScopes } from "../core/scopes";
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -20,8 +20,8 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header("Authorization");
   const match = header?.match(/^Bearer[ ]+([^\s]+)\s*$/i);
   if (!match) {
-    throw new ApiError("unauthorized", header ? "The Authorization header must be `Bearer <credential>`." : "A Bearer credential is required.", {
-      headers: { "WWW-Authenticate": `Bearer realm="agent-automation-hub"` },
+    throw new HubError("unauthorized", header ? "The Authorization header must be `Bearer <credential>`." : "A Bearer credential is required.", {
+      challenge: `Bearer realm="agent-automation-hub"`,
     });
   }
   const credential = match[1]!;

@@ -1,8 +1,8 @@
 import { and, eq, gt, inArray, isNotNull, isNull, max } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { authorizationCodes, grants, oauthApps, refreshTokens } from "../db/schema";
-import { notFound } from "../http/errors";
-import { readScopes } from "../http/scopes";
+import { notFound } from "../core/errors";
+import { readScopes } from "../core/scopes";
 
 /** An OAuth app the user approved on the consent page, as GET /v1/auth/authorizations shows it. */
 export interface Authorization {

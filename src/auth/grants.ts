@@ -1,5 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { Config } from "../env";
+import type { Config } from "../core/config";
 import type { Db } from "../db/client";
 import { grants, refreshTokens, type Grant } from "../db/schema";
 import { hashSecret, randomToken } from "./crypto";

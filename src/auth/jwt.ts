@@ -1,6 +1,6 @@
 import { SignJWT, errors, jwtVerify } from "jose";
-import type { Config } from "../env";
-import { ApiError } from "../http/errors";
+import type { Config } from "../core/config";
+import { HubError } from "../core/errors";
 import { randomToken } from "./crypto";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -18,7 +18,7 @@ export interface AccessTokenClaims {
 
 export function signingKey(config: Config): Uint8Array {
   if (!config.jwtSecret) {
-    throw new ApiError("misconfigured", "JWT_SECRET is not set (at least 32 characters). See the README, Configuration.");
+    throw new HubError("misconfigured", "JWT_SECRET is not set (at least 32 characters). See the README, Configuration.");
   }
   return config.jwtSecret;
 }
@@ -50,14 +50,14 @@ export async function verifyAccessToken(config: Config, token: string): Promise<
     }
     return payload as unknown as AccessTokenClaims;
   } catch (error) {
-    if (error instanceof ApiError) throw error;
+    if (error instanceof HubError) throw error;
     if (error instanceof errors.JWTExpired) throw invalidToken("The access token has expired.");
     throw invalidToken("The access token is invalid.");
   }
 }
 
-export function invalidToken(detail: string): ApiError {
-  return new ApiError("unauthorized", detail, {
-    headers: { "WWW-Authenticate": `Bearer realm="agent-automation-hub", error="invalid_token", error_description="${detail}"` },
+export function invalidToken(detail: string): HubError {
+  return new HubError("unauthorized", detail, {
+    challenge: `Bearer realm="agent-automation-hub", error="invalid_token", error_description="${detail}"`,
   });
 }

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env";
-import { ALL_SCOPES } from "../http/scopes";
+import { ALL_SCOPES } from "../core/scopes";
 
 /**
  * RFC 8414 authorization server metadata, so OAuth client libraries can discover the endpoints

@@ -1,10 +1,10 @@
 import { authedRoute, conflictError, createRouter, notFoundError, z } from "../http/router";
 import { PageQuery, pageById, pageOf } from "../http/pagination";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { Timestamp } from "../http/schemas";
 import { createOAuthApp, deleteOAuthApp, listOAuthApps, presentOAuthApp, redirectUriProblem } from "./oauth-apps";
 import { ScopeSchema } from "./schemas";
-import { isSubset, type Scope } from "../http/scopes";
+import { isSubset, type Scope } from "../core/scopes";
 
 const OAuthAppSchema = z
   .object({
@@ -95,9 +95,9 @@ export const oauthAppRoutes = createRouter()
       const problem = redirectUriProblem(uri, c.get("config").environment);
       return problem ? [{ location: "body", field: `redirect_uris.${i}`, message: problem }] : [];
     });
-    if (errors.length) throw new ApiError("validation_failed", "A redirect URI is not allowed.", { errors });
+    if (errors.length) throw new HubError("validation_failed", "A redirect URI is not allowed.", { errors });
     if (!isSubset(body.scopes, principal.scopes)) {
-      throw new ApiError("insufficient_scope", "An app cannot be allowed scopes the calling credential does not have.");
+      throw new HubError("insufficient_scope", "An app cannot be allowed scopes the calling credential does not have.");
     }
     const { app, clientSecret } = await createOAuthApp(c.get("db"), {
       userId: principal.userId,

@@ -1,10 +1,10 @@
 import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
-import type { Environment } from "../env";
+import type { Environment } from "../core/config";
 import type { Db } from "../db/client";
 import { grants, oauthApps, type OAuthApp } from "../db/schema";
-import { ApiError, notFound } from "../http/errors";
+import { HubError, notFound } from "../core/errors";
 import { constantTimeEqual, hashSecret, randomToken } from "./crypto";
-import { formatScopes, readScopes, type Scope } from "../http/scopes";
+import { formatScopes, readScopes, type Scope } from "../core/scopes";
 
 export const MAX_APPS_PER_USER = 50;
 
@@ -17,7 +17,7 @@ export async function createOAuthApp(
     .from(oauthApps)
     .where(and(eq(oauthApps.userId, input.userId), isNull(oauthApps.revokedAt)));
   if ((active?.n ?? 0) >= MAX_APPS_PER_USER) {
-    throw new ApiError("quota_exceeded", `An account can register at most ${MAX_APPS_PER_USER} OAuth apps; delete one first.`);
+    throw new HubError("quota_exceeded", `An account can register at most ${MAX_APPS_PER_USER} OAuth apps; delete one first.`);
   }
   const clientSecret = `ahs_${randomToken(32)}`;
   const [app] = await db

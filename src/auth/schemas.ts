@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ALL_SCOPES } from "../http/scopes";
+import { ALL_SCOPES } from "../core/scopes";
 import { Timestamp } from "../http/schemas";
 
 export const ScopeSchema = z.enum(ALL_SCOPES as [string, ...string[]]).openapi("Scope");

@@ -7,7 +7,7 @@ import { PKCE_VERIFIER, claimAuthorizationCode, findAuthorizationCode, pkceMatch
 
 import { consumeRefreshToken, createGrant, issueTokens, revokeGrant } from "./grants";
 import { authenticateClient } from "./oauth-apps";
-import { formatScopes, isScope, isSubset, readScopes, type Scope } from "../http/scopes";
+import { formatScopes, isScope, isSubset, readScopes, type Scope } from "../core/scopes";
 import type { OAuthApp } from "../db/schema";
 
 /** An RFC 6749 §5.2 error, rendered as `{error, error_description}`. */

@@ -1,5 +1,5 @@
 import type { Platform } from "./platforms/types";
-import type { SecretBox } from "./secret-box";
+import type { SecretBox } from "../core/secret-box";
 
 /** How a sealed secret sits inside a stored config. */
 type Sealed = { $sealed: string };

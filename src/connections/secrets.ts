@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { createSecretBox, type SecretBox } from "./secret-box";
+import { createSecretBox, type SecretBox } from "../core/secret-box";
 
 const boxes = new WeakMap<Env, Promise<SecretBox>>();
 

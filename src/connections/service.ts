@@ -2,12 +2,12 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import type { z } from "@hono/zod-openapi";
 import type { Db } from "../db/client";
 import { connections, type Connection } from "../db/schema";
-import { ApiError, notFound, type FieldError } from "../http/errors";
+import { HubError, notFound, type FieldError } from "../core/errors";
 import { randomToken } from "../auth/crypto";
 import { MASK, maskConfig, openConfig, sealConfig } from "./config-codec";
 import { findPlatform } from "./platforms";
 import type { Platform } from "./platforms/types";
-import { SecretUnreadable, type SecretBox } from "./secret-box";
+import { SecretUnreadable, type SecretBox } from "../core/secret-box";
 
 export const MAX_CONNECTIONS_PER_USER = 200;
 export type ConnectionStatus = Connection["status"];
@@ -15,7 +15,7 @@ export type ConnectionStatus = Connection["status"];
 export function requirePlatform(id: string): Platform {
   const platform = findPlatform(id);
   if (!platform) {
-    throw new ApiError("validation_failed", `Unknown platform "${id}"; GET /v1/connections/platforms lists them.`, {
+    throw new HubError("validation_failed", `Unknown platform "${id}"; GET /v1/connections/platforms lists them.`, {
       errors: [{ location: "body", field: "platform", message: "Unknown platform." }],
     });
   }
@@ -31,7 +31,7 @@ export function validateConfig(platform: Platform, config: unknown): Record<stri
       field: ["config", ...issue.path.map(String)].join("."),
       message: issue.message,
     }));
-    throw new ApiError("validation_failed", `The config does not fit the ${platform.name} schema.`, { errors });
+    throw new HubError("validation_failed", `The config does not fit the ${platform.name} schema.`, { errors });
   }
   return result.data as Record<string, unknown>;
 }
@@ -44,7 +44,7 @@ export async function createConnection(
   const platform = requirePlatform(input.platform);
   const config = validateConfig(platform, input.config);
   const existing = await db.$count(connections, eq(connections.userId, input.userId));
-  if (existing >= MAX_CONNECTIONS_PER_USER) throw new ApiError("quota_exceeded", `An account can hold at most ${MAX_CONNECTIONS_PER_USER} connections.`);
+  if (existing >= MAX_CONNECTIONS_PER_USER) throw new HubError("quota_exceeded", `An account can hold at most ${MAX_CONNECTIONS_PER_USER} connections.`);
   const uid = `con_${randomToken(16)}`;
   const [row] = await db
     .insert(connections)
@@ -113,7 +113,7 @@ export async function updateConnection(
     // sends requests needs the secrets entered again, or a caller could redirect them to itself.
     const moved = URL_FIELDS.filter((field) => (input.config[field] ?? null) !== (current.config[field] ?? null));
     if (moved.length) {
-      throw new ApiError("validation_failed", `Changing ${moved.join(", ")} needs the secret fields entered again.`, {
+      throw new HubError("validation_failed", `Changing ${moved.join(", ")} needs the secret fields entered again.`, {
         errors: masked.map((field) => ({ location: "body", field: `config.${field}`, message: `Enter the value again: ${moved.join(", ")} changed.` })),
       });
     }
@@ -156,7 +156,7 @@ async function openMaskedFields(platform: Platform, current: Connection, fields:
     return await openConfig({ ...platform, secretFields: fields }, subset, current.uid, box);
   } catch (error) {
     if (!(error instanceof SecretUnreadable)) throw error;
-    throw new ApiError("validation_failed", "The stored secret can no longer be read; enter it again.", {
+    throw new HubError("validation_failed", "The stored secret can no longer be read; enter it again.", {
       errors: fields.map((field) => ({ location: "body", field: `config.${field}`, message: "Enter the value again." })),
     });
   }

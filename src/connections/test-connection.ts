@@ -1,4 +1,4 @@
-import type { Config } from "../env";
+import type { Config } from "../core/config";
 import { addressPolicyFor } from "../net/address-policy";
 import { McpError, listMcpTools } from "./mcp-client";
 import { platformClient } from "./platforms/client";

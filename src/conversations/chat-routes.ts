@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { authedRoute, createRouter } from "../http/router";
 import { listProviders, resolveProvider } from "../llm/providers";
 import { ProviderError } from "../llm/types";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { MAX_MESSAGE_CHARS } from "./routes";
 
 const ProviderSchema = z
@@ -70,7 +70,7 @@ export const chatRoutes = createRouter()
         200,
       );
     } catch (error) {
-      if (error instanceof ProviderError) throw new ApiError("provider_failed", error.message);
+      if (error instanceof ProviderError) throw new HubError("provider_failed", error.message);
       throw error;
     }
   });

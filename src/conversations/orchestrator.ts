@@ -1,6 +1,7 @@
-import { loadConfig, type Env } from "../env";
+import type { Env } from "../env";
+import { loadConfig } from "../core/config";
 import { createDb } from "../db/client";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { resolveProvider } from "../llm/providers";
 import { rankTools } from "../llm/tool-ranking";
 import { ProviderError, type ChatMessage, type ChatProvider, type ToolSpec } from "../llm/types";
@@ -115,8 +116,8 @@ export async function runTurn(env: Env, store: MessageStore, input: TurnInput, e
       }),
     );
   } catch (error) {
-    const detail = error instanceof ProviderError || error instanceof ApiError ? error.message : "The assistant failed unexpectedly.";
-    if (!(error instanceof ProviderError || error instanceof ApiError)) {
+    const detail = error instanceof ProviderError || error instanceof HubError ? error.message : "The assistant failed unexpectedly.";
+    if (!(error instanceof ProviderError || error instanceof HubError)) {
       console.error(
         JSON.stringify({ level: "error", message: "conversation turn failed", conversation_id: input.conversationId, error: loggableError(error) }),
       );
@@ -185,7 +186,7 @@ async function runTool(
     return { content, record: { success: result.success, error_message: result.error_message, duration_ms: result.duration_ms, call_id: result.call_id } };
   } catch (error) {
     // Refused before running (unknown tool, bad arguments, limits): the model hears why and may recover.
-    const reason = error instanceof ApiError ? error.message + (error.errors ? ` ${JSON.stringify(error.errors)}` : "") : "The tool could not be run.";
+    const reason = error instanceof HubError ? error.message + (error.errors ? ` ${JSON.stringify(error.errors)}` : "") : "The tool could not be run.";
     return { content: `Error: ${reason}`, record: { success: false, error_message: reason, duration_ms: 0, call_id: null } };
   }
 }

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { IntIdParam, Timestamp } from "../http/schemas";
@@ -322,7 +322,7 @@ export const conversationRoutes = createRouter()
       const { call } = await prepareToolCall(ctx, body.name, body.arguments, { charge: false });
       return c.json({ valid: true, errors: [], tool: { name: call.name, connection_id: call.connection?.id ?? null } }, 200);
     } catch (error) {
-      if (!(error instanceof ApiError) || error.code === "rate_limited") throw error;
+      if (!(error instanceof HubError) || error.code === "rate_limited") throw error;
       const errors = error.errors?.map((e) => ({ field: e.field, message: e.message })) ?? [
         { field: error.code === "not_found" ? "name" : "", message: error.message },
       ];

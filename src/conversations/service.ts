@@ -2,7 +2,7 @@ import { and, desc, eq, lt, or } from "drizzle-orm";
 import type { Env } from "../env";
 import type { Db } from "../db/client";
 import { conversations, type Conversation } from "../db/schema";
-import { notFound } from "../http/errors";
+import { notFound } from "../core/errors";
 import type { ConversationObject } from "./conversation-object";
 
 /**

@@ -1,7 +1,8 @@
 import { HtmlDocument } from "../http/html-document";
 import type { Child } from "hono/jsx";
-import { ERROR_CODES } from "../http/errors";
-import { SCOPES } from "../http/scopes";
+import { ERROR_CODES, type ErrorCode } from "../core/errors";
+import { ERROR_STATUS } from "../http/error-status";
+import { SCOPES } from "../core/scopes";
 import { fieldsOf, type Field } from "./render-schema";
 
 type Doc = Record<string, any>;
@@ -173,13 +174,13 @@ export function DocsPage(props: { doc: Doc }) {
                   <th>HTTP status</th>
                   <th>Meaning</th>
                 </tr>
-                {Object.entries(ERROR_CODES).map(([code, e]) => (
+                {(Object.entries(ERROR_CODES) as [ErrorCode, string][]).map(([code, title]) => (
                   <tr id={`error-${code}`}>
                     <td>
                       <code>{code}</code>
                     </td>
-                    <td>{e.status}</td>
-                    <td>{e.title}</td>
+                    <td>{ERROR_STATUS[code]}</td>
+                    <td>{title}</td>
                   </tr>
                 ))}
               </table>

@@ -1,5 +1,6 @@
-import type { Config, Env } from "../env";
-import type { Principal } from "./principal";
+import type { Env } from "../env";
+import type { Config } from "../core/config";
+import type { Principal } from "../core/principal";
 import type { Db } from "../db/client";
 
 /** The Hono environment shared by every router: bindings plus per-request services. */

@@ -1,9 +1,9 @@
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
-import { loadConfig } from "../env";
+import { loadConfig } from "../core/config";
 import { createDb } from "../db/client";
 import type { AppEnv } from "./app-env";
-import { ApiError } from "./errors";
+import { HubError } from "../core/errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -23,7 +23,7 @@ export const initRequest = createMiddleware<AppEnv>(async (c, next) => {
 export const limitBody = bodyLimit({
   maxSize: MAX_BODY_BYTES,
   onError: () => {
-    throw new ApiError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+    throw new HubError("payload_too_large", `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
   },
 });
 
@@ -38,7 +38,7 @@ export const requireJsonBody = createMiddleware<AppEnv>(async (c, next) => {
   if (hasBody && !["GET", "HEAD", "DELETE", "OPTIONS"].includes(c.req.method)) {
     const type = c.req.header("Content-Type") ?? "";
     if (!JSON_TYPE.test(type)) {
-      throw new ApiError("unsupported_media_type", `Send the body as application/json (got ${type ? `"${type}"` : "no Content-Type"}).`);
+      throw new HubError("unsupported_media_type", `Send the body as application/json (got ${type ? `"${type}"` : "no Content-Type"}).`);
     }
   }
   await next();

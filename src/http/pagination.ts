@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { base64url, fromBase64url } from "../lib/base64url";
-import { ApiError } from "./errors";
+import { HubError } from "../core/errors";
 
 /** `?limit=` (default 20, at most 100) and an opaque `?cursor=` from the previous page. */
 export const PageQuery = z.object({
@@ -31,7 +31,7 @@ export function decodeCursor<T extends Record<string, string | number>>(cursor: 
   try {
     return shape.parse(JSON.parse(new TextDecoder().decode(fromBase64url(cursor))));
   } catch {
-    throw new ApiError("validation_failed", "The cursor is not valid.", {
+    throw new HubError("validation_failed", "The cursor is not valid.", {
       errors: [{ location: "query", field: "cursor", message: "Use next_cursor from a previous page." }],
     });
   }

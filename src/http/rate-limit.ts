@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { Config, Env } from "../env";
+import type { Env } from "../env";
+import type { Config } from "../core/config";
 import type { AppEnv } from "./app-env";
-import { ApiError } from "./errors";
+import { HubError } from "../core/errors";
 import type { CounterSpec, RateLimitResult } from "./rate-limiter";
 
 export const WINDOW_SECONDS = 60;
@@ -21,20 +22,26 @@ const policyOf = (result: RateLimitResult) => result.name.split(":")[0]!;
 
 /** IETF RateLimit / RateLimit-Policy fields (draft-ietf-httpapi-ratelimit-headers), one item per policy. */
 export function rateLimitHeaders(results: RateLimitResult[]): Record<string, string> {
+  const { policy, state } = rateLimitFields(results);
+  return { "RateLimit-Policy": policy, RateLimit: state };
+}
+
+function rateLimitFields(results: RateLimitResult[]) {
   return {
-    "RateLimit-Policy": results.map((r) => `"${policyOf(r)}";q=${r.limit};w=${WINDOW_SECONDS}`).join(", "),
-    RateLimit: results.map((r) => `"${policyOf(r)}";r=${r.remaining};t=${r.resetSeconds}`).join(", "),
+    policy: results.map((r) => `"${policyOf(r)}";q=${r.limit};w=${WINDOW_SECONDS}`).join(", "),
+    state: results.map((r) => `"${policyOf(r)}";r=${r.remaining};t=${r.resetSeconds}`).join(", "),
   };
 }
 
 /** The first exhausted counter, if any. */
 export const exhaustedOf = (results: RateLimitResult[]) => results.find((r) => !r.allowed);
 
-export function rateLimited(results: RateLimitResult[], what: Record<string, string> = {}): ApiError {
+export function rateLimited(results: RateLimitResult[], what: Record<string, string> = {}): HubError {
   const hit = exhaustedOf(results) ?? results[0]!;
   const policy = policyOf(hit);
-  return new ApiError("rate_limited", `Rate limit of ${hit.limit} ${what[policy] ?? policy} per minute exceeded; retry in ${hit.resetSeconds} s.`, {
-    headers: { ...rateLimitHeaders(results), "Retry-After": String(hit.resetSeconds) },
+  return new HubError("rate_limited", `Rate limit of ${hit.limit} ${what[policy] ?? policy} per minute exceeded; retry in ${hit.resetSeconds} s.`, {
+    retryAfterSeconds: hit.resetSeconds,
+    rateLimit: rateLimitFields(results),
   });
 }
 

@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app-env";
-import { ApiError } from "./errors";
-import type { Scope } from "./scopes";
+import { HubError } from "../core/errors";
+import type { Scope } from "../core/scopes";
 
 /** 403 with RFC 6750 `insufficient_scope` unless the caller's credential carries every scope. */
 export function requireScope(scope: Scope | readonly Scope[]) {
@@ -11,14 +11,10 @@ export function requireScope(scope: Scope | readonly Scope[]) {
     const principal = c.get("principal");
     const missing = needed.filter((s) => !principal.scopes.includes(s));
     if (missing.length) {
-      throw new ApiError(
+      throw new HubError(
         "insufficient_scope",
         `This operation needs the scope${needed.length > 1 ? "s" : ""} "${needed.join('" and "')}"; the credential lacks "${missing.join('", "')}".`,
-        {
-          headers: {
-            "WWW-Authenticate": `Bearer realm="agent-automation-hub", error="insufficient_scope", scope="${list}"`,
-          },
-        },
+        { challenge: `Bearer realm="agent-automation-hub", error="insufficient_scope", scope="${list}"` },
       );
     }
     await next();
@@ -31,7 +27,7 @@ export function requireScope(scope: Scope | readonly Scope[]) {
  */
 export const requireFirstParty = createMiddleware<AppEnv>(async (c, next) => {
   if (c.get("principal").kind === "oauth") {
-    throw new ApiError("forbidden", "Tokens issued to OAuth apps cannot manage API keys or OAuth apps; sign in or use an API key.");
+    throw new HubError("forbidden", "Tokens issued to OAuth apps cannot manage API keys or OAuth apps; sign in or use an API key.");
   }
   await next();
 });

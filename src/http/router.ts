@@ -1,10 +1,10 @@
 import { OpenAPIHono, createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import type { Hook } from "@hono/zod-openapi";
 import type { AppEnv } from "./app-env";
-import { validationFailed, type FieldError } from "./errors";
+import { validationFailed, type FieldError } from "../core/errors";
 import { ProblemSchema } from "./schemas";
 import { requireFirstParty, requireScope } from "./require-scope";
-import type { Scope } from "./scopes";
+import type { Scope } from "../core/scopes";
 
 const LOCATIONS: Record<string, string> = { json: "body", form: "form", query: "query", param: "path", header: "header" };
 

@@ -1,5 +1,6 @@
 import type { Db } from "../db/client";
-import type { Config, Env } from "../env";
+import type { Env } from "../env";
+import type { Config } from "../core/config";
 import type { AddressPolicy } from "../net/address-policy";
 
 /**

@@ -1,14 +1,15 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { eq } from "drizzle-orm";
-import type { Config, Env } from "../env";
+import type { Env } from "../env";
+import type { Config } from "../core/config";
 import type { Db } from "../db/client";
 import { users } from "../db/schema";
 import { defaultConnection } from "../connections/service";
 import { openConfig } from "../connections/config-codec";
 import { findPlatform } from "../connections/platforms";
 import { secretBoxFor } from "../connections/secrets";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { guardedFetch } from "../net/safe-fetch";
 import { addressPolicyFor } from "../net/address-policy";
 import { aiSdkProvider } from "./ai-sdk";
@@ -128,7 +129,7 @@ export async function resolveProvider(ctx: ProviderContext, requested: string | 
   const info = providers.find((p) => p.id === id);
   if (!info?.configured) {
     const configured = providers.filter((p) => p.configured).map((p) => p.id);
-    throw new ApiError("validation_failed", `Provider "${id}" is ${info ? "not configured" : "unknown"}; configured providers: ${configured.join(", ")}.`, {
+    throw new HubError("validation_failed", `Provider "${id}" is ${info ? "not configured" : "unknown"}; configured providers: ${configured.join(", ")}.`, {
       errors: [{ location: "body", field: "provider", message: `Use one of: ${configured.join(", ")}.` }],
     });
   }

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { users } from "../db/schema";
 import { authedRoute, createRouter, z } from "../http/router";
-import { notFound } from "../http/errors";
+import { notFound } from "../core/errors";
 import { presentUser } from "../auth/accounts";
 import { UserSchema } from "../auth/schemas";
 import { PROVIDER_IDS } from "../llm/providers";

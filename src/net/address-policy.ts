@@ -1,4 +1,4 @@
-import type { Config } from "../env";
+import type { Config } from "../core/config";
 
 /**
  * Which hosts a user-given URL may point at. The WHATWG URL parser has already normalised

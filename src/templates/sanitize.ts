@@ -1,5 +1,5 @@
 import type { Template, Workflow } from "../db/schema";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { validateSteps } from "../workflows/steps";
 import { holdsNoLiteral, isSecretName, looksLikeCredential, removeEmbeddedCredentials } from "./secret-patterns";
 import { storedValueProblem } from "./stored-values";
@@ -43,12 +43,12 @@ const DROP = Symbol("drop");
 export function templateContentOf(workflow: Workflow): TemplateContent {
   const problem = storedValueProblem(workflow.steps) ?? storedValueProblem(workflow.variables);
   if (problem === "truncated") {
-    throw new ApiError("validation_failed", "This workflow holds values that were stored truncated; fix its steps and variables before publishing it.");
+    throw new HubError("validation_failed", "This workflow holds values that were stored truncated; fix its steps and variables before publishing it.");
   }
-  if (problem === "too_deep") throw new ApiError("validation_failed", "This workflow's steps or variables nest too deeply to publish.");
+  if (problem === "too_deep") throw new HubError("validation_failed", "This workflow's steps or variables nest too deeply to publish.");
   const original = validateSteps(workflow.steps);
   if (original.errors.length) {
-    throw new ApiError("validation_failed", "This workflow's steps are not valid any more; fix them before publishing.", { errors: original.errors });
+    throw new HubError("validation_failed", "This workflow's steps are not valid any more; fix them before publishing.", { errors: original.errors });
   }
 
   const declared: Template["variables"] = {};
@@ -59,7 +59,7 @@ export function templateContentOf(workflow: Workflow): TemplateContent {
   const steps = workflow.steps.map((step) => cleanStep(step, declare));
   const { errors } = validateSteps(steps);
   if (errors.length) {
-    throw new ApiError(
+    throw new HubError(
       "validation_failed",
       "Publishing takes credentials out of the steps, and without them these steps are not valid; keep such values in {{variables}} and publish again.",
       { errors },

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { templateUses, templates, workflows, type Template, type Workflow } from "../db/schema";
-import { ApiError, notFound, type FieldError } from "../http/errors";
+import { HubError, notFound, type FieldError } from "../core/errors";
 import { templateContentOf } from "./sanitize";
 import { randomToken } from "../auth/crypto";
 
@@ -47,7 +47,7 @@ export async function getTemplate(db: Db, id: string): Promise<Template> {
 }
 
 export const damagedTemplate = (why: string, errors?: FieldError[]) =>
-  new ApiError("conflict", `This template is damaged and cannot be used: ${why}. Its publisher can publish it again.`, { errors });
+  new HubError("conflict", `This template is damaged and cannot be used: ${why}. Its publisher can publish it again.`, { errors });
 
 /**
  * Counts a use: once per user, and never the publisher's own, so `use_count` is the number of
@@ -125,7 +125,7 @@ export async function unpublish(db: Db, userId: number, id: string): Promise<voi
     .returning({ id: templates.id, sourceWorkflowId: templates.sourceWorkflowId });
   if (deleted.length === 0) {
     const exists = await db.select({ id: templates.id }).from(templates).where(eq(templates.id, id)).get();
-    if (exists) throw new ApiError("forbidden", "Only its publisher can unpublish a template.");
+    if (exists) throw new HubError("forbidden", "Only its publisher can unpublish a template.");
     throw notFound("Template");
   }
   await markPublished(db, deleted[0]!.sourceWorkflowId);

@@ -1,4 +1,5 @@
-import type { Config, Env } from "../env";
+import type { Env } from "../env";
+import type { Config } from "../core/config";
 import type { Db } from "../db/client";
 import { openConfig } from "../connections/config-codec";
 import { findPlatform } from "../connections/platforms";

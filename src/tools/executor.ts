@@ -1,7 +1,8 @@
 import { Validator } from "@cfworker/json-schema";
 import type { z } from "@hono/zod-openapi";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import type { Config, Env } from "../env";
+import type { Env } from "../env";
+import type { Config } from "../core/config";
 import type { Db } from "../db/client";
 import type { Connection } from "../db/schema";
 import { openConfig } from "../connections/config-codec";
@@ -11,8 +12,8 @@ import type { McpConfig } from "../connections/platforms/mcp";
 import { PlatformError, type Platform } from "../connections/platforms/types";
 import { secretBoxFor } from "../connections/secrets";
 import { defaultConnection, getConnection, recordConnectionHealth } from "../connections/service";
-import { SecretUnreadable } from "../connections/secret-box";
-import { ApiError, type FieldError } from "../http/errors";
+import { SecretUnreadable } from "../core/secret-box";
+import { HubError, type FieldError } from "../core/errors";
 import { consumeRateLimits, exhaustedOf, rateLimitHeaders, rateLimited } from "../http/rate-limit";
 import type { RateLimitResult } from "../http/rate-limiter";
 import { addressPolicyFor } from "../net/address-policy";
@@ -83,7 +84,7 @@ export async function prepareToolCall(
   );
   if (exhaustedOf(limits)) throw rateLimited(limits, { tools: "tool calls" });
   const reference = parseToolName(name);
-  if (!reference) throw new ApiError("not_found", `No tool named "${name}"; GET /v1/tools lists yours.`);
+  if (!reference) throw new HubError("not_found", `No tool named "${name}"; GET /v1/tools lists yours.`);
   const policy = addressPolicyFor(ctx.config);
 
   if (reference.kind === "builtin") {
@@ -114,9 +115,9 @@ export async function prepareToolCall(
   }
 
   const connection = await getConnection(ctx.db, ctx.userId, reference.connectionId).catch(() => {
-    throw new ApiError("not_found", `No tool named "${name}": MCP connection ${reference.connectionId} is not yours or does not exist.`);
+    throw new HubError("not_found", `No tool named "${name}": MCP connection ${reference.connectionId} is not yours or does not exist.`);
   });
-  if (connection.platform !== "mcp") throw new ApiError("not_found", `No tool named "${name}".`);
+  if (connection.platform !== "mcp") throw new HubError("not_found", `No tool named "${name}".`);
   const box = await secretBoxFor(ctx.env);
   const config = (await readConfig(findPlatform("mcp")!, connection, box)) as McpConfig;
   let tools = await mcpToolsOf(ctx.db, connection, config, { policy, signal: AbortSignal.timeout(15_000) });
@@ -127,11 +128,11 @@ export async function prepareToolCall(
     tool = tools?.find((t) => mcpToolName(connection.id, t.name) === name);
   }
   if (!tools)
-    throw new ApiError(
+    throw new HubError(
       "tool_unavailable",
       `MCP connection ${connection.id} cannot list its tools right now: ${connection.errorMessage ?? "server unreachable"}.`,
     );
-  if (!tool) throw new ApiError("not_found", `MCP connection ${connection.id} has no tool matching "${name}".`);
+  if (!tool) throw new HubError("not_found", `MCP connection ${connection.id} has no tool matching "${name}".`);
   const args = validateWithJsonSchema(tool, rawArgs);
   const mcpTool = tool;
   return {
@@ -230,7 +231,7 @@ async function chooseConnection(ctx: ExecutionContext, platform: Platform, chose
   if (chosen !== undefined) {
     const connection = await getConnection(ctx.db, ctx.userId, chosen);
     if (connection.platform !== platform.id) {
-      throw new ApiError("validation_failed", `Connection ${chosen} is a ${connection.platform} connection, not ${platform.id}.`, {
+      throw new HubError("validation_failed", `Connection ${chosen} is a ${connection.platform} connection, not ${platform.id}.`, {
         errors: [{ location: "body", field: "arguments.connection_id", message: `Not a ${platform.id} connection.` }],
       });
     }
@@ -238,7 +239,7 @@ async function chooseConnection(ctx: ExecutionContext, platform: Platform, chose
   }
   const connection = await defaultConnection(ctx.db, ctx.userId, platform.id);
   if (connection) return connection;
-  throw new ApiError("tool_unavailable", `Connect ${platform.name} first: POST /v1/connections with platform "${platform.id}".`);
+  throw new HubError("tool_unavailable", `Connect ${platform.name} first: POST /v1/connections with platform "${platform.id}".`);
 }
 
 async function readConfig(platform: Platform, connection: Connection, box: Awaited<ReturnType<typeof secretBoxFor>>): Promise<any> {
@@ -246,7 +247,7 @@ async function readConfig(platform: Platform, connection: Connection, box: Await
     return await openConfig(platform, connection.config, connection.uid, box);
   } catch (error) {
     if (error instanceof SecretUnreadable) {
-      throw new ApiError(
+      throw new HubError(
         "tool_unavailable",
         `Connection ${connection.id}'s stored credentials cannot be decrypted; enter them again with PUT /v1/connections/${connection.id}.`,
       );
@@ -273,9 +274,9 @@ function validateWithJsonSchema(tool: McpTool, raw: unknown): Record<string, unk
   );
 }
 
-function argumentErrors(issues: { field: string; message: string }[]): ApiError {
+function argumentErrors(issues: { field: string; message: string }[]): HubError {
   const errors: FieldError[] = issues.map((i) => ({ location: "body", field: ["arguments", i.field].filter(Boolean).join("."), message: i.message }));
-  return new ApiError("validation_failed", "The arguments do not fit the tool's input schema.", { errors });
+  return new HubError("validation_failed", "The arguments do not fit the tool's input schema.", { errors });
 }
 
 function textOf(content: unknown): string {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { evaluateCondition } from "../lib/conditions";
 import { SubstitutionTooLarge, substitute } from "../lib/template";
@@ -159,7 +159,7 @@ export const builderRoutes = createRouter()
     const { condition, context } = c.req.valid("json");
     const parsed = ConditionSchema.safeParse(condition);
     if (!parsed.success) {
-      throw new ApiError("validation_failed", "The condition is not valid.", {
+      throw new HubError("validation_failed", "The condition is not valid.", {
         errors: parsed.error.issues.map((issue) => ({ location: "body", field: ["condition", ...issue.path.map(String)].join("."), message: issue.message })),
       });
     }
@@ -179,7 +179,7 @@ function refuseTooLarge<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof SubstitutionTooLarge) throw new ApiError("validation_failed", error.message);
+    if (error instanceof SubstitutionTooLarge) throw new HubError("validation_failed", error.message);
     throw error;
   }
 }

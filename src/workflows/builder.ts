@@ -1,6 +1,7 @@
-import type { Config, Env } from "../env";
+import type { Env } from "../env";
+import type { Config } from "../core/config";
 import type { Db } from "../db/client";
-import { ApiError, type FieldError } from "../http/errors";
+import { HubError, type FieldError } from "../core/errors";
 import { fillArguments } from "../llm/local/argument-filler";
 import { resolveProvider } from "../llm/providers";
 import { rankTools } from "../llm/tool-ranking";
@@ -63,7 +64,7 @@ export function buildLocally(description: string, catalog: ToolInfo[]): { steps:
     steps.push({ id, type: "tool", name: sentence.slice(0, 200), tool: best.tool.name, arguments: args });
   }
   if (steps.length === 0) {
-    throw new ApiError("validation_failed", "No sentence of the description names a tool this account can use. Name tools (GET /v1/tools), one per sentence.", {
+    throw new HubError("validation_failed", "No sentence of the description names a tool this account can use. Name tools (GET /v1/tools), one per sentence.", {
       errors: [{ location: "body", field: "description", message: "No tool matched." }],
     });
   }
@@ -99,7 +100,7 @@ async function buildWithModel(provider: ChatProvider, description: string, catal
       { role: "user", content: `That is not valid: ${JSON.stringify(errors)}. Answer again with corrected JSON only.` },
     );
   }
-  throw new ApiError("validation_failed", `The ${provider.id} provider did not produce a valid workflow, even after one repair.`, { errors });
+  throw new HubError("validation_failed", `The ${provider.id} provider did not produce a valid workflow, even after one repair.`, { errors });
 }
 
 function parseJson(text: string): any {

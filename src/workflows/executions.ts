@@ -1,11 +1,12 @@
 import { and, asc, count, desc, eq, inArray, isNull, lt, or } from "drizzle-orm";
-import { loadConfig, type Env } from "../env";
+import type { Env } from "../env";
+import { loadConfig } from "../core/config";
 import type { Db } from "../db/client";
 import { executionSteps, executions, type Execution, type Workflow } from "../db/schema";
-import { ApiError, notFound } from "../http/errors";
+import { HubError, notFound } from "../core/errors";
 import { randomToken } from "../auth/crypto";
 import { enqueueExecution } from "./queue-consumer";
-import type { ExecutionMessage } from "./runner";
+import type { ExecutionMessage } from "../core/messages";
 
 /**
  * Starts a run of the workflow as it is now (its version and steps are pinned) and queues it.
@@ -19,7 +20,7 @@ export async function startExecution(
   run: { userId: number; credentialId: string; input: Record<string, unknown>; agentId?: string | null },
 ): Promise<Execution> {
   if (workflow.status === "paused" || workflow.status === "archived") {
-    throw new ApiError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
+    throw new HubError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
   }
   const limit = loadConfig(env).quotas.runningExecutionsPerUser;
   const [unfinished] = await db
@@ -27,7 +28,7 @@ export async function startExecution(
     .from(executions)
     .where(and(eq(executions.userId, run.userId), inArray(executions.status, ["queued", "running"])));
   if ((unfinished?.n ?? 0) >= limit) {
-    throw new ApiError("quota_exceeded", `An account can have at most ${limit} unfinished executions; wait for some to finish or cancel them.`);
+    throw new HubError("quota_exceeded", `An account can have at most ${limit} unfinished executions; wait for some to finish or cancel them.`);
   }
   const [execution] = await db
     .insert(executions)
@@ -155,5 +156,5 @@ export async function cancelExecution(db: Db, userId: number, id: string): Promi
     .returning();
   if (cancelled) return cancelled;
   const existing = await getOwnedExecution(db, userId, id);
-  throw new ApiError("conflict", `The execution has already ${existing.status === "cancelled" ? "been cancelled" : existing.status}.`);
+  throw new HubError("conflict", `The execution has already ${existing.status === "cancelled" ? "been cancelled" : existing.status}.`);
 }

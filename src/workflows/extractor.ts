@@ -1,4 +1,4 @@
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import type { MessageRecord } from "../conversations/messages";
 import type { Step } from "./steps";
 
@@ -16,12 +16,12 @@ export function extractSteps(
   const chosen = options.selectedStepIds?.length ? calls.filter((c) => options.selectedStepIds!.includes(c.id)) : calls;
   const unknown = (options.selectedStepIds ?? []).filter((id) => !calls.some((c) => c.id === id));
   if (unknown.length) {
-    throw new ApiError("validation_failed", "Some selected steps are not successful tool calls of this conversation.", {
+    throw new HubError("validation_failed", "Some selected steps are not successful tool calls of this conversation.", {
       errors: unknown.map((id) => ({ location: "body", field: "selected_step_ids", message: `No successful tool call "${id}".` })),
     });
   }
   if (chosen.length === 0) {
-    throw new ApiError("validation_failed", "The conversation has no successful tool calls to turn into steps.", {
+    throw new HubError("validation_failed", "The conversation has no successful tool calls to turn into steps.", {
       errors: [{ location: "body", field: "conversation_id", message: "No tool calls." }],
     });
   }

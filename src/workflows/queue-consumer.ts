@@ -1,9 +1,7 @@
 import type { Env } from "../env";
-import { MAX_QUEUE_DELAY_SECONDS, driveExecution, type ExecutionMessage } from "./runner";
+import { MAX_QUEUE_DELAY_SECONDS, driveExecution } from "./runner";
+import type { ExecutionMessage, WorkflowRunMessage } from "../core/messages";
 import { loggableError } from "../lib/safe-log";
-
-/** Messages on the `workflow-runs` queue. */
-export type WorkflowRunMessage = ExecutionMessage | { kind: string; [field: string]: unknown };
 
 /**
  * Each message is handled on its own (concurrently: executions are independent and

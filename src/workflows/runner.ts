@@ -1,8 +1,9 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import { loadConfig, type Env } from "../env";
+import type { Env } from "../env";
+import { loadConfig } from "../core/config";
 import { createDb, type Db } from "../db/client";
 import { executionSteps, executions, type Execution, type ExecutionStep } from "../db/schema";
-import { ApiError } from "../http/errors";
+import { HubError } from "../core/errors";
 import { evaluateCondition } from "../lib/conditions";
 import { substitute } from "../lib/template";
 import { executeTool } from "../tools/executor";
@@ -10,12 +11,6 @@ import { randomToken } from "../auth/crypto";
 import { credentialRevocation } from "../auth/credential-status";
 import type { RetryPolicy, Step } from "./steps";
 import { recordAgentOutcome } from "./agent-outcome";
-
-/** Queue message that drives one execution forward. */
-export interface ExecutionMessage {
-  kind: "execution";
-  execution_id: string;
-}
 
 /** What the consumer does with the message after a drive. */
 export type DriveOutcome = { done: true } | { done: false; resumeInSeconds: number };
@@ -248,14 +243,14 @@ class ExecutionRun {
       error = result.error_message ?? "The tool failed.";
     } catch (thrown) {
       if (thrown instanceof Pause) throw thrown;
-      if (thrown instanceof ApiError && thrown.code === "rate_limited") {
+      if (thrown instanceof HubError && thrown.code === "rate_limited") {
         // Over the tool-call limit: wait for the window without spending an attempt.
-        const retryAfter = Number(thrown.headers?.["Retry-After"] ?? 30);
+        const retryAfter = thrown.hints.retryAfterSeconds ?? 30;
         await this.checkpoint(step, { status: "retrying", attempts: attempt - 1, resumeAt: new Date(now + retryAfter * 1000), error: thrown.message });
         await this.pause(now + retryAfter * 1000);
       }
       // Refusals (unknown tool, bad arguments) and our own faults alike are a failed attempt.
-      error = thrown instanceof ApiError ? thrown.message : `The step failed unexpectedly: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
+      error = thrown instanceof HubError ? thrown.message : `The step failed unexpectedly: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
     }
     if (attempt < policy.max_attempts) {
       const waitMs = 1000 * policy.delay_seconds * (policy.backoff === "exponential" ? 2 ** (attempt - 1) : 1);

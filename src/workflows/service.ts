@@ -1,7 +1,7 @@
 import { and, count, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { workflows, type Workflow } from "../db/schema";
-import { ApiError, notFound } from "../http/errors";
+import { HubError, notFound } from "../core/errors";
 import { validateSteps } from "./steps";
 
 export interface WorkflowInput {
@@ -19,7 +19,7 @@ export interface WorkflowInput {
 /** Parses the steps or answers 422 with every problem, each naming its step and field. */
 export function checkedSteps(raw: unknown[], field = "steps") {
   const { steps, errors } = validateSteps(raw, field);
-  if (errors.length) throw new ApiError("validation_failed", "The workflow's steps are not valid.", { errors });
+  if (errors.length) throw new HubError("validation_failed", "The workflow's steps are not valid.", { errors });
   return steps;
 }
 
@@ -29,7 +29,7 @@ export const DEFAULT_MAX_WORKFLOWS = 1000;
 export async function createWorkflow(db: Db, userId: number, input: WorkflowInput, maxWorkflows = DEFAULT_MAX_WORKFLOWS): Promise<Workflow> {
   const steps = checkedSteps(input.steps);
   const [held] = await db.select({ n: count() }).from(workflows).where(eq(workflows.userId, userId));
-  if ((held?.n ?? 0) >= maxWorkflows) throw new ApiError("quota_exceeded", `An account can hold at most ${maxWorkflows} workflows; delete one first.`);
+  if ((held?.n ?? 0) >= maxWorkflows) throw new HubError("quota_exceeded", `An account can hold at most ${maxWorkflows} workflows; delete one first.`);
   const [row] = await db
     .insert(workflows)
     .values({

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { OPERATORS, patternProblem, type Condition } from "../lib/conditions";
-import type { FieldError } from "../http/errors";
+import type { FieldError } from "../core/errors";
 import { parseToolName } from "../tools/catalog";
 
 export const MAX_STEPS = 100;

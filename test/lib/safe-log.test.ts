@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { toApiError } from "../../src/http/problem";
+import { toHubError } from "../../src/http/problem";
 import { loggableError, withoutQueryStrings } from "../../src/lib/safe-log";
 
 describe("log lines", () => {
@@ -48,7 +48,7 @@ describe("the log line of an unexpected error", () => {
   it("carries neither the query string nor the userinfo of a URL in its message or stack", () => {
     const logged: string[] = [];
     vi.spyOn(console, "error").mockImplementation((line: unknown) => void logged.push(String(line)));
-    const problem = toApiError(new Error("GET https://bot:s3cret@api.example/v1?token=tok_123 failed"), "req_1");
+    const problem = toHubError(new Error("GET https://bot:s3cret@api.example/v1?token=tok_123 failed"), "req_1");
     expect(problem.code).toBe("internal_error");
     expect(logged).toHaveLength(1);
     expect(logged[0]).toContain("https://api.example/v1?[query removed]");

@@ -1,6 +1,6 @@
 import { HtmlDocument } from "../../http/html-document";
 import type { Child } from "hono/jsx";
-import { SCOPES, type Scope } from "../../http/scopes";
+import { SCOPES, type Scope } from "../../core/scopes";
 
 const styles = `
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; }

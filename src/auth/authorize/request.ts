@@ -2,7 +2,7 @@ import type { Db } from "../../db/client";
 import type { OAuthApp } from "../../db/schema";
 import { PKCE_CHALLENGE } from "../authorization-codes";
 import { findActiveApp } from "../oauth-apps";
-import { isScope, isSubset, readScopes, type Scope } from "../../http/scopes";
+import { isScope, isSubset, readScopes, type Scope } from "../../core/scopes";
 
 /** A validated authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3). */
 export interface AuthorizeRequest {

@@ -7,7 +7,7 @@ import type { AppEnv } from "../../http/app-env";
 import { clientAddress, consumeRateLimits } from "../../http/rate-limit";
 import { checkPassword } from "../accounts";
 import { createAuthorizationCode } from "../authorization-codes";
-import { formatScopes } from "../../http/scopes";
+import { formatScopes } from "../../core/scopes";
 import { browserSessionUser, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, startBrowserSession } from "./browser-session";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
 import { checkAuthorizeRequest, redirectBack, type AuthorizeRequest } from "./request";

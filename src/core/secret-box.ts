@@ -1,5 +1,5 @@
 import { base64url, fromBase64url } from "../auth/crypto";
-import { ApiError } from "../http/errors";
+import { HubError } from "./errors";
 
 /**
  * AES-256-GCM for connection credentials. Each value gets a random 96-bit IV, and the
@@ -27,12 +27,12 @@ export async function createSecretBox(encryptionKey: string | undefined, encrypt
     : encryptionKey
       ? [["k1", encryptionKey]]
       : [];
-  if (entries.length === 0) throw new ApiError("misconfigured", "ENCRYPTION_KEY is not set (base64 of 32 random bytes). See the README, Configuration.");
+  if (entries.length === 0) throw new HubError("misconfigured", "ENCRYPTION_KEY is not set (base64 of 32 random bytes). See the README, Configuration.");
   const keys = new Map<string, CryptoKey>();
   for (const [kid, raw] of entries) {
     const bytes = decodeKey(raw);
     if (!/^[a-z0-9]{1,16}$/i.test(kid) || bytes.length !== 32) {
-      throw new ApiError("misconfigured", "Each encryption key needs an id of letters and digits and exactly 32 bytes (base64).");
+      throw new HubError("misconfigured", "Each encryption key needs an id of letters and digits and exactly 32 bytes (base64).");
     }
     keys.set(kid, await crypto.subtle.importKey("raw", bytes, "AES-GCM", false, ["encrypt", "decrypt"]));
   }

@@ -1,0 +1,109 @@
+import type { Env } from "../env";
+
+export type Environment = "production" | "sandbox";
+
+/** Deployment settings, parsed once per isolate from the raw bindings. */
+export interface Config {
+  environment: Environment;
+  jwtIssuer: string;
+  jwtAudience: string;
+  /** Undefined when the secret is missing: routes that sign or verify tokens then fail closed. */
+  jwtSecret: Uint8Array | undefined;
+  allowRegistration: boolean;
+  limits: {
+    requestsPerMinute: number;
+    userRequestsPerMinute: number;
+    toolCallsPerMinute: number;
+    authAttemptsPerMinute: number;
+  };
+  /** See ALLOW_PRIVATE_NETWORK_URLS: whether user-given URLs may reach loopback and private networks. */
+  allowPrivateNetworkUrls: boolean;
+  /** See DNS_RESOLVER_URL; undefined when names are not resolved. */
+  dnsResolverUrl: string | undefined;
+  /** See TRUST_CLIENT_IP_HEADER. */
+  trustClientIpHeader: "auto" | "always" | "never";
+  /** The deployment's own model provider settings; a user's connection wins over them. */
+  providers: {
+    /** DEFAULT_PROVIDER: the provider used when neither the call nor the user names one. */
+    defaultProvider: string | undefined;
+    openai: { apiKey: string | undefined; baseUrl: string | undefined; model: string };
+    anthropic: { apiKey: string | undefined; baseUrl: string | undefined; model: string };
+    workersAiModel: string | undefined;
+  };
+  /** ENCRYPTION_KEYS (or ENCRYPTION_KEY as key id k1): read by `secretBoxFor`, which fails closed without them. */
+  encryption: { key: string | undefined; keys: string | undefined };
+  quotas: {
+    workflowsPerUser: number;
+    agentsPerUser: number;
+    runningExecutionsPerUser: number;
+    /** The shortest interval an agent may be scheduled at. */
+    minIntervalSeconds: number;
+  };
+}
+
+const parsed = new WeakMap<Env, Config>();
+
+export function loadConfig(env: Env): Config {
+  let config = parsed.get(env);
+  if (!config) {
+    config = parseConfig(env);
+    parsed.set(env, config);
+  }
+  return config;
+}
+
+function parseConfig(env: Env): Config {
+  const environment: Environment = env.ENVIRONMENT === "production" ? "production" : "sandbox";
+  const issuer = env.JWT_ISSUER?.trim() || "agent-automation-hub";
+  return {
+    environment,
+    jwtIssuer: issuer,
+    jwtAudience: `${issuer}/v1`,
+    jwtSecret: env.JWT_SECRET && env.JWT_SECRET.length >= 32 ? new TextEncoder().encode(env.JWT_SECRET) : undefined,
+    allowRegistration: (env.ALLOW_REGISTRATION ?? "true").toLowerCase() !== "false",
+    limits: {
+      requestsPerMinute: positiveInt(env.REQUEST_RATE_LIMIT_PER_MINUTE, 600),
+      userRequestsPerMinute: positiveInt(env.USER_RATE_LIMIT_PER_MINUTE, 1800),
+      toolCallsPerMinute: positiveInt(env.TOOL_RATE_LIMIT_PER_MINUTE, 60),
+      authAttemptsPerMinute: positiveInt(env.AUTH_RATE_LIMIT_PER_MINUTE, 30),
+    },
+    trustClientIpHeader: trustSetting(env.TRUST_CLIENT_IP_HEADER),
+    dnsResolverUrl: resolverSetting(env.DNS_RESOLVER_URL, environment),
+    allowPrivateNetworkUrls: env.ALLOW_PRIVATE_NETWORK_URLS ? env.ALLOW_PRIVATE_NETWORK_URLS.trim().toLowerCase() === "true" : environment !== "production",
+    providers: {
+      defaultProvider: env.DEFAULT_PROVIDER?.trim() || undefined,
+      openai: { apiKey: env.OPENAI_API_KEY || undefined, baseUrl: env.OPENAI_BASE_URL || undefined, model: env.OPENAI_MODEL || "gpt-4o-mini" },
+      anthropic: {
+        apiKey: env.ANTHROPIC_API_KEY || undefined,
+        baseUrl: env.ANTHROPIC_BASE_URL || undefined,
+        model: env.ANTHROPIC_MODEL || "claude-sonnet-4-5",
+      },
+      workersAiModel: env.WORKERS_AI_MODEL || undefined,
+    },
+    encryption: { key: env.ENCRYPTION_KEY || undefined, keys: env.ENCRYPTION_KEYS || undefined },
+    quotas: {
+      workflowsPerUser: positiveInt(env.MAX_WORKFLOWS_PER_USER, 1000),
+      agentsPerUser: positiveInt(env.MAX_AGENTS_PER_USER, 100),
+      runningExecutionsPerUser: positiveInt(env.MAX_RUNNING_EXECUTIONS_PER_USER, 500),
+      // Every second is handy while building locally; a deployment keeps agents from hammering.
+      minIntervalSeconds: positiveInt(env.MIN_INTERVAL_SECONDS, environment === "production" ? 10 : 1),
+    },
+  };
+}
+
+function positiveInt(raw: string | undefined, fallback: number): number {
+  const value = Number(raw);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+function trustSetting(raw: string | undefined): Config["trustClientIpHeader"] {
+  const value = raw?.trim().toLowerCase();
+  return value === "true" ? "always" : value === "false" ? "never" : "auto";
+}
+
+function resolverSetting(raw: string | undefined, environment: Environment): string | undefined {
+  const value = raw?.trim();
+  if (value && value.toLowerCase() === "off") return undefined;
+  if (value && /^https:\/\/|^http:\/\/127\.0\.0\.1[:/]/.test(value)) return value;
+  return environment === "production" ? "https://cloudflare-dns.com/dns-query" : undefined;
+}
