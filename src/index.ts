@@ -1,12 +1,12 @@
 import { createApp } from "./app";
-import { createDb } from "./db/client";
 import type { Env } from "./env";
+import { runtimeFor } from "./core/context";
+import type { WorkflowRunMessage } from "./core/messages";
 import { removeExpiredCredentials } from "./scheduled/housekeeping";
 import { resumeStaleExecutions } from "./workflows/executions";
-import { forgetOldDeliveries } from "./agents/webhooks";
+import { forgetOldDeliveries } from "./agents/webhook-delivery";
 import { sweepOverdueAgents } from "./agents/firing";
 import { consumeWorkflowRuns } from "./workflows/queue-consumer";
-import type { WorkflowRunMessage } from "./core/messages";
 
 export { ConversationObject } from "./conversations/conversation-object";
 export { AutomationAgent } from "./agents/automation-agent";
@@ -14,13 +14,19 @@ export { RateLimiter } from "./http/rate-limiter";
 
 const app = createApp();
 
+/**
+ * The entry points. Each builds the runtime (storage, parsed config, secrets, bindings) once per
+ * request, queue message or cron tick, and hands it down: nothing below reads `env` itself.
+ */
 export default {
   fetch: app.fetch,
-  queue: (batch, env) => consumeWorkflowRuns(batch, env),
-  async scheduled(_controller, env, ctx) {
-    const db = createDb(env.DB);
+  queue: (batch, env, ctx) => consumeWorkflowRuns(batch, (messageId) => runtimeFor(env, { requestId: messageId, waitUntil: (work) => ctx.waitUntil(work) })),
+  async scheduled(controller, env, ctx) {
+    const runtime = runtimeFor(env, { requestId: `cron-${controller.scheduledTime}`, waitUntil: (work) => ctx.waitUntil(work) });
     ctx.waitUntil(
-      Promise.all([removeExpiredCredentials(db), resumeStaleExecutions(env, db), forgetOldDeliveries(db), sweepOverdueAgents(env, db)]).then(() => undefined),
+      Promise.all([removeExpiredCredentials(runtime.db), resumeStaleExecutions(runtime), forgetOldDeliveries(runtime.db), sweepOverdueAgents(runtime)]).then(
+        () => undefined,
+      ),
     );
   },
 } satisfies ExportedHandler<Env, WorkflowRunMessage>;

@@ -1,7 +1,7 @@
 import { Agent } from "agents";
 import { eq } from "drizzle-orm";
 import type { Env } from "../env";
-import { createDb } from "../db/client";
+import { runtimeFor } from "../core/context";
 import { agents } from "../db/schema";
 import { nextCronInstant } from "./cron-time";
 import { serveDueRun } from "./firing";
@@ -59,14 +59,16 @@ export class AutomationAgent extends Agent<any> {
    * time, shared with the cron backstop) and returns whether this call started it.
    */
   async fire(payload: FirePayload): Promise<boolean> {
-    const db = createDb(this.hub.DB);
+    // Each alarm is its own unit of work: it gets its own runtime.
+    const runtime = runtimeFor(this.hub, { waitUntil: (work) => this.ctx.waitUntil(work) });
+    const { db } = runtime;
     const agent = await db.select().from(agents).where(eq(agents.id, payload.agentId)).get();
     if (!agent) {
       // The agent was deleted: its schedule goes with it.
       for (const existing of this.getSchedules()) await this.cancelSchedule(existing.id);
       return false;
     }
-    const served = await serveDueRun(this.hub, db, agent, "alarm");
+    const served = await serveDueRun(runtime, agent, "alarm");
     // A cron alarm is one-off: arm the next one from the agent's (now advanced) due time.
     if (agent.schedule?.type === "cron" && agent.triggerType === "schedule") {
       const next = await db.select({ nextRunAt: agents.nextRunAt }).from(agents).where(eq(agents.id, agent.id)).get();

@@ -1,11 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { authedRoute, createRouter } from "../http/router";
-import { createConversation } from "../conversations/service";
-import { buildFromDescription } from "../workflows/builder";
 import { Name, WorkflowSchema } from "../workflows/schemas";
-import { createWorkflow, presentWorkflow } from "../workflows/service";
+import { presentWorkflow } from "../workflows/service";
 import { AgentSchema } from "./routes";
-import { deployAgent, presentAgent } from "./service";
+import { createChatAgent } from "./chat-agent";
+import { presentAgent } from "./service";
 
 /**
  * POST /v1/workflows/chat-agent: builds a workflow from a description, deploys it as an agent and
@@ -41,33 +40,7 @@ const chatAgent = authedRoute(["data:write", "workflow:execute"], {
 });
 
 export const chatAgentRoutes = createRouter().openapi(chatAgent, async (c) => {
-  const body = c.req.valid("json");
-  const principal = c.get("principal");
-  const db = c.get("db");
-  const built = await buildFromDescription({ env: c.env, config: c.get("config"), db, userId: principal.userId }, body.description, {
-    name: body.name,
-    provider: body.provider,
-  });
-  const workflow = await createWorkflow(
-    db,
-    principal.userId,
-    {
-      name: built.name,
-      description: body.description,
-      steps: built.steps,
-      variables: built.variables,
-      metadata: { built_by: built.provider, chat_agent: true },
-    },
-    c.get("config").quotas.workflowsPerUser,
-  );
-  const { agent, webhookSecret } = await deployAgent(c.env, db, {
-    userId: principal.userId,
-    credentialId: principal.credentialId,
-    workflowId: workflow.id,
-    config: { description: body.description },
-    maxAgents: c.get("config").quotas.agentsPerUser,
-  });
-  const conversation = await createConversation(db, principal.userId, `Chat with ${workflow.name}`.slice(0, 200));
+  const { workflow, agent, webhookSecret, conversation } = await createChatAgent(c.var.ctx, c.req.valid("json"));
   c.header("Cache-Control", "no-store");
   return c.json(
     {

@@ -1,12 +1,11 @@
 import { nextCronInstant } from "./cron-time";
 import { and, eq, isNotNull, lt } from "drizzle-orm";
-import type { Env } from "../env";
-import type { Db } from "../db/client";
+import type { Runtime } from "../core/context";
 import { agentFires, agents, type Agent } from "../db/schema";
 import { startExecution } from "../workflows/executions";
 import { getOwnedWorkflow } from "../workflows/service";
 import { HubError } from "../core/errors";
-import { agentStoppedReason, recordAgentRefusal } from "./service";
+import { agentContext, agentStoppedReason, recordAgentRefusal } from "./service";
 
 /** How late a scheduled run may be before the cron backstop serves it instead. */
 export const BACKSTOP_GRACE_MS = 90_000;
@@ -29,9 +28,10 @@ export function nextDueAfter(schedule: Record<string, unknown>, lastDue: Date, a
  * first, so the agent's alarm, a duplicated alarm and the cron backstop can all try and exactly one
  * run starts. Then `next_run_at` moves to the next due time.
  */
-export async function serveDueRun(env: Env, db: Db, agent: Agent, source: "alarm" | "backstop", now = Date.now()): Promise<boolean> {
+export async function serveDueRun(runtime: Runtime, agent: Agent, source: "alarm" | "backstop", now = Date.now()): Promise<boolean> {
   if (!agent.schedule || !agent.nextRunAt || agent.nextRunAt.getTime() > now + EARLY_TOLERANCE_MS) return false;
   const due = agent.nextRunAt;
+  const { db } = runtime;
   const claimed = await db
     .insert(agentFires)
     .values({ agentId: agent.id, dueAt: due.getTime(), source })
@@ -48,11 +48,10 @@ export async function serveDueRun(env: Env, db: Db, agent: Agent, source: "alarm
     await recordAgentRefusal(db, agent.id, stopped);
     return false;
   }
-  const workflow = await getOwnedWorkflow(db, agent.userId, agent.workflowId);
+  const ctx = agentContext(runtime, agent);
+  const workflow = await getOwnedWorkflow(ctx, agent.workflowId);
   try {
-    await startExecution(env, db, workflow, {
-      userId: agent.userId,
-      credentialId: agent.credentialId,
+    await startExecution(ctx, workflow, {
       input: { trigger: "schedule", due_at: due.toISOString(), fired_by: source },
       agentId: agent.id,
     });
@@ -66,7 +65,8 @@ export async function serveDueRun(env: Env, db: Db, agent: Agent, source: "alarm
 }
 
 /** Cron backstop: scheduled agents more than the grace period past due are served here. */
-export async function sweepOverdueAgents(env: Env, db: Db, now = Date.now()): Promise<number> {
+export async function sweepOverdueAgents(runtime: Runtime, now = Date.now()): Promise<number> {
+  const { db } = runtime;
   const overdue = await db
     .select()
     .from(agents)
@@ -74,7 +74,7 @@ export async function sweepOverdueAgents(env: Env, db: Db, now = Date.now()): Pr
     .limit(200)
     .all();
   let served = 0;
-  for (const agent of overdue) if (await serveDueRun(env, db, agent, "backstop", now)) served++;
+  for (const agent of overdue) if (await serveDueRun(runtime, agent, "backstop", now)) served++;
   // Fire records only matter while their due time could still be served.
   await db.delete(agentFires).where(lt(agentFires.firedAt, new Date(now - 24 * 3600 * 1000)));
   return served;

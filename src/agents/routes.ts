@@ -1,13 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { HubError, validationFailed } from "../core/errors";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
-import { startExecution } from "../workflows/executions";
-import { getOwnedWorkflow } from "../workflows/service";
 import { parseCronExpression } from "cron-schedule";
-import { applySchedule } from "./schedules";
 import { isTimeZone } from "./cron-time";
-import { deleteAgent, deployAgent, presentOwnedAgent, getOwnedAgent, listAgents, presentAgent, setAgentStatus, setSchedule } from "./service";
+import { deployAgent, listAgents, presentAgent, presentOwnedAgent, removeAgent, runAgentNow, scheduleAgent, setAgentStatus } from "./service";
 
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -179,80 +175,47 @@ const unschedule = authedRoute("data:write", {
 
 export const agentRoutes = createRouter()
   .openapi(schedule, async (c) => {
-    const principal = c.get("principal");
     const { agent_id, schedule_config } = c.req.valid("json");
-    const agent = await getOwnedAgent(c.get("db"), principal.userId, agent_id);
-    const floor = c.get("config").quotas.minIntervalSeconds;
-    if (schedule_config.type === "interval" && schedule_config.interval_seconds < floor) {
-      throw validationFailed([
-        { location: "body", field: "schedule_config.interval_seconds", message: `Must be at least ${floor} seconds on this deployment.` },
-      ]);
-    }
     const config =
       schedule_config.type === "cron"
         ? { type: "cron" as const, cron_expression: schedule_config.cron_expression.trim(), timezone: schedule_config.timezone }
         : schedule_config;
-    const nextRunAt = await applySchedule(c.env, agent.id, config);
-    const updated = await setSchedule(c.get("db"), agent.id, { triggerType: "schedule", schedule: config, nextRunAt });
-    return c.json(await presentOwnedAgent(c.get("db"), principal.userId, updated.id), 200);
+    const updated = await scheduleAgent(c.var.ctx, agent_id, config);
+    return c.json(await presentOwnedAgent(c.var.ctx, updated.id), 200);
   })
   .openapi(unschedule, async (c) => {
-    const principal = c.get("principal");
-    const agent = await getOwnedAgent(c.get("db"), principal.userId, c.req.valid("param").agent_id);
-    await applySchedule(c.env, agent.id, null);
-    const updated = await setSchedule(c.get("db"), agent.id, { triggerType: "manual", schedule: null, nextRunAt: null });
-    return c.json(await presentOwnedAgent(c.get("db"), principal.userId, updated.id), 200);
+    const updated = await scheduleAgent(c.var.ctx, c.req.valid("param").agent_id, null);
+    return c.json(await presentOwnedAgent(c.var.ctx, updated.id), 200);
   })
   .openapi(pause, async (c) => {
-    const agent = await setAgentStatus(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id, "paused");
-    return c.json(await presentOwnedAgent(c.get("db"), c.get("principal").userId, agent.id), 200);
+    const agent = await setAgentStatus(c.var.ctx, c.req.valid("param").agent_id, "paused");
+    return c.json(await presentOwnedAgent(c.var.ctx, agent.id), 200);
   })
   .openapi(resume, async (c) => {
-    const agent = await setAgentStatus(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id, "active");
-    return c.json(await presentOwnedAgent(c.get("db"), c.get("principal").userId, agent.id), 200);
+    const agent = await setAgentStatus(c.var.ctx, c.req.valid("param").agent_id, "active");
+    return c.json(await presentOwnedAgent(c.var.ctx, agent.id), 200);
   })
   .openapi(remove, async (c) => {
-    const agent = await getOwnedAgent(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id);
-    await applySchedule(c.env, agent.id, null);
-    await deleteAgent(c.get("db"), c.get("principal").userId, agent.id);
+    await removeAgent(c.var.ctx, c.req.valid("param").agent_id);
     return c.body(null, 204);
   })
   .openapi(deploy, async (c) => {
-    const principal = c.get("principal");
     const body = c.req.valid("json");
-    const { agent, webhookSecret } = await deployAgent(c.env, c.get("db"), {
-      userId: principal.userId,
-      credentialId: principal.credentialId,
-      workflowId: body.workflow_id,
-      config: body.agent_config ?? {},
-      maxAgents: c.get("config").quotas.agentsPerUser,
-    });
+    const { agent, webhookSecret } = await deployAgent(c.var.ctx, { workflowId: body.workflow_id, config: body.agent_config ?? {} });
     c.header("Cache-Control", "no-store");
-    return c.json({ ...(await presentOwnedAgent(c.get("db"), principal.userId, agent.id)), webhook_secret: webhookSecret }, 201);
+    return c.json({ ...(await presentOwnedAgent(c.var.ctx, agent.id)), webhook_secret: webhookSecret }, 201);
   })
   .openapi(list, async (c) => {
-    const rows = await listAgents(c.get("db"), c.get("principal").userId);
+    const rows = await listAgents(c.var.ctx);
     return c.json(
       rows.map((row) => presentAgent(row.agent, row.workflowName)),
       200,
     );
   })
-  .openapi(get, async (c) => {
-    return c.json(await presentOwnedAgent(c.get("db"), c.get("principal").userId, c.req.valid("param").agent_id), 200);
-  })
+  .openapi(get, async (c) => c.json(await presentOwnedAgent(c.var.ctx, c.req.valid("param").agent_id), 200))
   .openapi(execute, async (c) => {
-    const principal = c.get("principal");
-    const agent = await getOwnedAgent(c.get("db"), principal.userId, c.req.valid("param").agent_id);
-    if (agent.status === "paused") throw new HubError("conflict", "The agent is paused.");
-    // Run by hand, the agent acts with the caller's own (live) credential.
     // The body is optional and, when sent, validated as a JSON object by the route's schema.
     const input = (c.req.valid("json") as Record<string, unknown> | undefined) ?? {};
-    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, agent.workflowId);
-    const run = await startExecution(c.env, c.get("db"), workflow, {
-      userId: principal.userId,
-      credentialId: principal.credentialId,
-      input,
-      agentId: agent.id,
-    });
+    const run = await runAgentNow(c.var.ctx, c.req.valid("param").agent_id, input);
     return c.json({ execution_id: run.id, status: "queued" as const }, 202);
   });

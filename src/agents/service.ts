@@ -1,35 +1,47 @@
+import type { ServiceContext } from "../core/context";
 import { and, count, desc, eq } from "drizzle-orm";
-import type { Env } from "../env";
+import { delegatedContext, type Runtime } from "../core/context";
 import type { Db } from "../db/client";
 import { agents, workflows, type Agent } from "../db/schema";
-import { HubError, notFound } from "../core/errors";
+import { HubError, notFound, validationFailed } from "../core/errors";
+import { startExecution } from "../workflows/executions";
+import type { ScheduleConfig } from "./automation-agent";
+import { applySchedule } from "./schedules";
 import { credentialRevocation } from "../auth/credential-status";
 import { randomToken } from "../auth/crypto";
-import { secretBoxFor } from "../connections/secrets";
 import { getOwnedWorkflow } from "../workflows/service";
 
 /** Deploys one of the caller's workflows as an agent; the webhook secret is returned once. */
+/** The agent acts with the credential that deployed it, for its owner. */
+export function agentContext(runtime: Runtime, agent: Agent): ServiceContext {
+  return delegatedContext(runtime, agent.userId, agent.credentialId);
+}
+
+/**
+ * Deploys one of the caller's workflows as an agent, within MAX_AGENTS_PER_USER; the agent will
+ * act with the caller's credential. The webhook secret is returned once.
+ */
 export async function deployAgent(
-  env: Env,
-  db: Db,
-  input: { userId: number; credentialId: string; workflowId: number; config: Record<string, unknown>; maxAgents: number },
+  ctx: ServiceContext,
+  input: { workflowId: number; config: Record<string, unknown> },
 ): Promise<{ agent: Agent; webhookSecret: string }> {
-  const workflow = await getOwnedWorkflow(db, input.userId, input.workflowId);
-  const [held] = await db.select({ n: count() }).from(agents).where(eq(agents.userId, input.userId));
-  if ((held?.n ?? 0) >= input.maxAgents) throw new HubError("quota_exceeded", `An account can hold at most ${input.maxAgents} agents; delete one first.`);
+  const workflow = await getOwnedWorkflow(ctx, input.workflowId);
+  const maxAgents = ctx.config.quotas.agentsPerUser;
+  const [held] = await ctx.db.select({ n: count() }).from(agents).where(eq(agents.userId, ctx.user.id));
+  if ((held?.n ?? 0) >= maxAgents) throw new HubError("quota_exceeded", `An account can hold at most ${maxAgents} agents; delete one first.`);
   const id = crypto.randomUUID();
   const webhookSecret = `whsec_${randomToken(32)}`;
-  const sealed = await (await secretBoxFor(env)).seal(webhookSecret, `agent:${id}:webhook_secret`);
-  const [agent] = await db
+  const sealed = await (await ctx.secrets()).seal(webhookSecret, `agent:${id}:webhook_secret`);
+  const [agent] = await ctx.db
     .insert(agents)
     .values({
       id,
-      userId: input.userId,
+      userId: ctx.user.id,
       workflowId: workflow.id,
       triggerType: workflow.triggerType,
       config: input.config,
       webhookSecret: sealed,
-      credentialId: input.credentialId,
+      credentialId: ctx.credential.id,
     })
     .returning();
   return { agent: agent!, webhookSecret };
@@ -50,38 +62,72 @@ export async function recordAgentRefusal(db: Db, agentId: string, reason: string
 }
 
 /** The agent as the API shows it, with its workflow's name, read in one query. */
-export async function presentOwnedAgent(db: Db, userId: number, id: string) {
-  const row = await db
+export async function presentOwnedAgent(ctx: ServiceContext, id: string) {
+  const row = await ctx.db
     .select({ agent: agents, workflowName: workflows.name })
     .from(agents)
     .innerJoin(workflows, eq(workflows.id, agents.workflowId))
-    .where(and(eq(agents.id, id), eq(agents.userId, userId)))
+    .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
     .get();
   if (!row) throw notFound("Agent");
   return presentAgent(row.agent, row.workflowName);
 }
 
-export async function getOwnedAgent(db: Db, userId: number, id: string): Promise<Agent> {
-  const row = await db
+export async function getOwnedAgent(ctx: ServiceContext, id: string): Promise<Agent> {
+  const row = await ctx.db
     .select()
     .from(agents)
-    .where(and(eq(agents.id, id), eq(agents.userId, userId)))
+    .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
     .get();
   if (!row) throw notFound("Agent");
   return row;
 }
 
-export async function setAgentStatus(db: Db, userId: number, id: string, status: Agent["status"]): Promise<Agent> {
-  const [row] = await db
+export async function setAgentStatus(ctx: ServiceContext, id: string, status: Agent["status"]): Promise<Agent> {
+  const [row] = await ctx.db
     .update(agents)
     .set({ status, updatedAt: new Date() })
-    .where(and(eq(agents.id, id), eq(agents.userId, userId)))
+    .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
     .returning();
   if (!row) throw notFound("Agent");
   return row;
 }
 
-export async function setSchedule(
+/**
+ * Gives the agent a schedule (null: none). The agent's Durable Object keeps exactly one schedule;
+ * the row mirrors it for listing and for the cron backstop. Intervals below MIN_INTERVAL_SECONDS
+ * are refused.
+ */
+export async function scheduleAgent(ctx: ServiceContext, id: string, config: ScheduleConfig | null): Promise<Agent> {
+  const agent = await getOwnedAgent(ctx, id);
+  const floor = ctx.config.quotas.minIntervalSeconds;
+  if (config?.type === "interval" && config.interval_seconds < floor) {
+    throw validationFailed([{ location: "body", field: "schedule_config.interval_seconds", message: `Must be at least ${floor} seconds on this deployment.` }]);
+  }
+  const nextRunAt = await applySchedule(ctx.bindings, agent.id, config);
+  return setSchedule(
+    ctx.db,
+    agent.id,
+    config ? { triggerType: "schedule", schedule: config, nextRunAt } : { triggerType: "manual", schedule: null, nextRunAt: null },
+  );
+}
+
+/** Deletes the agent and its schedule. */
+export async function removeAgent(ctx: ServiceContext, id: string): Promise<void> {
+  const agent = await getOwnedAgent(ctx, id);
+  await applySchedule(ctx.bindings, agent.id, null);
+  await deleteAgent(ctx, agent.id);
+}
+
+/** Runs the agent's workflow now. Run by hand, the agent acts with the caller's own (live) credential. */
+export async function runAgentNow(ctx: ServiceContext, id: string, input: Record<string, unknown>) {
+  const agent = await getOwnedAgent(ctx, id);
+  if (agent.status === "paused") throw new HubError("conflict", "The agent is paused.");
+  const workflow = await getOwnedWorkflow(ctx, agent.workflowId);
+  return startExecution(ctx, workflow, { input, agentId: agent.id });
+}
+
+async function setSchedule(
   db: Db,
   id: string,
   fields: { triggerType: string; schedule: Record<string, unknown> | null; nextRunAt: string | null },
@@ -95,20 +141,20 @@ export async function setSchedule(
   return row;
 }
 
-export async function deleteAgent(db: Db, userId: number, id: string): Promise<void> {
-  const deleted = await db
+async function deleteAgent(ctx: ServiceContext, id: string): Promise<void> {
+  const deleted = await ctx.db
     .delete(agents)
-    .where(and(eq(agents.id, id), eq(agents.userId, userId)))
+    .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
     .returning({ id: agents.id });
   if (deleted.length === 0) throw notFound("Agent");
 }
 
-export function listAgents(db: Db, userId: number) {
-  return db
+export function listAgents(ctx: ServiceContext) {
+  return ctx.db
     .select({ agent: agents, workflowName: workflows.name })
     .from(agents)
     .innerJoin(workflows, eq(workflows.id, agents.workflowId))
-    .where(eq(agents.userId, userId))
+    .where(eq(agents.userId, ctx.user.id))
     .orderBy(desc(agents.createdAt))
     .limit(500)
     .all();

@@ -84,6 +84,6 @@ export const publicAccountRoutes = createRouter()
 export const accountRoutes = createRouter().openapi(logout, async (c) => {
   const principal = c.get("principal");
   if (principal.kind === "api_key") throw new HubError("bad_request", "API keys do not sign in; revoke the key with DELETE /v1/auth/api-keys/{id}.");
-  await revokeGrant(c.get("db"), principal.credentialId);
+  await revokeGrant(c.var.ctx.db, principal.credentialId);
   return c.body(null, 204);
 });

@@ -1,10 +1,9 @@
 import { authedRoute, conflictError, createRouter, notFoundError, z } from "../http/router";
-import { HubError } from "../core/errors";
 import { IntIdParam, Timestamp } from "../http/schemas";
 import { PageQuery, pageById, pageOf } from "../http/pagination";
-import { createApiKey, listApiKeys, modeForEnvironment, presentApiKey, revokeApiKey } from "./api-keys";
+import { createApiKey, listApiKeys, presentApiKey, revokeApiKey } from "./api-keys";
 import { ScopeSchema } from "./schemas";
-import { isSubset, type Scope } from "../core/scopes";
+import type { Scope } from "../core/scopes";
 
 const ApiKeySchema = z
   .object({
@@ -83,33 +82,20 @@ const deleteKey = authedRoute(
 
 export const apiKeyRoutes = createRouter()
   .openapi(createKey, async (c) => {
-    const principal = c.get("principal");
     const body = c.req.valid("json");
-    const scopes = (body.scopes ?? principal.scopes) as Scope[];
-    if (!isSubset(scopes, principal.scopes)) {
-      throw new HubError("insufficient_scope", "A key cannot have scopes the calling credential does not have.");
-    }
-    const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
-    if (expiresAt && expiresAt.getTime() <= Date.now()) {
-      throw new HubError("validation_failed", "expires_at must be in the future.", {
-        errors: [{ location: "body", field: "expires_at", message: "Must be in the future." }],
-      });
-    }
-    const { key, secret } = await createApiKey(c.get("db"), {
-      userId: principal.userId,
+    const { key, secret } = await createApiKey(c.var.ctx, {
       name: body.name,
-      mode: modeForEnvironment(c.get("config").environment),
-      scopes,
-      expiresAt,
+      scopes: body.scopes as Scope[] | undefined,
+      expiresAt: body.expires_at ? new Date(body.expires_at) : null,
     });
     c.header("Cache-Control", "no-store");
     return c.json({ ...presentApiKey(key), key: secret }, 201);
   })
   .openapi(listKeys, async (c) => {
-    const page = await pageById(c.req.valid("query"), (n, before) => listApiKeys(c.get("db"), c.get("principal").userId, n, before), presentApiKey);
+    const page = await pageById(c.req.valid("query"), (n, before) => listApiKeys(c.var.ctx, n, before), presentApiKey);
     return c.json(page, 200);
   })
   .openapi(deleteKey, async (c) => {
-    await revokeApiKey(c.get("db"), c.get("principal").userId, c.req.valid("param").id);
+    await revokeApiKey(c.var.ctx, c.req.valid("param").id);
     return c.body(null, 204);
   });

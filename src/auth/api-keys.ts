@@ -1,10 +1,11 @@
+import type { ServiceContext } from "../core/context";
 import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
 import type { Environment } from "../core/config";
 import type { Db } from "../db/client";
 import { apiKeys, type ApiKey } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
 import { hashSecret, randomToken } from "./crypto";
-import { formatScopes, readScopes, type Scope } from "../core/scopes";
+import { formatScopes, isSubset, readScopes, type Scope } from "../core/scopes";
 
 export type KeyMode = ApiKey["mode"];
 
@@ -25,28 +26,38 @@ export interface CreatedKey {
   secret: string;
 }
 
-export async function createApiKey(
-  db: Db,
-  input: { userId: number; name: string; mode: KeyMode; scopes: Scope[]; expiresAt?: Date | null },
-): Promise<CreatedKey> {
+/**
+ * A new key for the caller: its scopes default to, and may not exceed, the calling credential's;
+ * its mode follows the deployment (live on production, test elsewhere).
+ */
+export async function createApiKey(ctx: ServiceContext, input: { name: string; scopes?: Scope[]; expiresAt?: Date | null }): Promise<CreatedKey> {
+  const scopes = input.scopes ?? [...ctx.scopes];
+  if (!isSubset(scopes, ctx.scopes)) throw new HubError("insufficient_scope", "A key cannot have scopes the calling credential does not have.");
+  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+    throw new HubError("validation_failed", "expires_at must be in the future.", {
+      errors: [{ location: "body", field: "expires_at", message: "Must be in the future." }],
+    });
+  }
+  const mode = modeForEnvironment(ctx.config.environment);
+  const { db } = ctx;
   const [active] = await db
     .select({ n: count() })
     .from(apiKeys)
-    .where(and(eq(apiKeys.userId, input.userId), isNull(apiKeys.revokedAt)));
+    .where(and(eq(apiKeys.userId, ctx.user.id), isNull(apiKeys.revokedAt)));
   if ((active?.n ?? 0) >= MAX_KEYS_PER_USER) {
     throw new HubError("quota_exceeded", `An account can hold at most ${MAX_KEYS_PER_USER} active API keys; revoke one first.`);
   }
-  const secret = `${KEY_PREFIX[input.mode]}${randomToken(32)}`;
+  const secret = `${KEY_PREFIX[mode]}${randomToken(32)}`;
   const [key] = await db
     .insert(apiKeys)
     .values({
-      userId: input.userId,
+      userId: ctx.user.id,
       name: input.name,
-      mode: input.mode,
+      mode,
       // Enough to recognise the key in a list, far too little to guess the rest.
-      prefix: secret.slice(0, KEY_PREFIX[input.mode].length + 6),
+      prefix: secret.slice(0, KEY_PREFIX[mode].length + 6),
       keyHash: await hashSecret(secret),
-      scopes: formatScopes(input.scopes),
+      scopes: formatScopes(scopes),
       expiresAt: input.expiresAt ?? null,
     })
     .returning();
@@ -54,21 +65,21 @@ export async function createApiKey(
 }
 
 /** Newest first; `beforeId` continues after a previous page. Fetches `limit` rows. */
-export function listApiKeys(db: Db, userId: number, limit: number, beforeId?: number): Promise<ApiKey[]> {
-  return db
+export function listApiKeys(ctx: ServiceContext, limit: number, beforeId?: number): Promise<ApiKey[]> {
+  return ctx.db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), beforeId ? lt(apiKeys.id, beforeId) : undefined))
+    .where(and(eq(apiKeys.userId, ctx.user.id), isNull(apiKeys.revokedAt), beforeId ? lt(apiKeys.id, beforeId) : undefined))
     .orderBy(desc(apiKeys.id))
     .limit(limit)
     .all();
 }
 
-export async function revokeApiKey(db: Db, userId: number, id: number): Promise<void> {
-  const revoked = await db
+export async function revokeApiKey(ctx: ServiceContext, id: number): Promise<void> {
+  const revoked = await ctx.db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, ctx.user.id), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
   if (revoked.length === 0) throw notFound("API key");
 }

@@ -8,6 +8,7 @@ import { HubError } from "../core/errors";
 import { findApiKeyBySecret, keyModeOf, modeForEnvironment } from "./api-keys";
 import { invalidToken, verifyAccessToken } from "./jwt";
 import type { Principal } from "../core/principal";
+import { contextForPrincipal } from "../core/context";
 import { readScopes } from "../core/scopes";
 
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -29,6 +30,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
     ? await principalFromApiKey(c.get("db"), c.get("config"), credential, (work) => c.executionCtx.waitUntil(work))
     : await principalFromJwt(c.get("db"), c.get("config"), credential);
   c.set("principal", principal);
+  c.set("ctx", contextForPrincipal(c.get("runtime"), principal));
   await next();
 });
 

@@ -49,8 +49,8 @@ const revoke = authedRoute(
 );
 
 export const authorizationRoutes = createRouter()
-  .openapi(list, async (c) => c.json({ data: await listAuthorizations(c.get("db"), c.get("principal").userId) }, 200))
+  .openapi(list, async (c) => c.json({ data: await listAuthorizations(c.var.ctx) }, 200))
   .openapi(revoke, async (c) => {
-    await revokeAuthorization(c.get("db"), c.get("principal").userId, c.req.valid("param").client_id);
+    await revokeAuthorization(c.var.ctx, c.req.valid("param").client_id);
     return c.body(null, 204);
   });

@@ -1,5 +1,5 @@
+import type { ServiceContext } from "../core/context";
 import { and, eq, gt, inArray, isNotNull, isNull, max } from "drizzle-orm";
-import type { Db } from "../db/client";
 import { authorizationCodes, grants, oauthApps, refreshTokens } from "../db/schema";
 import { notFound } from "../core/errors";
 import { readScopes } from "../core/scopes";
@@ -14,15 +14,15 @@ export interface Authorization {
 }
 
 /** Live authorization-code grants of the user, one entry per app (the union of their scopes). */
-export async function listAuthorizations(db: Db, userId: number): Promise<Authorization[]> {
+export async function listAuthorizations(ctx: ServiceContext): Promise<Authorization[]> {
   const live = and(
-    eq(grants.userId, userId),
+    eq(grants.userId, ctx.user.id),
     eq(grants.kind, "authorization_code"),
     isNull(grants.revokedAt),
     isNotNull(grants.clientId),
     isNull(oauthApps.revokedAt),
   );
-  const rows = await db
+  const rows = await ctx.db
     .select({ clientId: grants.clientId, name: oauthApps.name, scopes: grants.scopes, createdAt: grants.createdAt, grantId: grants.id })
     .from(grants)
     .innerJoin(oauthApps, eq(oauthApps.clientId, grants.clientId))
@@ -30,7 +30,7 @@ export async function listAuthorizations(db: Db, userId: number): Promise<Author
     .all();
   if (rows.length === 0) return [];
   // An app is "used" each time it gets tokens: at approval and at every refresh.
-  const lastIssued = await db
+  const lastIssued = await ctx.db
     .select({ grantId: refreshTokens.grantId, at: max(refreshTokens.createdAt) })
     .from(refreshTokens)
     .where(
@@ -68,24 +68,24 @@ export async function listAuthorizations(db: Db, userId: number): Promise<Author
  * app has not exchanged yet are expired too, or one approved a minute ago would bring the
  * access straight back.
  */
-export async function revokeAuthorization(db: Db, userId: number, clientId: string): Promise<void> {
+export async function revokeAuthorization(ctx: ServiceContext, clientId: string): Promise<void> {
   const now = new Date();
-  await db
+  await ctx.db
     .update(authorizationCodes)
     // A code counts as expired once its expiry lies in the past, so set it just before now.
     .set({ expiresAt: new Date(now.getTime() - 1) })
     .where(
       and(
-        eq(authorizationCodes.userId, userId),
+        eq(authorizationCodes.userId, ctx.user.id),
         eq(authorizationCodes.clientId, clientId),
         isNull(authorizationCodes.usedAt),
         gt(authorizationCodes.expiresAt, now),
       ),
     );
-  const revoked = await db
+  const revoked = await ctx.db
     .update(grants)
     .set({ revokedAt: now })
-    .where(and(eq(grants.userId, userId), eq(grants.clientId, clientId), eq(grants.kind, "authorization_code"), isNull(grants.revokedAt)))
+    .where(and(eq(grants.userId, ctx.user.id), eq(grants.clientId, clientId), eq(grants.kind, "authorization_code"), isNull(grants.revokedAt)))
     .returning({ id: grants.id });
   if (revoked.length === 0) throw notFound("Authorization");
 }

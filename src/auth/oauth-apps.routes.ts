@@ -1,10 +1,9 @@
 import { authedRoute, conflictError, createRouter, notFoundError, z } from "../http/router";
 import { PageQuery, pageById, pageOf } from "../http/pagination";
-import { HubError } from "../core/errors";
 import { Timestamp } from "../http/schemas";
-import { createOAuthApp, deleteOAuthApp, listOAuthApps, presentOAuthApp, redirectUriProblem } from "./oauth-apps";
+import { createOAuthApp, deleteOAuthApp, listOAuthApps, presentOAuthApp } from "./oauth-apps";
 import { ScopeSchema } from "./schemas";
-import { isSubset, type Scope } from "../core/scopes";
+import type { Scope } from "../core/scopes";
 
 const OAuthAppSchema = z
   .object({
@@ -89,30 +88,16 @@ const deleteApp = authedRoute(
 
 export const oauthAppRoutes = createRouter()
   .openapi(createApp, async (c) => {
-    const principal = c.get("principal");
     const body = c.req.valid("json");
-    const errors = body.redirect_uris.flatMap((uri, i) => {
-      const problem = redirectUriProblem(uri, c.get("config").environment);
-      return problem ? [{ location: "body", field: `redirect_uris.${i}`, message: problem }] : [];
-    });
-    if (errors.length) throw new HubError("validation_failed", "A redirect URI is not allowed.", { errors });
-    if (!isSubset(body.scopes, principal.scopes)) {
-      throw new HubError("insufficient_scope", "An app cannot be allowed scopes the calling credential does not have.");
-    }
-    const { app, clientSecret } = await createOAuthApp(c.get("db"), {
-      userId: principal.userId,
-      name: body.name,
-      redirectUris: [...new Set(body.redirect_uris)],
-      scopes: body.scopes as Scope[],
-    });
+    const { app, clientSecret } = await createOAuthApp(c.var.ctx, { name: body.name, redirectUris: body.redirect_uris, scopes: body.scopes as Scope[] });
     c.header("Cache-Control", "no-store");
     return c.json({ ...presentOAuthApp(app), client_secret: clientSecret }, 201);
   })
   .openapi(listApps, async (c) => {
-    const page = await pageById(c.req.valid("query"), (n, before) => listOAuthApps(c.get("db"), c.get("principal").userId, n, before), presentOAuthApp);
+    const page = await pageById(c.req.valid("query"), (n, before) => listOAuthApps(c.var.ctx, n, before), presentOAuthApp);
     return c.json(page, 200);
   })
   .openapi(deleteApp, async (c) => {
-    await deleteOAuthApp(c.get("db"), c.get("principal").userId, c.req.valid("param").client_id);
+    await deleteOAuthApp(c.var.ctx, c.req.valid("param").client_id);
     return c.body(null, 204);
   });

@@ -1,21 +1,33 @@
+import type { ServiceContext } from "../core/context";
 import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
 import type { Environment } from "../core/config";
 import type { Db } from "../db/client";
 import { grants, oauthApps, type OAuthApp } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
 import { constantTimeEqual, hashSecret, randomToken } from "./crypto";
-import { formatScopes, readScopes, type Scope } from "../core/scopes";
+import { formatScopes, isSubset, readScopes, type Scope } from "../core/scopes";
 
 export const MAX_APPS_PER_USER = 50;
 
+/**
+ * Registers an app for the caller: each redirect URI must be allowed on this deployment, and the
+ * app may not be allowed scopes the calling credential lacks. The secret is returned once.
+ */
 export async function createOAuthApp(
-  db: Db,
-  input: { userId: number; name: string; redirectUris: string[]; scopes: Scope[] },
+  ctx: ServiceContext,
+  input: { name: string; redirectUris: string[]; scopes: Scope[] },
 ): Promise<{ app: OAuthApp; clientSecret: string }> {
+  const errors = input.redirectUris.flatMap((uri, i) => {
+    const problem = redirectUriProblem(uri, ctx.config.environment);
+    return problem ? [{ location: "body", field: `redirect_uris.${i}`, message: problem }] : [];
+  });
+  if (errors.length) throw new HubError("validation_failed", "A redirect URI is not allowed.", { errors });
+  if (!isSubset(input.scopes, ctx.scopes)) throw new HubError("insufficient_scope", "An app cannot be allowed scopes the calling credential does not have.");
+  const { db } = ctx;
   const [active] = await db
     .select({ n: count() })
     .from(oauthApps)
-    .where(and(eq(oauthApps.userId, input.userId), isNull(oauthApps.revokedAt)));
+    .where(and(eq(oauthApps.userId, ctx.user.id), isNull(oauthApps.revokedAt)));
   if ((active?.n ?? 0) >= MAX_APPS_PER_USER) {
     throw new HubError("quota_exceeded", `An account can register at most ${MAX_APPS_PER_USER} OAuth apps; delete one first.`);
   }
@@ -25,9 +37,9 @@ export async function createOAuthApp(
     .values({
       clientId: `ahc_${randomToken(16)}`,
       clientSecretHash: await hashSecret(clientSecret),
-      userId: input.userId,
+      userId: ctx.user.id,
       name: input.name,
-      redirectUris: input.redirectUris,
+      redirectUris: [...new Set(input.redirectUris)],
       scopes: formatScopes(input.scopes),
     })
     .returning();
@@ -35,24 +47,24 @@ export async function createOAuthApp(
 }
 
 /** Newest first; `beforeId` continues after a previous page. Fetches `limit` rows. */
-export const listOAuthApps = (db: Db, userId: number, limit: number, beforeId?: number) =>
-  db
+export const listOAuthApps = (ctx: ServiceContext, limit: number, beforeId?: number) =>
+  ctx.db
     .select()
     .from(oauthApps)
-    .where(and(eq(oauthApps.userId, userId), isNull(oauthApps.revokedAt), beforeId ? lt(oauthApps.id, beforeId) : undefined))
+    .where(and(eq(oauthApps.userId, ctx.user.id), isNull(oauthApps.revokedAt), beforeId ? lt(oauthApps.id, beforeId) : undefined))
     .orderBy(desc(oauthApps.id))
     .limit(limit)
     .all();
 
 /** Deleting an app also revokes every grant made to it, so its tokens stop at once. */
-export async function deleteOAuthApp(db: Db, userId: number, clientId: string): Promise<void> {
-  const deleted = await db
+export async function deleteOAuthApp(ctx: ServiceContext, clientId: string): Promise<void> {
+  const deleted = await ctx.db
     .update(oauthApps)
     .set({ revokedAt: new Date() })
-    .where(and(eq(oauthApps.clientId, clientId), eq(oauthApps.userId, userId), isNull(oauthApps.revokedAt)))
+    .where(and(eq(oauthApps.clientId, clientId), eq(oauthApps.userId, ctx.user.id), isNull(oauthApps.revokedAt)))
     .returning({ id: oauthApps.id });
   if (deleted.length === 0) throw notFound("OAuth app");
-  await db
+  await ctx.db
     .update(grants)
     .set({ revokedAt: new Date() })
     .where(and(eq(grants.clientId, clientId), isNull(grants.revokedAt)));

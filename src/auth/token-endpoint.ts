@@ -96,7 +96,7 @@ function limitAddress(c: Context<AppEnv>, cost: 0 | 1) {
 }
 
 async function enforce(c: Context<AppEnv>, subject: string, counters: { name: string; limit: number }[], cost: 0 | 1) {
-  const results = await consumeRateLimits(c.env, subject, counters, cost);
+  const results = await consumeRateLimits(c.get("runtime").bindings.RATE_LIMITER, subject, counters, cost);
   const hit = exhaustedOf(results);
   if (hit) {
     // RFC 8628 registers slow_down for the token endpoint; clients back off on it.

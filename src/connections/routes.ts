@@ -4,8 +4,7 @@ import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { IntIdParam, Timestamp } from "../http/schemas";
 import { inputJsonSchema } from "../lib/json-schema";
 import { PLATFORMS, platformToolName } from "./platforms";
-import { secretBoxFor } from "./secrets";
-import { createConnection, deleteConnection, listConnections, presentConnection, requirePlatform, updateConnection, validateConfig } from "./service";
+import { createConnection, deleteConnection, listConnections, presentConnection, updateConnection } from "./service";
 import { testConnectionConfig } from "./test-connection";
 
 const Status = z.enum(["active", "error", "expired"]);
@@ -136,32 +135,24 @@ const platformCatalog = () =>
 export const connectionRoutes = createRouter()
   .openapi(listPlatforms, (c) => c.json({ data: platformCatalog() }, 200))
   .openapi(list, async (c) => {
-    const box = await secretBoxFor(c.env);
+    const box = await c.var.ctx.secrets();
     const page = await pageById(
       c.req.valid("query"),
-      (n, before) => listConnections(c.get("db"), c.get("principal").userId, n, before),
+      (n, before) => listConnections(c.var.ctx, n, before),
       (row) => presentConnection(row, box),
     );
     return c.json(page, 200);
   })
   .openapi(create, async (c) => {
-    const body = c.req.valid("json");
-    const box = await secretBoxFor(c.env);
-    const row = await createConnection(c.get("db"), box, { userId: c.get("principal").userId, ...body });
-    return c.json(await presentConnection(row, box), 201);
+    const row = await createConnection(c.var.ctx, c.req.valid("json"));
+    return c.json(await presentConnection(row, await c.var.ctx.secrets()), 201);
   })
   .openapi(update, async (c) => {
-    const box = await secretBoxFor(c.env);
-    const row = await updateConnection(c.get("db"), box, c.get("principal").userId, c.req.valid("param").connection_id, c.req.valid("json"));
-    return c.json(await presentConnection(row, box), 200);
+    const row = await updateConnection(c.var.ctx, c.req.valid("param").connection_id, c.req.valid("json"));
+    return c.json(await presentConnection(row, await c.var.ctx.secrets()), 200);
   })
   .openapi(remove, async (c) => {
-    await deleteConnection(c.get("db"), c.get("principal").userId, c.req.valid("param").connection_id);
+    await deleteConnection(c.var.ctx, c.req.valid("param").connection_id);
     return c.body(null, 204);
   })
-  .openapi(test, async (c) => {
-    const body = c.req.valid("json");
-    const platform = requirePlatform(body.platform);
-    const settings = validateConfig(platform, body.config);
-    return c.json(await testConnectionConfig(c.get("config"), platform, settings, c.req.raw.signal), 200);
-  });
+  .openapi(test, async (c) => c.json(await testConnectionConfig(c.var.ctx, c.req.valid("json"), c.req.raw.signal), 200));

@@ -1,3 +1,4 @@
+import type { ServiceContext } from "../core/context";
 import { and, desc, eq, lt } from "drizzle-orm";
 import type { z } from "@hono/zod-openapi";
 import type { Db } from "../db/client";
@@ -36,62 +37,60 @@ export function validateConfig(platform: Platform, config: unknown): Record<stri
   return result.data as Record<string, unknown>;
 }
 
-export async function createConnection(
-  db: Db,
-  box: SecretBox,
-  input: { userId: number; platform: string; name: string; config: unknown },
-): Promise<Connection> {
+export async function createConnection(ctx: ServiceContext, input: { platform: string; name: string; config: unknown }): Promise<Connection> {
   const platform = requirePlatform(input.platform);
   const config = validateConfig(platform, input.config);
-  const existing = await db.$count(connections, eq(connections.userId, input.userId));
+  const { db } = ctx;
+  const box = await ctx.secrets();
+  const existing = await db.$count(connections, eq(connections.userId, ctx.user.id));
   if (existing >= MAX_CONNECTIONS_PER_USER) throw new HubError("quota_exceeded", `An account can hold at most ${MAX_CONNECTIONS_PER_USER} connections.`);
   const uid = `con_${randomToken(16)}`;
   const [row] = await db
     .insert(connections)
-    .values({ uid, userId: input.userId, platform: platform.id, name: input.name, config: await sealConfig(platform, config, uid, box) })
+    .values({ uid, userId: ctx.user.id, platform: platform.id, name: input.name, config: await sealConfig(platform, config, uid, box) })
     .returning();
   return row!;
 }
 
-export async function getConnection(db: Db, userId: number, id: number): Promise<Connection> {
-  const row = await db
+export async function getConnection(ctx: ServiceContext, id: number): Promise<Connection> {
+  const row = await ctx.db
     .select()
     .from(connections)
-    .where(and(eq(connections.id, id), eq(connections.userId, userId)))
+    .where(and(eq(connections.id, id), eq(connections.userId, ctx.user.id)))
     .get();
   if (!row) throw notFound("Connection");
   return row;
 }
 
-export function listConnections(db: Db, userId: number, limit: number, beforeId?: number): Promise<Connection[]> {
-  return db
+export function listConnections(ctx: ServiceContext, limit: number, beforeId?: number): Promise<Connection[]> {
+  return ctx.db
     .select()
     .from(connections)
-    .where(and(eq(connections.userId, userId), beforeId ? lt(connections.id, beforeId) : undefined))
+    .where(and(eq(connections.userId, ctx.user.id), beforeId ? lt(connections.id, beforeId) : undefined))
     .orderBy(desc(connections.id))
     .limit(limit)
     .all();
 }
 
 /** Every connection of a user, for building their tool catalog. */
-export function allConnections(db: Db, userId: number): Promise<Connection[]> {
-  return db.select().from(connections).where(eq(connections.userId, userId)).orderBy(desc(connections.id)).all();
+export function allConnections(ctx: ServiceContext): Promise<Connection[]> {
+  return ctx.db.select().from(connections).where(eq(connections.userId, ctx.user.id)).orderBy(desc(connections.id)).all();
 }
 
 /**
  * The connection a platform's calls use when none is named: the newest active one, else the
  * newest of any status (a fixed credential turns it active again), else undefined.
  */
-export async function defaultConnection(db: Db, userId: number, platformId: string, options: { activeOnly?: boolean } = {}): Promise<Connection | undefined> {
-  const mine = and(eq(connections.userId, userId), eq(connections.platform, platformId));
-  const active = await db
+export async function defaultConnection(ctx: ServiceContext, platformId: string, options: { activeOnly?: boolean } = {}): Promise<Connection | undefined> {
+  const mine = and(eq(connections.userId, ctx.user.id), eq(connections.platform, platformId));
+  const active = await ctx.db
     .select()
     .from(connections)
     .where(and(mine, eq(connections.status, "active")))
     .orderBy(desc(connections.id))
     .get();
   if (active || options.activeOnly) return active;
-  return db.select().from(connections).where(mine).orderBy(desc(connections.id)).get();
+  return ctx.db.select().from(connections).where(mine).orderBy(desc(connections.id)).get();
 }
 
 /**
@@ -99,13 +98,12 @@ export async function defaultConnection(db: Db, userId: number, platformId: stri
  * value, so a client can round-trip what it read without knowing the secret.
  */
 export async function updateConnection(
-  db: Db,
-  box: SecretBox,
-  userId: number,
+  ctx: ServiceContext,
   id: number,
   input: { name: string; status: ConnectionStatus; config: Record<string, unknown> },
 ): Promise<Connection> {
-  const current = await getConnection(db, userId, id);
+  const current = await getConnection(ctx, id);
+  const box = await ctx.secrets();
   const platform = requirePlatform(current.platform);
   const masked = platform.secretFields.filter((field) => sentMasked(input.config[field]));
   if (masked.length) {
@@ -122,7 +120,7 @@ export async function updateConnection(
   const merged: Record<string, unknown> = { ...input.config };
   for (const field of masked) merged[field] = keepMasked(merged[field], stored[field]);
   const config = validateConfig(platform, merged);
-  const [row] = await db
+  const [row] = await ctx.db
     .update(connections)
     .set({
       name: input.name,
@@ -134,7 +132,7 @@ export async function updateConnection(
       toolsCachedAt: null,
       updatedAt: new Date(),
     })
-    .where(and(eq(connections.id, id), eq(connections.userId, userId)))
+    .where(and(eq(connections.id, id), eq(connections.userId, ctx.user.id)))
     .returning();
   return row!;
 }
@@ -171,10 +169,10 @@ function keepMasked(sent: unknown, stored: unknown): unknown {
   return sent;
 }
 
-export async function deleteConnection(db: Db, userId: number, id: number): Promise<void> {
-  const deleted = await db
+export async function deleteConnection(ctx: ServiceContext, id: number): Promise<void> {
+  const deleted = await ctx.db
     .delete(connections)
-    .where(and(eq(connections.id, id), eq(connections.userId, userId)))
+    .where(and(eq(connections.id, id), eq(connections.userId, ctx.user.id)))
     .returning({ id: connections.id });
   if (deleted.length === 0) throw notFound("Connection");
 }

@@ -1,9 +1,10 @@
-import type { Config } from "../core/config";
+import type { ServiceContext } from "../core/context";
+import { requirePlatform, validateConfig } from "./service";
 import { addressPolicyFor } from "../net/address-policy";
 import { McpError, listMcpTools } from "./mcp-client";
 import { platformClient } from "./platforms/client";
 import type { McpConfig } from "./platforms/mcp";
-import { PlatformError, type Platform } from "./platforms/types";
+import { PlatformError } from "./platforms/types";
 
 export interface ConnectionTestResult {
   success: boolean;
@@ -17,12 +18,13 @@ export interface ConnectionTestResult {
  * platforms make their cheapest authenticated call. Nothing is stored.
  */
 export async function testConnectionConfig(
-  config: Config,
-  platform: Platform,
-  settings: Record<string, unknown>,
+  ctx: ServiceContext,
+  input: { platform: string; config: unknown },
   signal?: AbortSignal,
 ): Promise<ConnectionTestResult> {
-  const policy = addressPolicyFor(config);
+  const platform = requirePlatform(input.platform);
+  const settings = validateConfig(platform, input.config);
+  const policy = addressPolicyFor(ctx.config);
   try {
     if (platform.id === "mcp") {
       const tools = await listMcpTools(settings as McpConfig, { policy, signal });

@@ -1,9 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { authedRoute, createRouter } from "../http/router";
-import { listProviders, resolveProvider } from "../llm/providers";
-import { ProviderError } from "../llm/types";
-import { HubError } from "../core/errors";
-import { MAX_MESSAGE_CHARS } from "./routes";
+import { listProviders } from "../llm/providers";
+import { chatDirectly } from "./direct-chat";
+import { MAX_MESSAGE_CHARS } from "./schemas";
 
 const ProviderSchema = z
   .object({
@@ -55,22 +54,5 @@ const direct = authedRoute("workflow:execute", {
 });
 
 export const chatRoutes = createRouter()
-  .openapi(providers, async (c) => {
-    const context = { env: c.env, config: c.get("config"), db: c.get("db"), userId: c.get("principal").userId };
-    return c.json(await listProviders(context), 200);
-  })
-  .openapi(direct, async (c) => {
-    const body = c.req.valid("json");
-    const context = { env: c.env, config: c.get("config"), db: c.get("db"), userId: c.get("principal").userId };
-    const provider = await resolveProvider(context, body.provider);
-    try {
-      const answer = await provider.generate({ messages: [{ role: "user", content: body.content }], tools: [], signal: c.req.raw.signal });
-      return c.json(
-        { content: answer.text, provider: provider.id, model: answer.model, tokens_used: answer.usage.inputTokens + answer.usage.outputTokens },
-        200,
-      );
-    } catch (error) {
-      if (error instanceof ProviderError) throw new HubError("provider_failed", error.message);
-      throw error;
-    }
-  });
+  .openapi(providers, async (c) => c.json(await listProviders(c.var.ctx), 200))
+  .openapi(direct, async (c) => c.json(await chatDirectly(c.var.ctx, c.req.valid("json"), c.req.raw.signal), 200));

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq, sql } from "drizzle-orm";
 import type { Env } from "../env";
-import { createDb } from "../db/client";
+import { delegatedContext, runtimeFor } from "../core/context";
 import { conversations } from "../db/schema";
 import { MessageStore, type MessageRecord } from "./messages";
 import { runTurn, type TurnInput } from "./orchestrator";
@@ -74,7 +74,10 @@ export class ConversationObject extends DurableObject<Env> {
   }
 
   private async runOne(input: TurnInput): Promise<MessageRecord> {
-    const db = createDb(this.env.DB);
+    // Each turn is one unit of work: its own runtime, acting for the user with the credential
+    // that sent the message.
+    const ctx = delegatedContext(runtimeFor(this.env, { waitUntil: (work) => this.ctx.waitUntil(work) }), input.userId, input.credentialId);
+    const { db } = ctx;
     // coalesce: a title set meanwhile (PATCH) is never overwritten by the generated one.
     await db
       .update(conversations)
@@ -83,7 +86,7 @@ export class ConversationObject extends DurableObject<Env> {
     this.emit("status", { status: "processing" });
     let reply: MessageRecord | undefined;
     try {
-      reply = await runTurn(this.env, this.store, input, {
+      reply = await runTurn(ctx, this.store, input, {
         message: (record) => this.emit("message", record),
         toolStarted: (event) => this.emit("tool_started", event),
         toolProgress: (event) => this.emit("tool_progress", event),

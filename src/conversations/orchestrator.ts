@@ -1,6 +1,4 @@
-import type { Env } from "../env";
-import { loadConfig } from "../core/config";
-import { createDb } from "../db/client";
+import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
 import { resolveProvider } from "../llm/providers";
 import { rankTools } from "../llm/tool-ranking";
@@ -49,9 +47,7 @@ export interface TurnEvents {
  * repeat for a bounded number of rounds, then store and return the assistant's answer. Failures
  * end as an assistant message with status `error`; the user's message is always kept.
  */
-export async function runTurn(env: Env, store: MessageStore, input: TurnInput, events: TurnEvents): Promise<MessageRecord> {
-  const config = loadConfig(env);
-  const db = createDb(env.DB);
+export async function runTurn(ctx: ServiceContext, store: MessageStore, input: TurnInput, events: TurnEvents): Promise<MessageRecord> {
   const userMessage = store.add(input.conversationId, message("user", input.content, { status: "received" }));
   events.message(userMessage);
 
@@ -59,13 +55,13 @@ export async function runTurn(env: Env, store: MessageStore, input: TurnInput, e
   const calls: ToolCallRecord[] = [];
   let tokens = 0;
   try {
-    provider = await resolveProvider({ env, config, db, userId: input.userId }, input.provider);
-    const tools = await chooseTools(env, input);
+    provider = await resolveProvider(ctx, input.provider);
+    const tools = await chooseTools(ctx, input.content);
     const history: ChatMessage[] = [
       { role: "system", content: SYSTEM_PROMPT },
       ...withinBudget(toChatHistory(store.tail(input.conversationId, MAX_HISTORY_MESSAGES))),
     ];
-    const execution = { userId: input.userId, credentialId: input.credentialId, db, env, config, source: `conversation:${input.conversationId}` };
+    const source = `conversation:${input.conversationId}`;
     const turnDeadline = AbortSignal.timeout(TURN_MS);
 
     for (let round = 1; round <= MAX_ROUNDS; round++) {
@@ -90,7 +86,7 @@ export async function runTurn(env: Env, store: MessageStore, input: TurnInput, e
       history.push({ role: "assistant", content: answer.text, toolCalls: requested });
       for (const call of requested) {
         events.toolStarted({ tool_call_id: call.id, name: call.name, arguments: call.arguments });
-        const outcome = await runTool(execution, call, turnDeadline, (progress) => events.toolProgress({ tool_call_id: call.id, name: call.name, progress }));
+        const outcome = await runTool(ctx, source, call, turnDeadline, (progress) => events.toolProgress({ tool_call_id: call.id, name: call.name, progress }));
         calls.push({ id: call.id, name: call.name, arguments: call.arguments, round, ...outcome.record });
         const stored = store.add(
           input.conversationId,
@@ -156,10 +152,9 @@ function message(
 }
 
 /** The tools offered this turn: those ranked relevant to the message first, then built-ins, capped. */
-export async function chooseTools(env: Env, input: { userId: number; content: string }): Promise<ToolSpec[]> {
-  const config = loadConfig(env);
-  const catalog = await catalogFor(env, config, createDb(env.DB), input.userId);
-  return selectTools(input.content, catalog).map((tool) => ({ name: tool.name, description: tool.description || tool.title, inputSchema: tool.input_schema }));
+export async function chooseTools(ctx: ServiceContext, content: string): Promise<ToolSpec[]> {
+  const catalog = await catalogFor(ctx);
+  return selectTools(content, catalog).map((tool) => ({ name: tool.name, description: tool.description || tool.title, inputSchema: tool.input_schema }));
 }
 
 export function selectTools(content: string, catalog: ToolInfo[]): ToolInfo[] {
@@ -175,13 +170,14 @@ export function selectTools(content: string, catalog: ToolInfo[]): ToolInfo[] {
 }
 
 async function runTool(
-  execution: Parameters<typeof executeTool>[0],
+  ctx: ServiceContext,
+  source: string,
   call: { id: string; name: string; arguments: Record<string, unknown> },
   signal: AbortSignal,
   onProgress: (update: ProgressUpdate) => void,
 ): Promise<{ content: string; record: Omit<ToolCallRecord, "id" | "name" | "arguments" | "round"> }> {
   try {
-    const result = await executeTool(execution, call.name, call.arguments, { onProgress, signal });
+    const result = await executeTool(ctx, call.name, call.arguments, { source, onProgress, signal });
     const content = result.success ? truncate(JSON.stringify(result.result)) : `Error: ${result.error_message}`;
     return { content, record: { success: result.success, error_message: result.error_message, duration_ms: result.duration_ms, call_id: result.call_id } };
   } catch (error) {

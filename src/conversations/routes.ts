@@ -1,73 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { AppEnv } from "../http/app-env";
-import { HubError } from "../core/errors";
 import { PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
-import { IntIdParam, Timestamp } from "../http/schemas";
-import { resolveProvider } from "../llm/providers";
-import { catalogFor } from "../tools/catalog-service";
-import { prepareToolCall } from "../tools/executor";
-import { rankTools } from "../llm/tool-ranking";
-import { classifyIntent } from "./intent";
-import {
-  conversationStub,
-  createConversation,
-  deleteConversation,
-  getOwnedConversation,
-  listConversations,
-  presentConversation,
-  renameConversation,
-} from "./service";
-
-export const MAX_MESSAGE_CHARS = 32_000;
-const SNAPSHOT_MESSAGES = 100;
-
-const ToolCallSchema = z
-  .object({
-    id: z.string().openapi({ description: "The tool_call_id of the matching tool message." }),
-    name: z.string(),
-    arguments: z.record(z.string(), z.unknown()),
-    round: z.number().int(),
-    success: z.boolean(),
-    error_message: z.string().nullable(),
-    duration_ms: z.number().int(),
-    call_id: z.string().nullable().openapi({ description: "The audit log's call_id." }),
-  })
-  .openapi("ToolCall");
-
-export const MessageSchema = z
-  .object({
-    id: z.number().int(),
-    conversation_id: z.number().int(),
-    role: z.enum(["user", "assistant", "tool", "system"]),
-    content: z.string(),
-    status: z.enum(["received", "completed", "error"]),
-    tokens_used: z.number().int(),
-    tools_called: z.array(ToolCallSchema),
-    tool_call_id: z.string().nullable(),
-    error_message: z.string().nullable(),
-    provider: z.string().nullable(),
-    model: z.string().nullable(),
-    created_at: Timestamp,
-  })
-  .openapi("Message");
-
-const ConversationSchema = z
-  .object({
-    id: z.number().int(),
-    title: z.string().nullable(),
-    state: z.enum(["idle", "processing"]),
-    message_count: z.number().int(),
-    last_message_preview: z.string().nullable(),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  })
-  .openapi("Conversation");
-
-const Content = z.string().trim().min(1).max(MAX_MESSAGE_CHARS);
-const Provider = z.string().max(50).nullish().openapi({ description: "Overrides the user's default provider for this call." });
-const IdParam = IntIdParam("conversation_id");
+import { ConversationSchema, Content, ExplainBody, IdParam, MessageSchema, Provider, ToolCallBody } from "./schemas";
+import { createConversation, deleteConversation, listConversations, presentConversation, renameConversation } from "./service";
+import { SNAPSHOT_MESSAGES, checkToolCall, conversationDetail, conversationEvents, conversationMessages, explainMessage, sendMessage } from "./turns";
 
 const list = authedRoute("data:read", {
   method: "get",
@@ -185,8 +121,6 @@ const stream = authedRoute("data:read", {
   responses: { 200: { description: "Server-Sent Events", content: { "text/event-stream": { schema: z.string() } } }, ...notFoundError },
 });
 
-const ToolCallBody = z.object({ name: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).default({}) });
-
 const validateToolCall = authedRoute("data:read", {
   method: "post",
   path: "/conversations/{conversation_id}/validate-tool-call",
@@ -211,8 +145,6 @@ const validateToolCall = authedRoute("data:read", {
     ...notFoundError,
   },
 });
-
-const ExplainBody = z.object({ content: Content, provider: Provider });
 
 const explainIntent = authedRoute("data:read", {
   method: "post",
@@ -255,97 +187,43 @@ const explainTools = authedRoute("data:read", {
   },
 });
 
-const providerContext = (c: Context<AppEnv>) => ({ env: c.env, config: c.get("config"), db: c.get("db"), userId: c.get("principal").userId });
-
 export const conversationRoutes = createRouter()
   .openapi(list, async (c) => {
     const { limit, cursor } = c.req.valid("query");
     const after = decodeCursor(cursor, z.object({ u: z.number(), id: z.number().int() }));
-    const rows = await listConversations(c.get("db"), c.get("principal").userId, limit + 1, after);
+    const rows = await listConversations(c.var.ctx, limit + 1, after);
     const { page, nextCursor } = paginate(rows, limit, (row) => ({ u: row.updatedAt.getTime(), id: row.id }));
     return c.json({ data: page.map(presentConversation), next_cursor: nextCursor }, 200);
   })
   .openapi(create, async (c) => {
     const title = (c.req.valid("json") as { title?: string | null } | undefined)?.title;
-    const row = await createConversation(c.get("db"), c.get("principal").userId, title ?? null);
+    const row = await createConversation(c.var.ctx, title ?? null);
     return c.json({ success: true as const, id: row.id, conversation: presentConversation(row) }, 201);
   })
-  .openapi(get, async (c) => {
-    const { conversation_id } = c.req.valid("param");
-    const row = await getOwnedConversation(c.get("db"), c.get("principal").userId, conversation_id);
-    const snapshot = await conversationStub(c.env, conversation_id).snapshot(conversation_id, SNAPSHOT_MESSAGES);
-    return c.json({ ...presentConversation(row), status: snapshot.status, pending_turns: snapshot.pending_turns, messages: snapshot.messages }, 200);
-  })
+  .openapi(get, async (c) => c.json(await conversationDetail(c.var.ctx, c.req.valid("param").conversation_id), 200))
   .openapi(rename, async (c) => {
-    const row = await renameConversation(c.get("db"), c.get("principal").userId, c.req.valid("param").conversation_id, c.req.valid("json").title);
+    const row = await renameConversation(c.var.ctx, c.req.valid("param").conversation_id, c.req.valid("json").title);
     return c.json(presentConversation(row), 200);
   })
   .openapi(remove, async (c) => {
-    await deleteConversation(c.env, c.get("db"), c.get("principal").userId, c.req.valid("param").conversation_id);
+    await deleteConversation(c.var.ctx, c.req.valid("param").conversation_id);
     return c.body(null, 204);
   })
-  .openapi(send, async (c) => {
-    const { conversation_id } = c.req.valid("param");
-    const body = c.req.valid("json");
-    const principal = c.get("principal");
-    await getOwnedConversation(c.get("db"), principal.userId, conversation_id);
-    // An unknown or unconfigured provider is refused before anything is stored.
-    await resolveProvider(providerContext(c), body.provider);
-    const reply = await conversationStub(c.env, conversation_id).send({
-      conversationId: conversation_id,
-      userId: principal.userId,
-      credentialId: principal.credentialId,
-      content: body.content,
-      provider: body.provider ?? null,
-    });
-    return c.json(reply, 201);
-  })
+  .openapi(send, async (c) => c.json(await sendMessage(c.var.ctx, c.req.valid("param").conversation_id, c.req.valid("json")), 201))
   .openapi(messages, async (c) => {
-    const { conversation_id } = c.req.valid("param");
-    await getOwnedConversation(c.get("db"), c.get("principal").userId, conversation_id);
     const { after_id, limit } = c.req.valid("query");
-    return c.json(await conversationStub(c.env, conversation_id).messages(conversation_id, { afterId: after_id, limit }), 200);
+    return c.json(await conversationMessages(c.var.ctx, c.req.valid("param").conversation_id, { afterId: after_id, limit }), 200);
   })
   .openapi(stream, async (c) => {
-    const { conversation_id } = c.req.valid("param");
-    await getOwnedConversation(c.get("db"), c.get("principal").userId, conversation_id);
-    const body = await conversationStub(c.env, conversation_id).stream(conversation_id);
+    const body = await conversationEvents(c.var.ctx, c.req.valid("param").conversation_id);
     return new Response(body, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no" } }) as any;
   })
-  .openapi(validateToolCall, async (c) => {
-    const { conversation_id } = c.req.valid("param");
-    const principal = c.get("principal");
-    await getOwnedConversation(c.get("db"), principal.userId, conversation_id);
-    const body = c.req.valid("json");
-    const ctx = { userId: principal.userId, credentialId: principal.credentialId, db: c.get("db"), env: c.env, config: c.get("config"), source: "validate" };
-    try {
-      const { call } = await prepareToolCall(ctx, body.name, body.arguments, { charge: false });
-      return c.json({ valid: true, errors: [], tool: { name: call.name, connection_id: call.connection?.id ?? null } }, 200);
-    } catch (error) {
-      if (!(error instanceof HubError) || error.code === "rate_limited") throw error;
-      const errors = error.errors?.map((e) => ({ field: e.field, message: e.message })) ?? [
-        { field: error.code === "not_found" ? "name" : "", message: error.message },
-      ];
-      return c.json({ valid: false, errors, tool: error.code === "not_found" ? null : { name: body.name, connection_id: null } }, 200);
-    }
-  })
+  .openapi(validateToolCall, async (c) => c.json(await checkToolCall(c.var.ctx, c.req.valid("param").conversation_id, c.req.valid("json")), 200))
   .openapi(explainIntent, async (c) => {
-    const body = c.req.valid("json");
-    const { provider, catalog } = await explainContext(c, c.req.valid("param").conversation_id, body.provider);
-    return c.json({ ...classifyIntent(body.content, catalog), provider: provider.id }, 200);
+    const explained = await explainMessage(c.var.ctx, c.req.valid("param").conversation_id, c.req.valid("json"));
+    return c.json({ ...explained.intent(), provider: explained.provider }, 200);
   })
   .openapi(explainTools, async (c) => {
-    const body = c.req.valid("json");
-    const { provider, catalog } = await explainContext(c, c.req.valid("param").conversation_id, body.provider);
-    const ranked = rankTools(body.content, catalog, 10).map((r) => ({ name: r.tool.name, score: r.score, reason: r.reason }));
-    return c.json({ tools: ranked, provider: provider.id }, 200);
+    const explained = await explainMessage(c.var.ctx, c.req.valid("param").conversation_id, c.req.valid("json"));
+    return c.json({ tools: explained.tools(), provider: explained.provider }, 200);
   });
-
-/** What both explain endpoints need: the caller's conversation checked, the provider, the catalog. */
-async function explainContext(c: Context<AppEnv>, conversationId: number, providerId: string | null | undefined) {
-  const userId = c.get("principal").userId;
-  await getOwnedConversation(c.get("db"), userId, conversationId);
-  const provider = await resolveProvider(providerContext(c), providerId);
-  const catalog = await catalogFor(c.env, c.get("config"), c.get("db"), userId);
-  return { provider, catalog };
-}

@@ -1,6 +1,5 @@
 import { and, desc, eq, lt, or } from "drizzle-orm";
-import type { Env } from "../env";
-import type { Db } from "../db/client";
+import type { Bindings, ServiceContext } from "../core/context";
 import { conversations, type Conversation } from "../db/schema";
 import { notFound } from "../core/errors";
 import type { ConversationObject } from "./conversation-object";
@@ -12,57 +11,57 @@ import type { ConversationObject } from "./conversation-object";
 type Remote<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
 export type ConversationRpc = Remote<Pick<ConversationObject, "send" | "messages" | "snapshot" | "stream" | "erase">>;
 
-export function conversationStub(env: Env, id: number): ConversationRpc {
-  return env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`conversation:${id}`)) as unknown as ConversationRpc;
+export function conversationStub(bindings: Pick<Bindings, "CONVERSATIONS">, id: number): ConversationRpc {
+  return bindings.CONVERSATIONS.get(bindings.CONVERSATIONS.idFromName(`conversation:${id}`)) as unknown as ConversationRpc;
 }
 
-export async function createConversation(db: Db, userId: number, title: string | null): Promise<Conversation> {
-  const [row] = await db.insert(conversations).values({ userId, title }).returning();
+export async function createConversation(ctx: ServiceContext, title: string | null): Promise<Conversation> {
+  const [row] = await ctx.db.insert(conversations).values({ userId: ctx.user.id, title }).returning();
   return row!;
 }
 
 /** The caller's conversation, or 404 (another user's conversation is not revealed). */
-export async function getOwnedConversation(db: Db, userId: number, id: number): Promise<Conversation> {
-  const row = await db
+export async function getOwnedConversation(ctx: ServiceContext, id: number): Promise<Conversation> {
+  const row = await ctx.db
     .select()
     .from(conversations)
-    .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+    .where(and(eq(conversations.id, id), eq(conversations.userId, ctx.user.id)))
     .get();
   if (!row) throw notFound("Conversation");
   return row;
 }
 
 /** Most recently updated first; the cursor is the last row's (updated_at, id). */
-export function listConversations(db: Db, userId: number, limit: number, after?: { u: number; id: number }): Promise<Conversation[]> {
+export function listConversations(ctx: ServiceContext, limit: number, after?: { u: number; id: number }): Promise<Conversation[]> {
   const position = after
     ? or(lt(conversations.updatedAt, new Date(after.u)), and(eq(conversations.updatedAt, new Date(after.u)), lt(conversations.id, after.id)))
     : undefined;
-  return db
+  return ctx.db
     .select()
     .from(conversations)
-    .where(and(eq(conversations.userId, userId), position))
+    .where(and(eq(conversations.userId, ctx.user.id), position))
     .orderBy(desc(conversations.updatedAt), desc(conversations.id))
     .limit(limit)
     .all();
 }
 
-export async function renameConversation(db: Db, userId: number, id: number, title: string): Promise<Conversation> {
-  const [row] = await db
+export async function renameConversation(ctx: ServiceContext, id: number, title: string): Promise<Conversation> {
+  const [row] = await ctx.db
     .update(conversations)
     .set({ title, updatedAt: new Date() })
-    .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+    .where(and(eq(conversations.id, id), eq(conversations.userId, ctx.user.id)))
     .returning();
   if (!row) throw notFound("Conversation");
   return row;
 }
 
-export async function deleteConversation(env: Env, db: Db, userId: number, id: number): Promise<void> {
-  const deleted = await db
+export async function deleteConversation(ctx: ServiceContext, id: number): Promise<void> {
+  const deleted = await ctx.db
     .delete(conversations)
-    .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+    .where(and(eq(conversations.id, id), eq(conversations.userId, ctx.user.id)))
     .returning({ id: conversations.id });
   if (deleted.length === 0) throw notFound("Conversation");
-  await conversationStub(env, id).erase();
+  await conversationStub(ctx.bindings, id).erase();
 }
 
 export function presentConversation(row: Conversation) {

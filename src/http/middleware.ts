@@ -1,7 +1,6 @@
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
-import { loadConfig } from "../core/config";
-import { createDb } from "../db/client";
+import { runtimeFor } from "../core/context";
 import type { AppEnv } from "./app-env";
 import { HubError } from "../core/errors";
 
@@ -13,8 +12,10 @@ export const initRequest = createMiddleware<AppEnv>(async (c, next) => {
   const incoming = c.req.header("X-Request-Id");
   const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   c.set("requestId", requestId);
-  c.set("config", loadConfig(c.env));
-  c.set("db", createDb(c.env.DB));
+  const runtime = runtimeFor(c.env, { requestId, waitUntil: (work) => c.executionCtx.waitUntil(work) });
+  c.set("runtime", runtime);
+  c.set("config", runtime.config);
+  c.set("db", runtime.db);
   await next();
   c.header("X-Request-Id", requestId);
 });

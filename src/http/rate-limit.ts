@@ -1,10 +1,9 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { Env } from "../env";
 import type { Config } from "../core/config";
 import type { AppEnv } from "./app-env";
 import { HubError } from "../core/errors";
-import type { CounterSpec, RateLimitResult } from "./rate-limiter";
+import type { CounterSpec, RateLimitResult, RateLimiter } from "./rate-limiter";
 
 export const WINDOW_SECONDS = 60;
 
@@ -13,8 +12,13 @@ export const WINDOW_SECONDS = 60;
  * subject's RateLimiter object, so one round trip checks them all. Counter names are
  * `<policy>` or `<policy>:<key>`; the policy part names them in the response headers.
  */
-export async function consumeRateLimits(env: Env, subject: string, counters: CounterSpec[], cost = 1): Promise<RateLimitResult[]> {
-  const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(subject));
+export async function consumeRateLimits(
+  limiter: DurableObjectNamespace<RateLimiter>,
+  subject: string,
+  counters: CounterSpec[],
+  cost = 1,
+): Promise<RateLimitResult[]> {
+  const stub = limiter.get(limiter.idFromName(subject));
   return stub.hit(counters, WINDOW_SECONDS, cost);
 }
 
@@ -50,7 +54,7 @@ const DESCRIPTIONS = { requests: "requests for this credential", user: "requests
 function limitBy(pick: (c: Context<AppEnv>) => { subject: string; counters: CounterSpec[] }) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const { subject, counters } = pick(c);
-    const results = await consumeRateLimits(c.env, subject, counters);
+    const results = await consumeRateLimits(c.get("runtime").bindings.RATE_LIMITER, subject, counters);
     if (exhaustedOf(results)) throw rateLimited(results, DESCRIPTIONS);
     await next();
     // Appended: a route may already have reported a limit of its own (tool calls).

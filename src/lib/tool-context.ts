@@ -1,6 +1,4 @@
-import type { Db } from "../db/client";
-import type { Env } from "../env";
-import type { Config } from "../core/config";
+import type { ServiceContext } from "../core/context";
 import type { AddressPolicy } from "../net/address-policy";
 
 /**
@@ -15,11 +13,7 @@ export interface ProgressUpdate {
 }
 
 /** What a running tool may use; the same for the REST API, the orchestrator and workflows. */
-export interface ToolContext {
-  userId: number;
-  db: Db;
-  env: Env;
-  config: Config;
+export interface ToolContext extends ServiceContext {
   policy: AddressPolicy;
   /** Aborted when the caller goes away (an SSE client disconnects) or the deadline passes. */
   signal: AbortSignal;

@@ -1,14 +1,11 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { eq } from "drizzle-orm";
-import type { Env } from "../env";
-import type { Config } from "../core/config";
-import type { Db } from "../db/client";
+import type { ServiceContext } from "../core/context";
 import { users } from "../db/schema";
 import { defaultConnection } from "../connections/service";
 import { openConfig } from "../connections/config-codec";
 import { findPlatform } from "../connections/platforms";
-import { secretBoxFor } from "../connections/secrets";
 import { HubError } from "../core/errors";
 import { guardedFetch } from "../net/safe-fetch";
 import { addressPolicyFor } from "../net/address-policy";
@@ -46,43 +43,41 @@ export interface ProviderInfo {
   default_model: string | null;
 }
 
-export interface ProviderContext {
-  env: Env;
-  config: Config;
-  db: Db;
-  userId: number;
-}
-
 /** A user's own key (an `openai` or `anthropic` connection) wins over the deployment's. */
-async function settingsFor(ctx: ProviderContext, id: "openai" | "anthropic"): Promise<ProviderSettings | undefined> {
-  const connection = await defaultConnection(ctx.db, ctx.userId, id, { activeOnly: true });
+async function settingsFor(ctx: ServiceContext, id: "openai" | "anthropic"): Promise<ProviderSettings | undefined> {
+  const deployment = ctx.config.providers[id];
+  const connection = await defaultConnection(ctx, id, { activeOnly: true });
   if (connection) {
     try {
-      const config = await openConfig(findPlatform(id)!, connection.config, connection.uid, await secretBoxFor(ctx.env));
+      const config = await openConfig(findPlatform(id)!, connection.config, connection.uid, await ctx.secrets());
       return {
         apiKey: String(config.api_key),
         baseUrl: config.base_url as string | undefined,
-        model: (config.model as string | undefined) ?? defaultModel(ctx.env, id),
+        model: (config.model as string | undefined) ?? deployment.model,
         source: "connection",
       };
     } catch {
       // An unreadable connection falls through to the deployment's settings.
     }
   }
-  const key = id === "openai" ? ctx.env.OPENAI_API_KEY : ctx.env.ANTHROPIC_API_KEY;
-  const baseUrl = id === "openai" ? ctx.env.OPENAI_BASE_URL : ctx.env.ANTHROPIC_BASE_URL;
   // An OpenAI-compatible server on a private network (Ollama, vLLM) may need no key.
-  if (key || (id === "openai" && baseUrl)) return { apiKey: key ?? "none", baseUrl, model: defaultModel(ctx.env, id), source: "deployment" };
+  if (deployment.apiKey || (id === "openai" && deployment.baseUrl)) {
+    return { apiKey: deployment.apiKey ?? "none", baseUrl: deployment.baseUrl, model: deployment.model, source: "deployment" };
+  }
   return undefined;
 }
 
-function defaultModel(env: Env, id: "openai" | "anthropic"): string {
-  return id === "openai" ? (env.OPENAI_MODEL ?? "gpt-4o-mini") : (env.ANTHROPIC_MODEL ?? "claude-sonnet-4-5");
+interface ProviderSetup {
+  default: ProviderId;
+  providers: ProviderInfo[];
+  settings: { openai?: ProviderSettings; anthropic?: ProviderSettings };
 }
 
-export async function listProviders(ctx: ProviderContext): Promise<{ default: ProviderId; providers: ProviderInfo[] }> {
+/** Reads every provider's settings once: the user's connections, the deployment's, the user's default. */
+async function providerSetup(ctx: ServiceContext): Promise<ProviderSetup> {
   const [openai, anthropic] = await Promise.all([settingsFor(ctx, "openai"), settingsFor(ctx, "anthropic")]);
-  const workersModel = ctx.env.WORKERS_AI_MODEL ?? DEFAULT_WORKERS_AI_MODEL;
+  const workersModel = ctx.config.providers.workersAiModel ?? DEFAULT_WORKERS_AI_MODEL;
+  const ai = ctx.bindings.AI;
   const providers: ProviderInfo[] = [
     { id: "local", name: NAMES.local, configured: true, source: "builtin", models: ["local-tool-router"], default_model: "local-tool-router" },
     {
@@ -104,27 +99,32 @@ export async function listProviders(ctx: ProviderContext): Promise<{ default: Pr
     {
       id: "workers-ai",
       name: NAMES["workers-ai"],
-      configured: Boolean(ctx.env.AI),
-      source: ctx.env.AI ? "binding" : null,
-      models: ctx.env.AI ? [workersModel] : [],
-      default_model: ctx.env.AI ? workersModel : null,
+      configured: Boolean(ai),
+      source: ai ? "binding" : null,
+      models: ai ? [workersModel] : [],
+      default_model: ai ? workersModel : null,
     },
   ];
-  return { default: await defaultProviderId(ctx, providers), providers };
+  return { default: await defaultProviderId(ctx, providers), providers, settings: { openai, anthropic } };
 }
 
-async function defaultProviderId(ctx: ProviderContext, providers: ProviderInfo[]): Promise<ProviderId> {
-  const user = await ctx.db.select({ defaultProvider: users.defaultProvider }).from(users).where(eq(users.id, ctx.userId)).get();
+export async function listProviders(ctx: ServiceContext): Promise<{ default: ProviderId; providers: ProviderInfo[] }> {
+  const { default: fallback, providers } = await providerSetup(ctx);
+  return { default: fallback, providers };
+}
+
+async function defaultProviderId(ctx: ServiceContext, providers: ProviderInfo[]): Promise<ProviderId> {
+  const user = await ctx.db.select({ defaultProvider: users.defaultProvider }).from(users).where(eq(users.id, ctx.user.id)).get();
   const configured = (id: string | null | undefined) => providers.find((p) => p.id === id && p.configured)?.id;
-  return configured(user?.defaultProvider) ?? configured(ctx.env.DEFAULT_PROVIDER) ?? "local";
+  return configured(user?.defaultProvider) ?? configured(ctx.config.providers.defaultProvider) ?? "local";
 }
 
 /**
  * The provider for one call: the one asked for, else the user's default, else the deployment's,
  * else local. Asking for an unknown or unconfigured provider is a 422 naming the configured ones.
  */
-export async function resolveProvider(ctx: ProviderContext, requested: string | null | undefined): Promise<ChatProvider> {
-  const { default: fallback, providers } = await listProviders(ctx);
+export async function resolveProvider(ctx: ServiceContext, requested: string | null | undefined): Promise<ChatProvider> {
+  const { default: fallback, providers, settings: known } = await providerSetup(ctx);
   const id = requested ?? fallback;
   const info = providers.find((p) => p.id === id);
   if (!info?.configured) {
@@ -138,9 +138,9 @@ export async function resolveProvider(ctx: ProviderContext, requested: string | 
     case "local":
       return localProvider();
     case "workers-ai":
-      return workersAiProvider(ctx.env.AI!, info.default_model!);
+      return workersAiProvider(ctx.bindings.AI!, info.default_model!);
     case "openai": {
-      const settings = (await settingsFor(ctx, "openai"))!;
+      const settings = known.openai!;
       const model = createOpenAICompatible({
         name: "openai",
         baseURL: settings.baseUrl ?? "https://api.openai.com/v1",
@@ -151,7 +151,7 @@ export async function resolveProvider(ctx: ProviderContext, requested: string | 
       return aiSdkProvider("openai", settings.model, model(settings.model));
     }
     case "anthropic": {
-      const settings = (await settingsFor(ctx, "anthropic"))!;
+      const settings = known.anthropic!;
       const model = createAnthropic({
         apiKey: settings.apiKey,
         ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),

@@ -1,8 +1,5 @@
-import { eq } from "drizzle-orm";
-import { users } from "../db/schema";
 import { authedRoute, createRouter, z } from "../http/router";
-import { notFound } from "../core/errors";
-import { presentUser } from "../auth/accounts";
+import { describeMe, updateMe } from "./service";
 import { UserSchema } from "../auth/schemas";
 import { PROVIDER_IDS } from "../llm/providers";
 
@@ -47,29 +44,5 @@ const patchMe = authedRoute("data:write", {
 });
 
 export const meRoutes = createRouter()
-  .openapi(getMe, async (c) => {
-    const principal = c.get("principal");
-    const user = await c.get("db").select().from(users).where(eq(users.id, principal.userId)).get();
-    if (!user) throw notFound("User");
-    return c.json({ ...presentUser(user), credential: describe(principal) }, 200);
-  })
-  .openapi(patchMe, async (c) => {
-    const principal = c.get("principal");
-    const body = c.req.valid("json");
-    const [user] = await c
-      .get("db")
-      .update(users)
-      .set({
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.default_provider !== undefined ? { defaultProvider: body.default_provider } : {}),
-        updatedAt: new Date(),
-      })
-      .where(eq(users.id, principal.userId))
-      .returning();
-    if (!user) throw notFound("User");
-    return c.json({ ...presentUser(user), credential: describe(principal) }, 200);
-  });
-
-function describe(principal: { kind: "api_key" | "session" | "oauth"; scopes: string[]; clientId: string | null }) {
-  return { kind: principal.kind, scopes: principal.scopes, client_id: principal.clientId };
-}
+  .openapi(getMe, async (c) => c.json(await describeMe(c.var.ctx), 200))
+  .openapi(patchMe, async (c) => c.json(await updateMe(c.var.ctx, c.req.valid("json")), 200));

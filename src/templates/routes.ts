@@ -3,11 +3,10 @@ import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
-import { parseToolName } from "../tools/catalog";
 import { WorkflowSchema } from "../workflows/schemas";
-import { createWorkflow, getOwnedWorkflow, presentWorkflow } from "../workflows/service";
-import { countUse, rankFeatured, getTemplate, listTemplates, presentTemplate, publishWorkflow, unpublish } from "./service";
-import { workflowFromTemplate } from "./use-template";
+import { presentWorkflow } from "../workflows/service";
+import { getTemplate, listTemplates, presentTemplate, publishWorkflow, rankFeatured, unpublish } from "./service";
+import { useTemplate } from "./use-template";
 
 const Difficulty = z.enum(["beginner", "intermediate", "advanced"]);
 
@@ -146,58 +145,36 @@ const withdraw = authedRoute("data:write", {
   responses: { 204: { description: "Unpublished" }, ...notFoundError },
 });
 
-/** Platform ids a workflow's tool steps need (native platform tools and MCP tools). */
-function requiredPlatforms(steps: unknown[]): string[] {
-  const found = new Set<string>();
-  const walk = (list: unknown[]) => {
-    for (const step of list as Record<string, any>[]) {
-      if (step?.type === "tool") {
-        const ref = parseToolName(String(step.tool));
-        if (ref?.kind === "platform") found.add(ref.platform.id);
-        if (ref?.kind === "mcp") found.add("mcp");
-      }
-      if (step?.type === "condition") walk([...(step.then ?? []), ...(step.else ?? [])]);
-    }
-  };
-  walk(steps);
-  return [...found].sort();
-}
-
 export const templateRoutes = createRouter()
   .openapi(categories, async (c) => {
-    const all = await listTemplates(c.get("db"), {});
+    const all = await listTemplates(c.var.ctx.db, {});
     const groups = new Map<string, ReturnType<typeof presentTemplate>[]>();
     for (const t of all) groups.set(t.category, [...(groups.get(t.category) ?? []), presentTemplate(t)]);
     const data = [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([category, items]) => ({ category, count: items.length, templates: items }));
     return ok(c, data, `${data.length} categories.`);
   })
   .openapi(featured, async (c) => {
-    const data = rankFeatured(await listTemplates(c.get("db"), {})).map(presentTemplate);
+    const data = rankFeatured(await listTemplates(c.var.ctx.db, {})).map(presentTemplate);
     return ok(c, data, `${data.length} featured templates.`);
   })
   .openapi(list("/templates"), async (c) => {
-    const data = (await listTemplates(c.get("db"), c.req.valid("query"))).map(presentTemplate);
+    const data = (await listTemplates(c.var.ctx.db, c.req.valid("query"))).map(presentTemplate);
     return ok(c, data, `${data.length} templates.`);
   })
   .openapi(list("/templates/"), async (c) => {
-    const data = (await listTemplates(c.get("db"), c.req.valid("query"))).map(presentTemplate);
+    const data = (await listTemplates(c.var.ctx.db, c.req.valid("query"))).map(presentTemplate);
     return ok(c, data, `${data.length} templates.`);
   })
-  .openapi(get, async (c) => ok(c, presentTemplate(await getTemplate(c.get("db"), c.req.valid("param").template_id)), "Template found.", 200))
+  .openapi(get, async (c) => ok(c, presentTemplate(await getTemplate(c.var.ctx.db, c.req.valid("param").template_id)), "Template found.", 200))
   .openapi(use, async (c) => {
-    const template = await getTemplate(c.get("db"), c.req.valid("param").template_id);
-    const workflow = await createWorkflow(c.get("db"), c.get("principal").userId, workflowFromTemplate(template), c.get("config").quotas.workflowsPerUser);
-    await countUse(c.get("db"), template, c.get("principal").userId);
+    const { template, workflow } = await useTemplate(c.var.ctx, c.req.valid("param").template_id);
     return ok(c, presentWorkflow(workflow), `Created workflow ${workflow.id} from template ${template.id}.`, 201);
   })
   .openapi(publish, async (c) => {
-    const userId = c.get("principal").userId;
-    const body = c.req.valid("json");
-    const workflow = await getOwnedWorkflow(c.get("db"), userId, c.req.valid("param").workflow_id);
-    const template = await publishWorkflow(c.get("db"), userId, workflow, { ...body, requiredConnections: requiredPlatforms(workflow.steps) });
+    const template = await publishWorkflow(c.var.ctx, c.req.valid("param").workflow_id, c.req.valid("json"));
     return ok(c, presentTemplate(template), "Published.", 201);
   })
   .openapi(withdraw, async (c) => {
-    await unpublish(c.get("db"), c.get("principal").userId, c.req.valid("param").template_id);
+    await unpublish(c.var.ctx, c.req.valid("param").template_id);
     return c.body(null, 204);
   });

@@ -1,9 +1,12 @@
+import type { ServiceContext } from "../core/context";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { templateUses, templates, workflows, type Template, type Workflow } from "../db/schema";
+import { templateUses, templates, workflows, type Template } from "../db/schema";
 import { HubError, notFound, type FieldError } from "../core/errors";
 import { templateContentOf } from "./sanitize";
 import { randomToken } from "../auth/crypto";
+import { parseToolName } from "../tools/catalog";
+import { getOwnedWorkflow } from "../workflows/service";
 
 export interface TemplateFilters {
   category?: string | null;
@@ -80,31 +83,31 @@ export function rankFeatured(all: Template[], count = 10): Template[] {
  * that looks like a secret, so nothing private travels with it.
  */
 export async function publishWorkflow(
-  db: Db,
-  userId: number,
-  workflow: Workflow,
-  meta: { category: string; difficulty: Template["difficulty"]; tags: string[]; requiredConnections: string[] },
+  ctx: ServiceContext,
+  workflowId: number,
+  meta: { category: string; difficulty: Template["difficulty"]; tags: string[] },
 ): Promise<Template> {
+  const workflow = await getOwnedWorkflow(ctx, workflowId);
   const { name, description, steps, variables, triggerConfig } = templateContentOf(workflow);
-  const [row] = await db
+  const [row] = await ctx.db
     .insert(templates)
     .values({
-      id: `user-${userId}-${randomToken(6).toLowerCase()}`,
+      id: `user-${ctx.user.id}-${randomToken(6).toLowerCase()}`,
       name,
       description: description || name,
       category: meta.category,
       difficulty: meta.difficulty,
-      requiredConnections: meta.requiredConnections,
+      requiredConnections: requiredPlatforms(workflow.steps),
       tags: meta.tags,
       triggerType: workflow.triggerType,
       triggerConfig,
       variables,
       steps,
-      authorUserId: userId,
+      authorUserId: ctx.user.id,
       sourceWorkflowId: workflow.id,
     })
     .returning();
-  await markPublished(db, workflow.id);
+  await markPublished(ctx.db, workflow.id);
   return row!;
 }
 
@@ -118,17 +121,17 @@ async function markPublished(db: Db, workflowId: number | null): Promise<void> {
     .where(eq(workflows.id, workflowId));
 }
 
-export async function unpublish(db: Db, userId: number, id: string): Promise<void> {
-  const deleted = await db
+export async function unpublish(ctx: ServiceContext, id: string): Promise<void> {
+  const deleted = await ctx.db
     .delete(templates)
-    .where(and(eq(templates.id, id), eq(templates.authorUserId, userId)))
+    .where(and(eq(templates.id, id), eq(templates.authorUserId, ctx.user.id)))
     .returning({ id: templates.id, sourceWorkflowId: templates.sourceWorkflowId });
   if (deleted.length === 0) {
-    const exists = await db.select({ id: templates.id }).from(templates).where(eq(templates.id, id)).get();
+    const exists = await ctx.db.select({ id: templates.id }).from(templates).where(eq(templates.id, id)).get();
     if (exists) throw new HubError("forbidden", "Only its publisher can unpublish a template.");
     throw notFound("Template");
   }
-  await markPublished(db, deleted[0]!.sourceWorkflowId);
+  await markPublished(ctx.db, deleted[0]!.sourceWorkflowId);
 }
 
 export function presentTemplate(t: Template) {
@@ -151,4 +154,21 @@ export function presentTemplate(t: Template) {
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };
+}
+
+/** Platform ids a workflow's tool steps need (native platform tools and MCP tools). */
+function requiredPlatforms(steps: unknown[]): string[] {
+  const found = new Set<string>();
+  const walk = (list: unknown[]) => {
+    for (const step of list as Record<string, any>[]) {
+      if (step?.type === "tool") {
+        const ref = parseToolName(String(step.tool));
+        if (ref?.kind === "platform") found.add(ref.platform.id);
+        if (ref?.kind === "mcp") found.add("mcp");
+      }
+      if (step?.type === "condition") walk([...(step.then ?? []), ...(step.else ?? [])]);
+    }
+  };
+  walk(steps);
+  return [...found].sort();
 }

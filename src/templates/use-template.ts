@@ -1,7 +1,8 @@
-import type { Template } from "../db/schema";
+import type { ServiceContext } from "../core/context";
+import type { Template, Workflow } from "../db/schema";
 import { validateSteps } from "../workflows/steps";
-import type { WorkflowInput } from "../workflows/service";
-import { damagedTemplate } from "./service";
+import { createWorkflow, type WorkflowInput } from "../workflows/service";
+import { countUse, damagedTemplate, getTemplate } from "./service";
 import { storedValueProblem } from "./stored-values";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
@@ -38,4 +39,12 @@ export function workflowFromTemplate(template: Template): WorkflowInput {
       variable_descriptions: Object.fromEntries(specs.map((spec) => [spec.name, spec.description])),
     },
   };
+}
+
+/** Creates the caller's workflow from a template (within their quota) and counts the use. */
+export async function useTemplate(ctx: ServiceContext, templateId: string): Promise<{ template: Template; workflow: Workflow }> {
+  const template = await getTemplate(ctx.db, templateId);
+  const workflow = await createWorkflow(ctx, workflowFromTemplate(template));
+  await countUse(ctx.db, template, ctx.user.id);
+  return { template, workflow };
 }

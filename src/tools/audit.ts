@@ -1,3 +1,4 @@
+import type { ServiceContext } from "../core/context";
 import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { auditLogs, type AuditLog } from "../db/schema";
@@ -20,11 +21,11 @@ export async function writeAudit(db: Db, entry: AuditEntry): Promise<void> {
   await db.insert(auditLogs).values({ ...entry, arguments: redactArguments(entry.arguments) });
 }
 
-export function listAudit(db: Db, userId: number, limit: number, beforeId?: number): Promise<AuditLog[]> {
-  return db
+export function listAudit(ctx: ServiceContext, limit: number, beforeId?: number): Promise<AuditLog[]> {
+  return ctx.db
     .select()
     .from(auditLogs)
-    .where(and(eq(auditLogs.userId, userId), beforeId ? lt(auditLogs.id, beforeId) : undefined))
+    .where(and(eq(auditLogs.userId, ctx.user.id), beforeId ? lt(auditLogs.id, beforeId) : undefined))
     .orderBy(desc(auditLogs.id))
     .limit(limit)
     .all();

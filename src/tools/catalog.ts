@@ -1,6 +1,6 @@
+import type { ServiceContext } from "../core/context";
 import { z } from "@hono/zod-openapi";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import type { Db } from "../db/client";
 import type { Connection } from "../db/schema";
 import { allConnections } from "../connections/service";
 import { PLATFORMS, findPlatform, platformToolName } from "../connections/platforms";
@@ -102,8 +102,8 @@ export interface CatalogOptions {
 }
 
 /** The tools a user can see, built-ins first, then per platform and per MCP connection. */
-export async function buildCatalog(db: Db, userId: number, options: CatalogOptions): Promise<ToolInfo[]> {
-  const owned = await allConnections(db, userId);
+export async function buildCatalog(ctx: ServiceContext, options: CatalogOptions): Promise<ToolInfo[]> {
+  const owned = await allConnections(ctx);
   const tools: ToolInfo[] = BUILTIN_TOOLS.map(builtinInfo);
 
   for (const platform of PLATFORMS) {

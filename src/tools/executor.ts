@@ -1,16 +1,14 @@
 import { Validator } from "@cfworker/json-schema";
 import type { z } from "@hono/zod-openapi";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import type { Env } from "../env";
-import type { Config } from "../core/config";
-import type { Db } from "../db/client";
+import type { ServiceContext } from "../core/context";
+import type { SecretBox } from "../core/secret-box";
 import type { Connection } from "../db/schema";
 import { openConfig } from "../connections/config-codec";
 import { findPlatform } from "../connections/platforms";
 import { platformClient } from "../connections/platforms/client";
 import type { McpConfig } from "../connections/platforms/mcp";
 import { PlatformError, type Platform } from "../connections/platforms/types";
-import { secretBoxFor } from "../connections/secrets";
 import { defaultConnection, getConnection, recordConnectionHealth } from "../connections/service";
 import { SecretUnreadable } from "../core/secret-box";
 import { HubError, type FieldError } from "../core/errors";
@@ -36,17 +34,9 @@ export interface ToolResult {
   call_id: string;
 }
 
-export interface ExecutionContext {
-  userId: number;
-  credentialId: string;
-  db: Db;
-  env: Env;
-  config: Config;
+export interface ExecutionHooks {
   /** Where the call came from, for the audit log: api, stream, conversation, workflow… */
   source: string;
-}
-
-export interface ExecutionHooks {
   signal?: AbortSignal;
   /** See ToolContext.idempotencyKey. */
   idempotencyKey?: string;
@@ -55,6 +45,18 @@ export interface ExecutionHooks {
 }
 
 const TOOL_TIMEOUT_MS = 120_000;
+
+/** Spends `cost` of the caller's tool-call limit (TOOL_RATE_LIMIT_PER_MINUTE); 429 when it is used up. */
+export async function chargeToolCalls(ctx: ServiceContext, cost = 1): Promise<RateLimitResult[]> {
+  const limits = await consumeRateLimits(
+    ctx.bindings.RATE_LIMITER,
+    `user:${ctx.user.id}`,
+    [{ name: "tools", limit: ctx.config.limits.toolCallsPerMinute }],
+    cost,
+  );
+  if (exhaustedOf(limits)) throw rateLimited(limits, { tools: "tool calls" });
+  return limits;
+}
 
 /** A tool resolved and its arguments validated: ready to run. */
 export interface PreparedCall {
@@ -70,19 +72,13 @@ export interface PreparedCall {
  * anything runs, so callers can answer with a plain HTTP error.
  */
 export async function prepareToolCall(
-  ctx: ExecutionContext,
+  ctx: ServiceContext,
   name: string,
   rawArgs: unknown,
   options: { charge?: boolean } = {},
 ): Promise<{ call: PreparedCall; limits: RateLimitResult[] }> {
   // A dry run (validating a call) reads the limit but does not spend it.
-  const limits = await consumeRateLimits(
-    ctx.env,
-    `user:${ctx.userId}`,
-    [{ name: "tools", limit: ctx.config.limits.toolCallsPerMinute }],
-    options.charge === false ? 0 : 1,
-  );
-  if (exhaustedOf(limits)) throw rateLimited(limits, { tools: "tool calls" });
+  const limits = await chargeToolCalls(ctx, options.charge === false ? 0 : 1);
   const reference = parseToolName(name);
   if (!reference) throw new HubError("not_found", `No tool named "${name}"; GET /v1/tools lists yours.`);
   const policy = addressPolicyFor(ctx.config);
@@ -96,7 +92,7 @@ export async function prepareToolCall(
     const args = validateWithZod(platformToolInput(reference.tool), rawArgs);
     const { connection_id: chosen, ...toolArgs } = args as { connection_id?: number };
     const connection = await chooseConnection(ctx, reference.platform, chosen);
-    const box = await secretBoxFor(ctx.env);
+    const box = await ctx.secrets();
     const config = await readConfig(reference.platform, connection, box);
     return {
       call: {
@@ -114,11 +110,11 @@ export async function prepareToolCall(
     };
   }
 
-  const connection = await getConnection(ctx.db, ctx.userId, reference.connectionId).catch(() => {
+  const connection = await getConnection(ctx, reference.connectionId).catch(() => {
     throw new HubError("not_found", `No tool named "${name}": MCP connection ${reference.connectionId} is not yours or does not exist.`);
   });
   if (connection.platform !== "mcp") throw new HubError("not_found", `No tool named "${name}".`);
-  const box = await secretBoxFor(ctx.env);
+  const box = await ctx.secrets();
   const config = (await readConfig(findPlatform("mcp")!, connection, box)) as McpConfig;
   let tools = await mcpToolsOf(ctx.db, connection, config, { policy, signal: AbortSignal.timeout(15_000) });
   let tool = tools?.find((t) => mcpToolName(connection.id, t.name) === name);
@@ -158,15 +154,12 @@ export async function prepareToolCall(
 /** Runs a prepared call: never throws for the tool's own failure, always writes the audit record. */
 export const newCallId = () => `call_${randomToken(12)}`;
 
-export async function runToolCall(ctx: ExecutionContext, call: PreparedCall, hooks: ExecutionHooks = {}, callId = newCallId()): Promise<ToolResult> {
+export async function runToolCall(ctx: ServiceContext, call: PreparedCall, hooks: ExecutionHooks, callId = newCallId()): Promise<ToolResult> {
   const started = Date.now();
   const deadline = AbortSignal.timeout(TOOL_TIMEOUT_MS);
   const signal = hooks.signal ? AbortSignal.any([deadline, hooks.signal]) : deadline;
   const toolCtx: ToolContext = {
-    userId: ctx.userId,
-    db: ctx.db,
-    env: ctx.env,
-    config: ctx.config,
+    ...ctx,
     policy: addressPolicyFor(ctx.config),
     signal,
     idempotencyKey: hooks.idempotencyKey,
@@ -205,8 +198,8 @@ export async function runToolCall(ctx: ExecutionContext, call: PreparedCall, hoo
     call_id: callId,
   };
   await writeAudit(ctx.db, {
-    userId: ctx.userId,
-    credentialId: ctx.credentialId,
+    userId: ctx.user.id,
+    credentialId: ctx.credential.id,
     callId,
     tool: call.name,
     connectionId: call.connection?.id ?? null,
@@ -214,22 +207,22 @@ export async function runToolCall(ctx: ExecutionContext, call: PreparedCall, hoo
     outcome: outcome.success ? "success" : "error",
     errorMessage,
     durationMs: outcome.duration_ms,
-    source: ctx.source,
+    source: hooks.source,
   });
   return outcome;
 }
 
 /** prepare + run, for callers that do not need the rate-limit results (orchestrator, workflows). */
-export async function executeTool(ctx: ExecutionContext, name: string, args: unknown, hooks: ExecutionHooks = {}): Promise<ToolResult> {
+export async function executeTool(ctx: ServiceContext, name: string, args: unknown, hooks: ExecutionHooks): Promise<ToolResult> {
   const { call } = await prepareToolCall(ctx, name, args);
   return runToolCall(ctx, call, hooks);
 }
 
 export { rateLimitHeaders };
 
-async function chooseConnection(ctx: ExecutionContext, platform: Platform, chosen: number | undefined): Promise<Connection> {
+async function chooseConnection(ctx: ServiceContext, platform: Platform, chosen: number | undefined): Promise<Connection> {
   if (chosen !== undefined) {
-    const connection = await getConnection(ctx.db, ctx.userId, chosen);
+    const connection = await getConnection(ctx, chosen);
     if (connection.platform !== platform.id) {
       throw new HubError("validation_failed", `Connection ${chosen} is a ${connection.platform} connection, not ${platform.id}.`, {
         errors: [{ location: "body", field: "arguments.connection_id", message: `Not a ${platform.id} connection.` }],
@@ -237,12 +230,12 @@ async function chooseConnection(ctx: ExecutionContext, platform: Platform, chose
     }
     return connection;
   }
-  const connection = await defaultConnection(ctx.db, ctx.userId, platform.id);
+  const connection = await defaultConnection(ctx, platform.id);
   if (connection) return connection;
   throw new HubError("tool_unavailable", `Connect ${platform.name} first: POST /v1/connections with platform "${platform.id}".`);
 }
 
-async function readConfig(platform: Platform, connection: Connection, box: Awaited<ReturnType<typeof secretBoxFor>>): Promise<any> {
+async function readConfig(platform: Platform, connection: Connection, box: SecretBox): Promise<any> {
   try {
     return await openConfig(platform, connection.config, connection.uid, box);
   } catch (error) {

@@ -6,10 +6,11 @@ import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { Timestamp } from "../http/schemas";
 import { listAudit, presentAudit } from "./audit";
-import { catalogFor } from "./catalog-service";
-import { newCallId, prepareToolCall, runToolCall, type ExecutionContext } from "./executor";
+import { listTools } from "./catalog-service";
+import { newCallId, prepareToolCall, runToolCall } from "./executor";
 import { loggableError } from "../lib/safe-log";
-import { consumeRateLimits, exhaustedOf, rateLimitHeaders, rateLimited } from "../http/rate-limit";
+import { rateLimitHeaders } from "../http/rate-limit";
+import type { RateLimitResult } from "../http/rate-limiter";
 
 const flag = z
   .enum(["true", "false", "1", "0"])
@@ -43,7 +44,7 @@ const ToolResultSchema = z
 
 const ExecuteBody = z.object({ name: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()) });
 
-const listTools = authedRoute("data:read", {
+const listToolsRoute = authedRoute("data:read", {
   method: "get",
   path: "/tools",
   tags: ["Tools"],
@@ -119,37 +120,31 @@ const auditLogs = authedRoute("data:read", {
   },
 });
 
-function executionContext(c: Context<AppEnv>, source: string): ExecutionContext {
-  const principal = c.get("principal");
-  return { userId: principal.userId, credentialId: principal.credentialId, db: c.get("db"), env: c.env, config: c.get("config"), source };
+/** The tool-call limit spent, as RateLimit fields (appended: the request limits are reported too). */
+function reportLimits(c: Context<AppEnv>, limits: RateLimitResult[]) {
+  for (const [name, value] of Object.entries(rateLimitHeaders(limits))) c.header(name, value, { append: true });
 }
 
 export const toolRoutes = createRouter()
-  .openapi(listTools, async (c) => {
+  .openapi(listToolsRoute, async (c) => {
     const { include_all, all, refresh } = c.req.valid("query");
-    if (refresh) {
-      // Reloading asks every MCP server of the user again: it costs what a tool call costs.
-      const limits = await consumeRateLimits(c.env, `user:${c.get("principal").userId}`, [{ name: "tools", limit: c.get("config").limits.toolCallsPerMinute }]);
-      if (exhaustedOf(limits)) throw rateLimited(limits, { tools: "tool calls" });
-      for (const [name, value] of Object.entries(rateLimitHeaders(limits))) c.header(name, value, { append: true });
-    }
-    const tools = await catalogFor(c.env, c.get("config"), c.get("db"), c.get("principal").userId, { includeAll: include_all, all, refresh });
+    const { tools, limits } = await listTools(c.var.ctx, { includeAll: include_all, all, refresh });
+    reportLimits(c, limits);
     return c.json({ tools }, 200);
   })
   .openapi(execute, async (c) => {
     const body = c.req.valid("json");
-    const ctx = executionContext(c, "api");
-    const { call, limits } = await prepareToolCall(ctx, body.name, body.arguments);
-    const result = await runToolCall(ctx, call, { signal: c.req.raw.signal });
-    for (const [name, value] of Object.entries(rateLimitHeaders(limits))) c.header(name, value, { append: true });
+    const { call, limits } = await prepareToolCall(c.var.ctx, body.name, body.arguments);
+    const result = await runToolCall(c.var.ctx, call, { source: "api", signal: c.req.raw.signal });
+    reportLimits(c, limits);
     return c.json(result, 200);
   })
   .openapi(stream, async (c) => {
     const body = c.req.valid("json");
-    const ctx = executionContext(c, "stream");
+    const ctx = c.var.ctx;
     // Everything that can be refused is refused before the stream starts, as a plain HTTP error.
     const { call, limits } = await prepareToolCall(ctx, body.name, body.arguments);
-    for (const [name, value] of Object.entries(rateLimitHeaders(limits))) c.header(name, value, { append: true });
+    reportLimits(c, limits);
     const cancel = new AbortController();
     return streamSSE(c, async (sse) => {
       sse.onAbort(() => cancel.abort(new Error("client disconnected")));
@@ -164,6 +159,7 @@ export const toolRoutes = createRouter()
           ctx,
           call,
           {
+            source: "stream",
             signal: AbortSignal.any([cancel.signal, c.req.raw.signal]),
             onProgress: (update) => void send("progress", update),
             onLog: (level, message) => void send("log", { level, message }),
@@ -182,6 +178,6 @@ export const toolRoutes = createRouter()
     }) as any;
   })
   .openapi(auditLogs, async (c) => {
-    const page = await pageById(c.req.valid("query"), (n, before) => listAudit(c.get("db"), c.get("principal").userId, n, before), presentAudit);
+    const page = await pageById(c.req.valid("query"), (n, before) => listAudit(c.var.ctx, n, before), presentAudit);
     return c.json(page, 200);
   });

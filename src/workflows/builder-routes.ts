@@ -3,11 +3,10 @@ import { HubError } from "../core/errors";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { evaluateCondition } from "../lib/conditions";
 import { SubstitutionTooLarge, substitute } from "../lib/template";
-import { createWorkflow, presentWorkflow } from "./service";
+import { presentWorkflow } from "./service";
 import { ConditionSchema } from "./steps";
-import { buildFromDescription } from "./builder";
-import { extractSteps } from "./extractor";
-import { conversationStub, getOwnedConversation } from "../conversations/service";
+import { createWorkflowFromDescription } from "./builder";
+import { createWorkflowFromConversation } from "./extractor";
 import { Description, JsonObject, Name, TriggerType, WorkflowSchema } from "./schemas";
 
 const testCondition = authedRoute("data:read", {
@@ -112,47 +111,18 @@ const extract = authedRoute("data:write", {
 });
 
 export const builderRoutes = createRouter()
-  .openapi(build, async (c) => {
-    const body = c.req.valid("json");
-    const userId = c.get("principal").userId;
-    const built = await buildFromDescription({ env: c.env, config: c.get("config"), db: c.get("db"), userId }, body.description, {
-      name: body.name,
-      provider: body.provider,
-    });
-    const row = await createWorkflow(
-      c.get("db"),
-      userId,
-      {
-        name: built.name,
-        description: body.description,
-        steps: built.steps,
-        variables: built.variables,
-        metadata: { built_by: built.provider },
-      },
-      c.get("config").quotas.workflowsPerUser,
-    );
-    return c.json(presentWorkflow(row), 201);
-  })
+  .openapi(build, async (c) => c.json(presentWorkflow(await createWorkflowFromDescription(c.var.ctx, c.req.valid("json"))), 201))
   .openapi(extract, async (c) => {
     const body = c.req.valid("json");
-    const userId = c.get("principal").userId;
-    await getOwnedConversation(c.get("db"), userId, body.conversation_id);
-    const messages = await conversationStub(c.env, body.conversation_id).messages(body.conversation_id);
-    const { steps, variables } = extractSteps(messages, { selectedStepIds: body.selected_step_ids, parameterizeFields: body.parameterize_fields });
-    const row = await createWorkflow(
-      c.get("db"),
-      userId,
-      {
-        name: body.workflow_name,
-        description: body.description ?? `Extracted from conversation ${body.conversation_id}.`,
-        steps,
-        variables,
-        triggerType: body.trigger_type,
-        triggerConfig: body.trigger_config,
-        metadata: { extracted_from_conversation: body.conversation_id },
-      },
-      c.get("config").quotas.workflowsPerUser,
-    );
+    const row = await createWorkflowFromConversation(c.var.ctx, {
+      conversationId: body.conversation_id,
+      name: body.workflow_name,
+      description: body.description,
+      selectedStepIds: body.selected_step_ids,
+      parameterizeFields: body.parameterize_fields,
+      triggerType: body.trigger_type,
+      triggerConfig: body.trigger_config,
+    });
     return c.json(presentWorkflow(row), 201);
   })
   .openapi(testCondition, (c) => {

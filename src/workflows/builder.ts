@@ -1,6 +1,4 @@
-import type { Env } from "../env";
-import type { Config } from "../core/config";
-import type { Db } from "../db/client";
+import type { ServiceContext } from "../core/context";
 import { HubError, type FieldError } from "../core/errors";
 import { fillArguments } from "../llm/local/argument-filler";
 import { resolveProvider } from "../llm/providers";
@@ -8,6 +6,7 @@ import { rankTools } from "../llm/tool-ranking";
 import type { ChatMessage, ChatProvider } from "../llm/types";
 import { catalogFor } from "../tools/catalog-service";
 import type { ToolInfo } from "../tools/types";
+import { createWorkflow } from "./service";
 import { validateSteps, type Step } from "./steps";
 
 export interface BuiltWorkflow {
@@ -26,12 +25,12 @@ const MIN_SCORE = 0.3;
  * validated against the step schema, sent back once for repair, and refused if still invalid.
  */
 export async function buildFromDescription(
-  ctx: { env: Env; config: Config; db: Db; userId: number },
+  ctx: ServiceContext,
   description: string,
   options: { name?: string | null; provider?: string | null },
 ): Promise<BuiltWorkflow> {
   const provider = await resolveProvider(ctx, options.provider);
-  const catalog = (await catalogFor(ctx.env, ctx.config, ctx.db, ctx.userId)).filter((t) => t.available);
+  const catalog = (await catalogFor(ctx)).filter((t) => t.available);
   const name = options.name ?? nameFrom(description);
   if (provider.id === "local") return { name, provider: "local", ...buildLocally(description, catalog) };
   return { name, provider: provider.id, ...(await buildWithModel(provider, description, catalog)) };
@@ -127,4 +126,16 @@ const isObject = (value: unknown): value is Record<string, unknown> => Boolean(v
 function nameFrom(description: string): string {
   const first = description.split(/[.!?\n]/)[0]!.trim();
   return (first.length > 60 ? `${first.slice(0, 57)}…` : first) || "New workflow";
+}
+
+/** Builds a workflow from a description and saves it for the caller. */
+export async function createWorkflowFromDescription(ctx: ServiceContext, input: { description: string; name?: string | null; provider?: string | null }) {
+  const built = await buildFromDescription(ctx, input.description, { name: input.name, provider: input.provider });
+  return createWorkflow(ctx, {
+    name: built.name,
+    description: input.description,
+    steps: built.steps,
+    variables: built.variables,
+    metadata: { built_by: built.provider },
+  });
 }

@@ -1,8 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { authedRoute, conflictError, createRouter, notFoundError } from "../http/router";
 import { PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
-import { cancelExecution, getOwnedExecution, listExecutions, presentExecution, startExecution } from "./executions";
-import { getOwnedWorkflow } from "./service";
+import { cancelExecution, getOwnedExecution, listWorkflowExecutions, presentExecution, runWorkflow } from "./executions";
 import { ExecutionSchema, JsonObject, WorkflowId } from "./schemas";
 
 const execute = authedRoute("workflow:execute", {
@@ -68,26 +67,23 @@ const cancel = authedRoute("workflow:execute", {
 
 export const executionRoutes = createRouter()
   .openapi(execute, async (c) => {
-    const principal = c.get("principal");
-    const workflow = await getOwnedWorkflow(c.get("db"), principal.userId, c.req.valid("param").workflow_id);
     // The body is optional: without one the run gets empty input_data.
     const input = (c.req.valid("json") as { input_data?: Record<string, unknown> } | undefined)?.input_data ?? {};
-    const run = await startExecution(c.env, c.get("db"), workflow, { userId: principal.userId, credentialId: principal.credentialId, input });
+    const run = await runWorkflow(c.var.ctx, c.req.valid("param").workflow_id, input);
     return c.json({ execution_id: run.id, status: "queued" as const, workflow_version: run.workflowVersion }, 202);
   })
   .openapi(executionsOf, async (c) => {
-    const workflow = await getOwnedWorkflow(c.get("db"), c.get("principal").userId, c.req.valid("param").workflow_id);
     const { limit, cursor } = c.req.valid("query");
     const after = decodeCursor(cursor, z.object({ c: z.number(), id: z.string() }));
-    const rows = await listExecutions(c.get("db"), workflow.id, limit + 1, after);
+    const rows = await listWorkflowExecutions(c.var.ctx, c.req.valid("param").workflow_id, limit + 1, after);
     const { page, nextCursor } = paginate(rows, limit, (row) => ({ c: row.createdAt.getTime(), id: row.id }));
-    return c.json({ data: await Promise.all(page.map((row) => presentExecution(c.get("db"), row, false))), next_cursor: nextCursor }, 200);
+    return c.json({ data: await Promise.all(page.map((row) => presentExecution(c.var.ctx.db, row, false))), next_cursor: nextCursor }, 200);
   })
   .openapi(cancel, async (c) => {
-    const row = await cancelExecution(c.get("db"), c.get("principal").userId, c.req.valid("param").execution_id);
-    return c.json(await presentExecution(c.get("db"), row, true), 200);
+    const row = await cancelExecution(c.var.ctx, c.req.valid("param").execution_id);
+    return c.json(await presentExecution(c.var.ctx.db, row, true), 200);
   })
   .openapi(execution, async (c) => {
-    const row = await getOwnedExecution(c.get("db"), c.get("principal").userId, c.req.valid("param").execution_id);
-    return c.json(await presentExecution(c.get("db"), row, true), 200);
+    const row = await getOwnedExecution(c.var.ctx, c.req.valid("param").execution_id);
+    return c.json(await presentExecution(c.var.ctx.db, row, true), 200);
   });

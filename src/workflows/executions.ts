@@ -1,11 +1,11 @@
+import type { Runtime, ServiceContext } from "../core/context";
 import { and, asc, count, desc, eq, inArray, isNull, lt, or } from "drizzle-orm";
-import type { Env } from "../env";
-import { loadConfig } from "../core/config";
 import type { Db } from "../db/client";
 import { executionSteps, executions, type Execution, type Workflow } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
 import { randomToken } from "../auth/crypto";
 import { enqueueExecution } from "./queue-consumer";
+import { getOwnedWorkflow } from "./service";
 import type { ExecutionMessage } from "../core/messages";
 
 /**
@@ -14,19 +14,19 @@ import type { ExecutionMessage } from "../core/messages";
  * live here: a paused or archived workflow does not run, and an account has a bounded number of unfinished runs.
  */
 export async function startExecution(
-  env: Env,
-  db: Db,
+  ctx: ServiceContext,
   workflow: Workflow,
-  run: { userId: number; credentialId: string; input: Record<string, unknown>; agentId?: string | null },
+  run: { input: Record<string, unknown>; agentId?: string | null },
 ): Promise<Execution> {
+  const { db } = ctx;
   if (workflow.status === "paused" || workflow.status === "archived") {
     throw new HubError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
   }
-  const limit = loadConfig(env).quotas.runningExecutionsPerUser;
+  const limit = ctx.config.quotas.runningExecutionsPerUser;
   const [unfinished] = await db
     .select({ n: count() })
     .from(executions)
-    .where(and(eq(executions.userId, run.userId), inArray(executions.status, ["queued", "running"])));
+    .where(and(eq(executions.userId, ctx.user.id), inArray(executions.status, ["queued", "running"])));
   if ((unfinished?.n ?? 0) >= limit) {
     throw new HubError("quota_exceeded", `An account can have at most ${limit} unfinished executions; wait for some to finish or cancel them.`);
   }
@@ -35,8 +35,8 @@ export async function startExecution(
     .values({
       id: `exe_${randomToken(16)}`,
       workflowId: workflow.id,
-      userId: run.userId,
-      credentialId: run.credentialId,
+      userId: ctx.user.id,
+      credentialId: ctx.credential.id,
       workflowVersion: workflow.version,
       steps: workflow.steps,
       settings: workflow.settings,
@@ -45,28 +45,36 @@ export async function startExecution(
       agentId: run.agentId ?? null,
     })
     .returning();
-  await enqueueExecution(env, execution!.id);
+  await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution!.id);
   return execution!;
 }
 
-export async function getOwnedExecution(db: Db, userId: number, id: string): Promise<Execution> {
-  const row = await db
+export async function getOwnedExecution(ctx: ServiceContext, id: string): Promise<Execution> {
+  const row = await ctx.db
     .select()
     .from(executions)
-    .where(and(eq(executions.id, id), eq(executions.userId, userId)))
+    .where(and(eq(executions.id, id), eq(executions.userId, ctx.user.id)))
     .get();
   if (!row) throw notFound("Execution");
   return row;
 }
 
-export function listExecutions(db: Db, workflowId: number, limit: number, before?: { c: number; id: string }) {
+/** Runs one of the caller's workflows now, acting with the caller's credential. */
+export async function runWorkflow(ctx: ServiceContext, workflowId: number, input: Record<string, unknown>): Promise<Execution> {
+  const workflow = await getOwnedWorkflow(ctx, workflowId);
+  return startExecution(ctx, workflow, { input });
+}
+
+/** Executions of one of the caller's workflows, newest first; the cursor is the last row's (created_at, id). */
+export async function listWorkflowExecutions(ctx: ServiceContext, workflowId: number, limit: number, before?: { c: number; id: string }) {
+  const workflow = await getOwnedWorkflow(ctx, workflowId);
   const position = before
     ? or(lt(executions.createdAt, new Date(before.c)), and(eq(executions.createdAt, new Date(before.c)), lt(executions.id, before.id)))
     : undefined;
-  return db
+  return ctx.db
     .select()
     .from(executions)
-    .where(and(eq(executions.workflowId, workflowId), position))
+    .where(and(eq(executions.workflowId, workflow.id), position))
     .orderBy(desc(executions.createdAt), desc(executions.id))
     .limit(limit)
     .all();
@@ -120,7 +128,7 @@ const SWEEP_BATCH = 500;
  * queue) are queued again. Duplicates are harmless: the lease admits one runner, and checkpoints
  * keep succeeded steps from running twice.
  */
-export async function resumeStaleExecutions(env: Env, db: Db, now = Date.now()): Promise<number> {
+export async function resumeStaleExecutions({ db, bindings }: Runtime, now = Date.now()): Promise<number> {
   const stale = await db
     .select({ id: executions.id })
     .from(executions)
@@ -137,7 +145,9 @@ export async function resumeStaleExecutions(env: Env, db: Db, now = Date.now()):
     .all();
   // A queue takes at most 100 messages per batch.
   for (let i = 0; i < stale.length; i += 100) {
-    await env.WORKFLOW_RUNS.sendBatch(stale.slice(i, i + 100).map(({ id }) => ({ body: { kind: "execution", execution_id: id } satisfies ExecutionMessage })));
+    await bindings.WORKFLOW_RUNS.sendBatch(
+      stale.slice(i, i + 100).map(({ id }) => ({ body: { kind: "execution", execution_id: id } satisfies ExecutionMessage })),
+    );
   }
   return stale.length;
 }
@@ -147,14 +157,14 @@ export async function resumeStaleExecutions(env: Env, db: Db, now = Date.now()):
  * in the middle of a step loses its lease at once: its heartbeat aborts the step's call and
  * nothing after it runs. A finished execution answers 409.
  */
-export async function cancelExecution(db: Db, userId: number, id: string): Promise<Execution> {
+export async function cancelExecution(ctx: ServiceContext, id: string): Promise<Execution> {
   const now = new Date();
-  const [cancelled] = await db
+  const [cancelled] = await ctx.db
     .update(executions)
     .set({ status: "cancelled", errorMessage: "Cancelled on request.", finishedAt: now, leaseToken: null, leaseUntil: null, updatedAt: now })
-    .where(and(eq(executions.id, id), eq(executions.userId, userId), inArray(executions.status, ["queued", "running"])))
+    .where(and(eq(executions.id, id), eq(executions.userId, ctx.user.id), inArray(executions.status, ["queued", "running"])))
     .returning();
   if (cancelled) return cancelled;
-  const existing = await getOwnedExecution(db, userId, id);
+  const existing = await getOwnedExecution(ctx, id);
   throw new HubError("conflict", `The execution has already ${existing.status === "cancelled" ? "been cancelled" : existing.status}.`);
 }

@@ -1,6 +1,9 @@
 import { HubError } from "../core/errors";
 import type { MessageRecord } from "../conversations/messages";
 import type { Step } from "./steps";
+import type { ServiceContext } from "../core/context";
+import { conversationMessages } from "../conversations/turns";
+import { createWorkflow } from "./service";
 
 /**
  * Turns the successful tool calls of a conversation into tool steps, in the order they ran.
@@ -39,4 +42,30 @@ export function extractSteps(
     return { id: `step_${index + 1}`, type: "tool", name: `${call.name} (from the conversation)`, tool: call.name, arguments: args };
   });
   return { steps, variables };
+}
+
+/** Turns the tool calls of one of the caller's conversations into a saved workflow. */
+export async function createWorkflowFromConversation(
+  ctx: ServiceContext,
+  input: {
+    conversationId: number;
+    name: string;
+    description?: string | null;
+    selectedStepIds?: string[];
+    parameterizeFields?: string[];
+    triggerType?: string;
+    triggerConfig?: Record<string, unknown>;
+  },
+) {
+  const messages = await conversationMessages(ctx, input.conversationId, {});
+  const { steps, variables } = extractSteps(messages, { selectedStepIds: input.selectedStepIds, parameterizeFields: input.parameterizeFields });
+  return createWorkflow(ctx, {
+    name: input.name,
+    description: input.description ?? `Extracted from conversation ${input.conversationId}.`,
+    steps,
+    variables,
+    triggerType: input.triggerType,
+    triggerConfig: input.triggerConfig,
+    metadata: { extracted_from_conversation: input.conversationId },
+  });
 }

@@ -1,4 +1,4 @@
-import type { Env } from "../env";
+import type { Runtime } from "../core/context";
 import { MAX_QUEUE_DELAY_SECONDS, driveExecution } from "./runner";
 import type { ExecutionMessage, WorkflowRunMessage } from "../core/messages";
 import { loggableError } from "../lib/safe-log";
@@ -8,11 +8,11 @@ import { loggableError } from "../lib/safe-log";
  * lease-protected) and acked on its own, so one failure never redelivers the others. A waiting
  * execution comes back as a new delayed message; a message nobody handles is acked and logged.
  */
-export async function consumeWorkflowRuns(batch: MessageBatch<WorkflowRunMessage>, env: Env): Promise<void> {
-  await Promise.all(batch.messages.map((message) => handle(message, env)));
+export async function consumeWorkflowRuns(batch: MessageBatch<WorkflowRunMessage>, runtimeFor: (messageId: string) => Runtime): Promise<void> {
+  await Promise.all(batch.messages.map((message) => handle(message, runtimeFor(message.id))));
 }
 
-async function handle(message: Message<WorkflowRunMessage>, env: Env): Promise<void> {
+async function handle(message: Message<WorkflowRunMessage>, runtime: Runtime): Promise<void> {
   const body = message.body;
   if (body?.kind !== "execution" || typeof body.execution_id !== "string") {
     console.warn(JSON.stringify({ level: "warn", message: "unhandled workflow-runs message", kind: body?.kind, id: message.id }));
@@ -20,8 +20,8 @@ async function handle(message: Message<WorkflowRunMessage>, env: Env): Promise<v
     return;
   }
   try {
-    const outcome = await driveExecution(env, body.execution_id);
-    if (!outcome.done) await enqueueExecution(env, body.execution_id, outcome.resumeInSeconds);
+    const outcome = await driveExecution(runtime, body.execution_id);
+    if (!outcome.done) await enqueueExecution(runtime.bindings.WORKFLOW_RUNS, body.execution_id, outcome.resumeInSeconds);
     message.ack();
   } catch (error) {
     console.error(JSON.stringify({ level: "error", message: "execution drive failed", execution_id: body.execution_id, error: loggableError(error) }));
@@ -29,7 +29,7 @@ async function handle(message: Message<WorkflowRunMessage>, env: Env): Promise<v
   }
 }
 
-export async function enqueueExecution(env: Env, executionId: string, delaySeconds = 0): Promise<void> {
+export async function enqueueExecution(queue: Queue<WorkflowRunMessage>, executionId: string, delaySeconds = 0): Promise<void> {
   const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil(delaySeconds)));
-  await env.WORKFLOW_RUNS.send({ kind: "execution", execution_id: executionId } satisfies ExecutionMessage, delay ? { delaySeconds: delay } : undefined);
+  await queue.send({ kind: "execution", execution_id: executionId } satisfies ExecutionMessage, delay ? { delaySeconds: delay } : undefined);
 }

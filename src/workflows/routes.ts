@@ -94,32 +94,27 @@ const remove = authedRoute("data:write", {
 export const workflowRoutes = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
-    const row = await createWorkflow(
-      c.get("db"),
-      c.get("principal").userId,
-      {
-        name: body.workflow_name,
-        description: body.description,
-        steps: body.steps,
-        status: body.status,
-        triggerType: body.trigger_type,
-        triggerConfig: body.trigger_config,
-        variables: body.variables,
-        metadata: body.workflow_metadata,
-        settings: body.settings,
-      },
-      c.get("config").quotas.workflowsPerUser,
-    );
+    const row = await createWorkflow(c.var.ctx, {
+      name: body.workflow_name,
+      description: body.description,
+      steps: body.steps,
+      status: body.status,
+      triggerType: body.trigger_type,
+      triggerConfig: body.trigger_config,
+      variables: body.variables,
+      metadata: body.workflow_metadata,
+      settings: body.settings,
+    });
     return c.json(presentWorkflow(row), 201);
   })
   .openapi(list, async (c) => {
-    const page = await pageById(c.req.valid("query"), (n, before) => listWorkflows(c.get("db"), c.get("principal").userId, n, before), presentWorkflow);
+    const page = await pageById(c.req.valid("query"), (n, before) => listWorkflows(c.var.ctx, n, before), presentWorkflow);
     return c.json(page, 200);
   })
-  .openapi(get, async (c) => c.json(presentWorkflow(await getOwnedWorkflow(c.get("db"), c.get("principal").userId, c.req.valid("param").workflow_id)), 200))
+  .openapi(get, async (c) => c.json(presentWorkflow(await getOwnedWorkflow(c.var.ctx, c.req.valid("param").workflow_id)), 200))
   .openapi(update, async (c) => {
     const body = c.req.valid("json");
-    const row = await updateWorkflow(c.get("db"), c.get("principal").userId, c.req.valid("param").workflow_id, {
+    const row = await updateWorkflow(c.var.ctx, c.req.valid("param").workflow_id, {
       name: body.name,
       description: body.description,
       status: body.status,
@@ -133,6 +128,6 @@ export const workflowRoutes = createRouter()
     return c.json(presentWorkflow(row), 200);
   })
   .openapi(remove, async (c) => {
-    await deleteWorkflow(c.get("db"), c.get("principal").userId, c.req.valid("param").workflow_id);
+    await deleteWorkflow(c.var.ctx, c.req.valid("param").workflow_id);
     return c.body(null, 204);
   });

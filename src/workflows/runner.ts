@@ -1,7 +1,6 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import type { Env } from "../env";
-import { loadConfig } from "../core/config";
-import { createDb, type Db } from "../db/client";
+import { delegatedContext, type Runtime, type ServiceContext } from "../core/context";
+import type { Db } from "../db/client";
 import { executionSteps, executions, type Execution, type ExecutionStep } from "../db/schema";
 import { HubError } from "../core/errors";
 import { evaluateCondition } from "../lib/conditions";
@@ -40,8 +39,8 @@ class Pause {
  * steps; every step's outcome is checkpointed before the next one starts, so a redelivered or
  * resumed message replays succeeded steps from their checkpoints and never runs them again.
  */
-export async function driveExecution(env: Env, executionId: string): Promise<DriveOutcome> {
-  const db = createDb(env.DB);
+export async function driveExecution(runtime: Runtime, executionId: string): Promise<DriveOutcome> {
+  const { db } = runtime;
   const execution = await db.select().from(executions).where(eq(executions.id, executionId)).get();
   if (!execution || isFinished(execution.status)) return { done: true };
 
@@ -70,7 +69,9 @@ export async function driveExecution(env: Env, executionId: string): Promise<Dri
     return { done: true };
   }
 
-  const run = new ExecutionRun(env, db, leased[0]!, token, await loadCheckpoints(db, executionId));
+  // Steps act for the run's owner, with the credential that started it.
+  const ctx = delegatedContext(runtime, execution.userId, execution.credentialId);
+  const run = new ExecutionRun(ctx, leased[0]!, token, await loadCheckpoints(db, executionId));
   try {
     await run.walk(execution.steps as Step[]);
     const finished = await db
@@ -104,13 +105,15 @@ class ExecutionRun {
   private context: Record<string, unknown>;
   private stepResults: Record<string, { result: unknown; status: string }> = {};
 
+  private db: Db;
+
   constructor(
-    private env: Env,
-    private db: Db,
+    private ctx: ServiceContext,
     private execution: Execution,
     private token: string,
     private checkpoints: Map<string, ExecutionStep>,
   ) {
+    this.db = ctx.db;
     const input = execution.input ?? {};
     this.context = {
       ...execution.variables,
@@ -215,24 +218,15 @@ class ExecutionRun {
     if (revoked) return this.fail(step, `The run was stopped before step "${step.id}": ${revoked}`);
     const args = this.evaluate(step, () => substitute(step.arguments, this.context).value as Record<string, unknown>);
     await this.checkpoint(step, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date(now) });
-    const config = loadConfig(this.env);
     let error: string;
     try {
       const result = await this.withHeartbeat((signal) =>
-        executeTool(
-          {
-            userId: this.execution.userId,
-            credentialId: this.execution.credentialId,
-            db: this.db,
-            env: this.env,
-            config,
-            source: `workflow:${this.execution.workflowId}`,
-          },
-          step.tool,
-          args,
+        executeTool(this.ctx, step.tool, args, {
+          source: `workflow:${this.execution.workflowId}`,
+          signal,
           // One key per execution, step and item: a re-run after a crash repeats it.
-          { signal, idempotencyKey: `${this.execution.id}:${step.id}:0` },
-        ),
+          idempotencyKey: `${this.execution.id}:${step.id}:0`,
+        }),
       );
       if (result.success) {
         const stored = bounded(result.result);

@@ -1,5 +1,5 @@
+import type { ServiceContext } from "../core/context";
 import { and, count, desc, eq, lt } from "drizzle-orm";
-import type { Db } from "../db/client";
 import { workflows, type Workflow } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
 import { validateSteps } from "./steps";
@@ -23,17 +23,16 @@ export function checkedSteps(raw: unknown[], field = "steps") {
   return steps;
 }
 
-/** Workflows an account may hold when the deployment sets no MAX_WORKFLOWS_PER_USER. */
-export const DEFAULT_MAX_WORKFLOWS = 1000;
-
-export async function createWorkflow(db: Db, userId: number, input: WorkflowInput, maxWorkflows = DEFAULT_MAX_WORKFLOWS): Promise<Workflow> {
+/** Creates a workflow for the caller, within the account's quota (MAX_WORKFLOWS_PER_USER). */
+export async function createWorkflow(ctx: ServiceContext, input: WorkflowInput): Promise<Workflow> {
+  const maxWorkflows = ctx.config.quotas.workflowsPerUser;
   const steps = checkedSteps(input.steps);
-  const [held] = await db.select({ n: count() }).from(workflows).where(eq(workflows.userId, userId));
+  const [held] = await ctx.db.select({ n: count() }).from(workflows).where(eq(workflows.userId, ctx.user.id));
   if ((held?.n ?? 0) >= maxWorkflows) throw new HubError("quota_exceeded", `An account can hold at most ${maxWorkflows} workflows; delete one first.`);
-  const [row] = await db
+  const [row] = await ctx.db
     .insert(workflows)
     .values({
-      userId,
+      userId: ctx.user.id,
       name: input.name,
       description: input.description,
       steps,
@@ -48,32 +47,32 @@ export async function createWorkflow(db: Db, userId: number, input: WorkflowInpu
   return row!;
 }
 
-export async function getOwnedWorkflow(db: Db, userId: number, id: number): Promise<Workflow> {
-  const row = await db
+export async function getOwnedWorkflow(ctx: ServiceContext, id: number): Promise<Workflow> {
+  const row = await ctx.db
     .select()
     .from(workflows)
-    .where(and(eq(workflows.id, id), eq(workflows.userId, userId)))
+    .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
     .get();
   if (!row) throw notFound("Workflow");
   return row;
 }
 
-export function listWorkflows(db: Db, userId: number, limit: number, beforeId?: number) {
-  return db
+export function listWorkflows(ctx: ServiceContext, limit: number, beforeId?: number) {
+  return ctx.db
     .select()
     .from(workflows)
-    .where(and(eq(workflows.userId, userId), beforeId ? lt(workflows.id, beforeId) : undefined))
+    .where(and(eq(workflows.userId, ctx.user.id), beforeId ? lt(workflows.id, beforeId) : undefined))
     .orderBy(desc(workflows.id))
     .limit(limit)
     .all();
 }
 
 /** Applies the fields given; the version goes up by one when the steps change. */
-export async function updateWorkflow(db: Db, userId: number, id: number, patch: Partial<WorkflowInput>): Promise<Workflow> {
-  const current = await getOwnedWorkflow(db, userId, id);
+export async function updateWorkflow(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<Workflow> {
+  const current = await getOwnedWorkflow(ctx, id);
   const steps = patch.steps ? checkedSteps(patch.steps) : undefined;
   const stepsChanged = steps !== undefined && JSON.stringify(steps) !== JSON.stringify(current.steps);
-  const [row] = await db
+  const [row] = await ctx.db
     .update(workflows)
     .set({
       ...(patch.name !== undefined ? { name: patch.name } : {}),
@@ -87,15 +86,15 @@ export async function updateWorkflow(db: Db, userId: number, id: number, patch: 
       ...(stepsChanged ? { steps, version: current.version + 1 } : {}),
       updatedAt: new Date(),
     })
-    .where(and(eq(workflows.id, id), eq(workflows.userId, userId)))
+    .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
     .returning();
   return row!;
 }
 
-export async function deleteWorkflow(db: Db, userId: number, id: number): Promise<void> {
-  const deleted = await db
+export async function deleteWorkflow(ctx: ServiceContext, id: number): Promise<void> {
+  const deleted = await ctx.db
     .delete(workflows)
-    .where(and(eq(workflows.id, id), eq(workflows.userId, userId)))
+    .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
     .returning({ id: workflows.id });
   if (deleted.length === 0) throw notFound("Workflow");
 }

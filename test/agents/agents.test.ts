@@ -1,4 +1,4 @@
-import { createMessageBatch } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
@@ -57,7 +57,7 @@ describe("agents", () => {
       "workflow-runs",
       [ok, bad].map((id, n) => ({ id: `again${n}`, timestamp: new Date(), attempts: 1, body: { kind: "execution", execution_id: id } })),
     );
-    await worker.queue(duplicates as MessageBatch<any>, env);
+    await worker.queue(duplicates as MessageBatch<any>, env, createExecutionContext());
 
     const details = await json(await call(`/v1/agents/${agent.agent_id}`, { token: key }));
     expect(details.monitoring).toMatchObject({

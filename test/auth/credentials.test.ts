@@ -2,7 +2,7 @@ import { SignJWT, UnsecuredJWT } from "jose";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/api-keys";
-import { createDb } from "../../src/db/client";
+import { contextForPrincipal, runtimeFor } from "../../src/core/context";
 import { call, expectProblem, json, newApiKey, newApp, newUser } from "../helpers/api";
 
 const secret = () => new TextEncoder().encode(env.JWT_SECRET!);
@@ -103,7 +103,10 @@ describe("API keys", () => {
   it("refuses a production key on a sandbox deployment with a message that says so", async () => {
     const user = await newUser();
     // The API only mints keys of this deployment's mode; a live key comes from a production deployment.
-    const { secret: key } = await createApiKey(createDb(env.DB), { userId: user.id, name: "prod", mode: "live", scopes: ["data:read"] });
+    const runtime = runtimeFor(env);
+    const production = { ...runtime, config: { ...runtime.config, environment: "production" as const } };
+    const ctx = contextForPrincipal(production, { userId: user.id, scopes: ["data:read"], kind: "session", credentialId: "test", clientId: null });
+    const { secret: key } = await createApiKey(ctx, { name: "prod" });
     expect(key).toMatch(/^ahk_live_/);
     const body = await expectProblem(await call("/v1/me", { token: key }), 401, "unauthorized");
     expect(body.detail).toMatch(/production API key.*sandbox/);

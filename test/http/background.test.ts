@@ -38,7 +38,7 @@ describe("workflow-runs queue", () => {
   it("acks a message of a kind no handler serves instead of retrying it forever", async () => {
     const batch = createMessageBatch("workflow-runs", [{ id: "m1", timestamp: new Date(), attempts: 1, body: { kind: "nobody-handles-this" } }]);
     const ctx = createExecutionContext();
-    await worker.queue(batch as MessageBatch<any>, env);
+    await worker.queue(batch as MessageBatch<any>, env, ctx);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks).toEqual(["m1"]);
     expect(result.retryMessages).toEqual([]);

@@ -65,7 +65,7 @@ describe("crash safety", () => {
       [0, 1, 2].map((n) => ({ id: `dup${n}`, timestamp: new Date(), attempts: 1, body: { kind: "execution", execution_id: id } })),
     );
     const ctx = createExecutionContext();
-    await worker.queue(batch as MessageBatch<any>, env);
+    await worker.queue(batch as MessageBatch<any>, env, ctx);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks.sort()).toEqual(["dup0", "dup1", "dup2"]);
 
@@ -74,7 +74,7 @@ describe("crash safety", () => {
     expect(await runsOf(scenario)).toEqual({ "/things/a": 1, "/things/b": 1, "/things/c": 1 });
     // A delivery after the end changes nothing.
     const late = createMessageBatch("workflow-runs", [{ id: "late", timestamp: new Date(), attempts: 1, body: { kind: "execution", execution_id: id } }]);
-    await worker.queue(late as MessageBatch<any>, env);
+    await worker.queue(late as MessageBatch<any>, env, createExecutionContext());
     expect(await runsOf(scenario)).toEqual({ "/things/a": 1, "/things/b": 1, "/things/c": 1 });
   });
 });

@@ -1,4 +1,4 @@
-import { createMessageBatch } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
@@ -67,7 +67,7 @@ describe("interrupted steps", () => {
       ).bind(id, now),
     ]);
     const batch = createMessageBatch("workflow-runs", [{ id: "m", timestamp: new Date(), attempts: 1, body: { kind: "execution", execution_id: id } }]);
-    await worker.queue(batch as MessageBatch<any>, env);
+    await worker.queue(batch as MessageBatch<any>, env, createExecutionContext());
     const execution = await settled(key, id);
     expect(execution).toMatchObject({ status: "failed", failed_step_id: "flaky", error_message: expect.stringContaining("interrupted too many times") });
   });

@@ -49,7 +49,9 @@ export const authorizePage = new Hono<AppEnv>()
     const request = check.request;
 
     if (step === "sign_in") {
-      const [limit] = await consumeRateLimits(c.env, `addr:${clientAddress(c)}`, [{ name: "auth", limit: c.get("config").limits.authAttemptsPerMinute }]);
+      const [limit] = await consumeRateLimits(c.get("runtime").bindings.RATE_LIMITER, `addr:${clientAddress(c)}`, [
+        { name: "auth", limit: c.get("config").limits.authAttemptsPerMinute },
+      ]);
       const email = str(form.email) ?? "";
       if (!limit!.allowed) return renderSignIn(c, request, { email, error: `Too many attempts. Try again in ${limit!.resetSeconds} s.` }, 429);
       const user = await checkPassword(c.get("db"), email, str(form.password) ?? "");

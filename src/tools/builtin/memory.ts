@@ -37,7 +37,7 @@ export const memoryTool = defineBuiltin({
         const row = await ctx.db
           .select()
           .from(memoryEntries)
-          .where(and(eq(memoryEntries.userId, ctx.userId), eq(memoryEntries.key, needKey()), live(now)))
+          .where(and(eq(memoryEntries.userId, ctx.user.id), eq(memoryEntries.key, needKey()), live(now)))
           .get();
         return { key: args.key, found: Boolean(row), value: row?.value ?? null };
       }
@@ -46,7 +46,7 @@ export const memoryTool = defineBuiltin({
       case "delete": {
         const deleted = await ctx.db
           .delete(memoryEntries)
-          .where(and(eq(memoryEntries.userId, ctx.userId), eq(memoryEntries.key, needKey())))
+          .where(and(eq(memoryEntries.userId, ctx.user.id), eq(memoryEntries.key, needKey())))
           .returning({ key: memoryEntries.key });
         return { key: args.key, deleted: deleted.length > 0 };
       }
@@ -55,7 +55,7 @@ export const memoryTool = defineBuiltin({
         const rows = await ctx.db
           .select({ key: memoryEntries.key, value: memoryEntries.value, expiresAt: memoryEntries.expiresAt })
           .from(memoryEntries)
-          .where(and(eq(memoryEntries.userId, ctx.userId), live(now), like(memoryEntries.key, sql`${`${escaped}%`} ESCAPE '\\'`)))
+          .where(and(eq(memoryEntries.userId, ctx.user.id), live(now), like(memoryEntries.key, sql`${`${escaped}%`} ESCAPE '\\'`)))
           .orderBy(asc(memoryEntries.key))
           .limit(100);
         return { entries: rows.map((r) => ({ key: r.key, value: r.value, expires_at: r.expiresAt?.toISOString() ?? null })) };
@@ -69,19 +69,19 @@ async function set(ctx: ToolContext, key: string, value: unknown, ttlSeconds: nu
   const [{ count }] = (await ctx.db
     .select({ count: sql<number>`count(*)` })
     .from(memoryEntries)
-    .where(and(eq(memoryEntries.userId, ctx.userId), live(now)))) as [{ count: number }];
+    .where(and(eq(memoryEntries.userId, ctx.user.id), live(now)))) as [{ count: number }];
   const expiresAt = ttlSeconds ? new Date(now.getTime() + ttlSeconds * 1000) : null;
   if (count >= MAX_KEYS_PER_USER) {
     const exists = await ctx.db
       .select({ key: memoryEntries.key })
       .from(memoryEntries)
-      .where(and(eq(memoryEntries.userId, ctx.userId), eq(memoryEntries.key, key)))
+      .where(and(eq(memoryEntries.userId, ctx.user.id), eq(memoryEntries.key, key)))
       .get();
     if (!exists) throw new ToolError("Memory is full (1,000 keys); delete some first.");
   }
   await ctx.db
     .insert(memoryEntries)
-    .values({ userId: ctx.userId, key, value, expiresAt })
+    .values({ userId: ctx.user.id, key, value, expiresAt })
     .onConflictDoUpdate({ target: [memoryEntries.userId, memoryEntries.key], set: { value, expiresAt, updatedAt: now } });
   return { key, stored: true, expires_at: expiresAt?.toISOString() ?? null };
 }

@@ -1,0 +1,54 @@
+import { z } from "@hono/zod-openapi";
+import { IntIdParam, Timestamp } from "../http/schemas";
+
+export const MAX_MESSAGE_CHARS = 32_000;
+
+export const ToolCallSchema = z
+  .object({
+    id: z.string().openapi({ description: "The tool_call_id of the matching tool message." }),
+    name: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+    round: z.number().int(),
+    success: z.boolean(),
+    error_message: z.string().nullable(),
+    duration_ms: z.number().int(),
+    call_id: z.string().nullable().openapi({ description: "The audit log's call_id." }),
+  })
+  .openapi("ToolCall");
+
+export const MessageSchema = z
+  .object({
+    id: z.number().int(),
+    conversation_id: z.number().int(),
+    role: z.enum(["user", "assistant", "tool", "system"]),
+    content: z.string(),
+    status: z.enum(["received", "completed", "error"]),
+    tokens_used: z.number().int(),
+    tools_called: z.array(ToolCallSchema),
+    tool_call_id: z.string().nullable(),
+    error_message: z.string().nullable(),
+    provider: z.string().nullable(),
+    model: z.string().nullable(),
+    created_at: Timestamp,
+  })
+  .openapi("Message");
+
+export const ConversationSchema = z
+  .object({
+    id: z.number().int(),
+    title: z.string().nullable(),
+    state: z.enum(["idle", "processing"]),
+    message_count: z.number().int(),
+    last_message_preview: z.string().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi("Conversation");
+
+export const Content = z.string().trim().min(1).max(MAX_MESSAGE_CHARS);
+export const Provider = z.string().max(50).nullish().openapi({ description: "Overrides the user's default provider for this call." });
+export const IdParam = IntIdParam("conversation_id");
+
+export const ToolCallBody = z.object({ name: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).default({}) });
+
+export const ExplainBody = z.object({ content: Content, provider: Provider });

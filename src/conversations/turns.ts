@@ -1,0 +1,75 @@
+import type { ServiceContext } from "../core/context";
+import { HubError } from "../core/errors";
+import { resolveProvider } from "../llm/providers";
+import { rankTools } from "../llm/tool-ranking";
+import { catalogFor } from "../tools/catalog-service";
+import { prepareToolCall } from "../tools/executor";
+import { classifyIntent } from "./intent";
+import { conversationStub, getOwnedConversation, presentConversation } from "./service";
+
+export const SNAPSHOT_MESSAGES = 100;
+
+/** The conversation with its live status and latest messages (kept by its Durable Object). */
+export async function conversationDetail(ctx: ServiceContext, id: number) {
+  const row = await getOwnedConversation(ctx, id);
+  const snapshot = await conversationStub(ctx.bindings, id).snapshot(id, SNAPSHOT_MESSAGES);
+  return { ...presentConversation(row), status: snapshot.status, pending_turns: snapshot.pending_turns, messages: snapshot.messages };
+}
+
+/**
+ * Sends a message and waits for the turn's answer. The turn runs in the conversation's Durable
+ * Object with the caller's credential; an unknown or unconfigured provider is refused before
+ * anything is stored.
+ */
+export async function sendMessage(ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) {
+  await getOwnedConversation(ctx, id);
+  await resolveProvider(ctx, input.provider);
+  return conversationStub(ctx.bindings, id).send({
+    conversationId: id,
+    userId: ctx.user.id,
+    credentialId: ctx.credential.id,
+    content: input.content,
+    provider: input.provider ?? null,
+  });
+}
+
+export async function conversationMessages(ctx: ServiceContext, id: number, page: { afterId?: number; limit?: number }) {
+  await getOwnedConversation(ctx, id);
+  return conversationStub(ctx.bindings, id).messages(id, page);
+}
+
+/** The conversation's live events (server-sent events), from its Durable Object. */
+export async function conversationEvents(ctx: ServiceContext, id: number): Promise<ReadableStream<Uint8Array>> {
+  await getOwnedConversation(ctx, id);
+  return conversationStub(ctx.bindings, id).stream(id);
+}
+
+/**
+ * Whether a tool call would be accepted, without running it or spending the tool-call limit:
+ * the refusal a real call would get, as field errors. Being over the limit is still an error.
+ */
+export async function checkToolCall(ctx: ServiceContext, id: number, input: { name: string; arguments?: unknown }) {
+  await getOwnedConversation(ctx, id);
+  try {
+    const { call } = await prepareToolCall(ctx, input.name, input.arguments, { charge: false });
+    return { valid: true, errors: [], tool: { name: call.name, connection_id: call.connection?.id ?? null } };
+  } catch (error) {
+    if (!(error instanceof HubError) || error.code === "rate_limited") throw error;
+    const errors = error.errors?.map((e) => ({ field: e.field, message: e.message })) ?? [
+      { field: error.code === "not_found" ? "name" : "", message: error.message },
+    ];
+    return { valid: false, errors, tool: error.code === "not_found" ? null : { name: input.name, connection_id: null } };
+  }
+}
+
+/** How the hub reads a message: the intent it sees and the tools it would offer. */
+export async function explainMessage(ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) {
+  await getOwnedConversation(ctx, id);
+  const provider = await resolveProvider(ctx, input.provider);
+  const catalog = await catalogFor(ctx);
+  return {
+    provider: provider.id,
+    intent: () => classifyIntent(input.content, catalog),
+    tools: () => rankTools(input.content, catalog, 10).map((r) => ({ name: r.tool.name, score: r.score, reason: r.reason })),
+  };
+}

@@ -1,0 +1,78 @@
+import { createDb, type Db } from "../db/client";
+import type { Env } from "../env";
+import { loadConfig, type Config } from "./config";
+import type { Principal } from "./principal";
+import type { Scope } from "./scopes";
+import type { SecretBox } from "./secret-box";
+import { secretBoxFor } from "./secrets";
+
+/** The bindings services use besides the database: Durable Objects, the queue, Workers AI. */
+export type Bindings = Pick<Env, "CONVERSATIONS" | "AGENTS" | "RATE_LIMITER" | "WORKFLOW_RUNS" | "AI">;
+
+/**
+ * What the deployment gives every piece of work, whoever asked for it: storage, parsed settings,
+ * the credential vault and bindings. Built once per request, queue message, alarm or DO call.
+ */
+export interface Runtime {
+  db: Db;
+  config: Config;
+  /** The vault for connection credentials and webhook secrets; fails closed without keys. */
+  secrets(): Promise<SecretBox>;
+  bindings: Bindings;
+  /** Correlates logs and problems with the request (or message) that caused them. */
+  requestId: string;
+  /** Work that may finish after the answer has gone (audit records, last-used stamps). */
+  waitUntil(work: Promise<unknown>): void;
+}
+
+/** Who acts: a person through one of their credentials. */
+export interface Credential {
+  /** Stable id, used for rate limits and audit records: `key_12`, `grant_…`. */
+  id: string;
+  /** api_key, session (login JWT), oauth (a token issued to an app), or delegated (work a credential started earlier: a run, an agent). */
+  kind: Principal["kind"] | "delegated";
+  /** The OAuth app acting for the user, if any. */
+  clientId: string | null;
+}
+
+/**
+ * The one argument every service takes first: `(ctx, input)`. Services are transport-neutral:
+ * REST routes, the queue consumer, Durable Objects (and the MCP server) build one and call the
+ * same functions, so each rule lives in one place.
+ */
+export interface ServiceContext extends Runtime {
+  user: { id: number };
+  credential: Credential;
+  scopes: readonly Scope[];
+}
+
+/** Scopes of work a credential started before (a queued run, an agent's schedule): it may read and run, as it was allowed to when it started. */
+export const DELEGATED_SCOPES: readonly Scope[] = ["data:read", "workflow:execute"];
+
+export function runtimeFor(env: Env, options: { requestId?: string; waitUntil?: (work: Promise<unknown>) => void } = {}): Runtime {
+  const config = loadConfig(env);
+  return {
+    db: createDb(env.DB),
+    config,
+    secrets: () => secretBoxFor(config),
+    bindings: env,
+    requestId: options.requestId ?? crypto.randomUUID(),
+    // Without an execution context (a Durable Object call), work is awaited by whoever holds it.
+    waitUntil: options.waitUntil ?? ((work) => void work.catch(() => undefined)),
+  };
+}
+
+/** A context for a caller who presented a credential. */
+export function contextForPrincipal(runtime: Runtime, principal: Principal): ServiceContext {
+  return {
+    ...runtime,
+    user: { id: principal.userId },
+    credential: { id: principal.credentialId, kind: principal.kind, clientId: principal.clientId },
+    scopes: principal.scopes,
+  };
+}
+
+/** A context for work a credential started earlier: an execution, an agent's run, a conversation turn. */
+export function delegatedContext(runtime: Runtime, userId: number, credentialId: string): ServiceContext {
+  return { ...runtime, user: { id: userId }, credential: { id: credentialId, kind: "delegated", clientId: null }, scopes: DELEGATED_SCOPES };
+}
