@@ -8,7 +8,7 @@ import { startExecution } from "../workflows/executions";
 import type { ScheduleConfig } from "./automation-agent";
 import { applySchedule } from "./schedules";
 import { credentialRevocation } from "../auth/credential-status";
-import { randomToken } from "../auth/crypto";
+import { randomToken } from "../lib/crypto";
 import { getOwnedWorkflow } from "../workflows/service";
 
 /** Deploys one of the caller's workflows as an agent; the webhook secret is returned once. */

@@ -3,7 +3,7 @@ import type { Runtime } from "../core/context";
 import { HubError } from "../core/errors";
 import type { Db } from "../db/client";
 import { agents, webhookDeliveries, type Execution } from "../db/schema";
-import { constantTimeEqual, hashSecret } from "../auth/crypto";
+import { constantTimeEqual, hashSecret } from "../lib/crypto";
 import { hmacHex } from "../connections/platforms/webhook";
 import { startExecution } from "../workflows/executions";
 import { getOwnedWorkflow } from "../workflows/service";

@@ -4,7 +4,7 @@ import type { Environment } from "../core/config";
 import type { Db } from "../db/client";
 import { apiKeys, type ApiKey } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
-import { hashSecret, randomToken } from "./crypto";
+import { hashSecret, randomToken } from "../lib/crypto";
 import { formatScopes, isSubset, readScopes, type Scope } from "../core/scopes";
 
 export type KeyMode = ApiKey["mode"];

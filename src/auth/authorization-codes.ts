@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { authorizationCodes } from "../db/schema";
-import { base64url, hashSecret, randomToken, sha256 } from "./crypto";
+import { base64url, hashSecret, randomToken, sha256 } from "../lib/crypto";
 import { revokeGrant } from "./grants";
 
 export const CODE_TTL_MS = 10 * 60 * 1000;

@@ -2,7 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Config } from "../core/config";
 import type { Db } from "../db/client";
 import { grants, refreshTokens, type Grant } from "../db/schema";
-import { hashSecret, randomToken } from "./crypto";
+import { hashSecret, randomToken } from "../lib/crypto";
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from "./jwt";
 
 const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;

@@ -1,7 +1,7 @@
 import { SignJWT, errors, jwtVerify } from "jose";
 import type { Config } from "../core/config";
 import { HubError } from "../core/errors";
-import { randomToken } from "./crypto";
+import { randomToken } from "../lib/crypto";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const ALGORITHM = "HS256";

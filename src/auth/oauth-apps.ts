@@ -4,7 +4,7 @@ import type { Environment } from "../core/config";
 import type { Db } from "../db/client";
 import { grants, oauthApps, type OAuthApp } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
-import { constantTimeEqual, hashSecret, randomToken } from "./crypto";
+import { constantTimeEqual, hashSecret, randomToken } from "../lib/crypto";
 import { formatScopes, isSubset, readScopes, type Scope } from "../core/scopes";
 
 export const MAX_APPS_PER_USER = 50;

@@ -1,4 +1,4 @@
-import { base64url, constantTimeEqual, fromBase64url } from "./crypto";
+import { base64url, constantTimeEqual, fromBase64url } from "../lib/crypto";
 
 /** The Workers runtime refuses more PBKDF2 iterations than this. */
 const ITERATIONS = 100_000;

@@ -6,7 +6,7 @@ import { LoggingMessageNotificationSchema, type CallToolResult, type Tool } from
 import type { AddressPolicy } from "../net/address-policy";
 import { OutboundRefused, checkUrl, guardedFetch } from "../net/safe-fetch";
 import type { McpConfig } from "./platforms/mcp";
-import type { ProgressUpdate } from "../lib/tool-context";
+import type { ProgressUpdate } from "../core/tool-context";
 
 const CLIENT_INFO = { name: "agent-automation-hub", version: "1.0.0" };
 const CALL_TIMEOUT_MS = 120_000;

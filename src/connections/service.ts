@@ -4,7 +4,7 @@ import type { z } from "@hono/zod-openapi";
 import type { Db } from "../db/client";
 import { connections, type Connection } from "../db/schema";
 import { HubError, notFound, type FieldError } from "../core/errors";
-import { randomToken } from "../auth/crypto";
+import { randomToken } from "../lib/crypto";
 import { MASK, maskConfig, openConfig, sealConfig } from "./config-codec";
 import { findPlatform } from "./platforms";
 import type { Platform } from "./platforms/types";

@@ -1,4 +1,4 @@
-import { base64url, fromBase64url } from "../auth/crypto";
+import { base64url, fromBase64url } from "../lib/base64url";
 import { HubError } from "./errors";
 
 /**

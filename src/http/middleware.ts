@@ -2,9 +2,12 @@ import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { runtimeFor } from "../core/context";
 import type { AppEnv } from "./app-env";
-import { HubError } from "../core/errors";
+import { HubError, validationFailed } from "../core/errors";
+import { nestsDeeperThan, tooDeepMessage } from "../lib/json-depth";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Deeper than any route's body needs; values inside are held to `MAX_NESTING` (64) where walked. */
+export const MAX_BODY_NESTING = 128;
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 /** Builds the per-request services once: request id, parsed config, database client. */
@@ -40,6 +43,12 @@ export const requireJsonBody = createMiddleware<AppEnv>(async (c, next) => {
     const type = c.req.header("Content-Type") ?? "";
     if (!JSON_TYPE.test(type)) {
       throw new HubError("unsupported_media_type", `Send the body as application/json (got ${type ? `"${type}"` : "no Content-Type"}).`);
+    }
+    // Schemas validate recursively (conditions nest): a body nested thousands of levels deep would
+    // overflow the validator's stack. Parsed once here; the route's validator reuses the parse.
+    const body = await c.req.json().catch(() => undefined);
+    if (nestsDeeperThan(body, MAX_BODY_NESTING)) {
+      throw validationFailed([{ location: "body", field: "", message: tooDeepMessage(MAX_BODY_NESTING) }], "The body nests too deeply.");
     }
   }
   await next();

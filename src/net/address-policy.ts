@@ -1,5 +1,3 @@
-import type { Config } from "../core/config";
-
 /**
  * Which hosts a user-given URL may point at. The WHATWG URL parser has already normalised
  * hostnames (decimal, octal and hex IPv4 forms become dotted quads; IPv6 is bracketed), so the
@@ -16,7 +14,13 @@ export interface AddressPolicy {
 const LOOPBACK_NAMES = new Set(["localtest.me", "lvh.me", "vcap.me", "lacolhost.com"]);
 
 /** The deployment's policy for user-given URLs. */
-export function addressPolicyFor(config: Pick<Config, "allowPrivateNetworkUrls" | "dnsResolverUrl">): AddressPolicy {
+/** The deployment's settings for user-given URLs (ALLOW_PRIVATE_NETWORK_URLS, DNS_RESOLVER_URL), as parsed into Config. */
+export interface AddressSettings {
+  allowPrivateNetworkUrls: boolean;
+  dnsResolverUrl: string | undefined;
+}
+
+export function addressPolicyFor(config: AddressSettings): AddressPolicy {
   return { allowPrivateNetworks: config.allowPrivateNetworkUrls, resolverUrl: config.dnsResolverUrl };
 }
 

@@ -4,7 +4,7 @@ import type { Db } from "../db/client";
 import { templateUses, templates, workflows, type Template } from "../db/schema";
 import { HubError, notFound, type FieldError } from "../core/errors";
 import { templateContentOf } from "./sanitize";
-import { randomToken } from "../auth/crypto";
+import { randomToken } from "../lib/crypto";
 import { parseToolName } from "../tools/catalog";
 import { getOwnedWorkflow } from "../workflows/service";
 

@@ -16,7 +16,7 @@ import { consumeRateLimits, exhaustedOf, rateLimitHeaders, rateLimited } from ".
 import type { RateLimitResult } from "../http/rate-limiter";
 import { addressPolicyFor } from "../net/address-policy";
 import { OutboundRefused } from "../net/safe-fetch";
-import { randomToken } from "../auth/crypto";
+import { randomToken } from "../lib/crypto";
 import { writeAudit } from "./audit";
 import { mcpToolName, parseToolName, platformToolInput } from "./catalog";
 import { McpError, callMcpTool } from "../connections/mcp-client";

@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import type { ProgressUpdate, ToolContext } from "../lib/tool-context";
+import type { ProgressUpdate, ToolContext } from "../core/tool-context";
 
 export type { ProgressUpdate, ToolContext };
 

@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, inArray, isNull, lt, or } from "drizzle-orm"
 import type { Db } from "../db/client";
 import { executionSteps, executions, type Execution, type Workflow } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
-import { randomToken } from "../auth/crypto";
+import { randomToken } from "../lib/crypto";
 import { enqueueExecution } from "./queue-consumer";
 import { getOwnedWorkflow } from "./service";
 import type { ExecutionMessage } from "../core/messages";

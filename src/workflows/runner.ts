@@ -6,7 +6,7 @@ import { HubError } from "../core/errors";
 import { evaluateCondition } from "../lib/conditions";
 import { substitute } from "../lib/template";
 import { executeTool } from "../tools/executor";
-import { randomToken } from "../auth/crypto";
+import { randomToken } from "../lib/crypto";
 import { credentialRevocation } from "../auth/credential-status";
 import type { RetryPolicy, Step } from "./steps";
 import { recordAgentOutcome } from "./agent-outcome";

@@ -29,6 +29,11 @@ function nested(levels: number): unknown {
   return value;
 }
 const DEEP = nested(100_000);
+/**
+ * Deep enough to break any per-value limit (64), shallow enough to pass the request's own limit
+ * (128 levels, checked before validation): the value's own refusal names its field.
+ */
+const DEEP_ARGUMENT = nested(100);
 
 /** A tool runner for one fresh user (tool calls are limited per user and minute). */
 async function toolRunner() {
@@ -141,7 +146,7 @@ describe("built-in tools and debug endpoints answer pathological input fast and 
     expect(spaced.success).toBe(true);
     const grown = await json(await run("text_template", { template: "{{big}}".repeat(20), values: { big: "y".repeat(60_000) } }));
     expect(grown).toMatchObject({ success: false, error_message: "The substituted value is larger than 1024 KiB." });
-    const deep = await expectProblem(await run("text_template", { template: "{{a}}", values: { a: DEEP } }), 422, "validation_failed");
+    const deep = await expectProblem(await run("text_template", { template: "{{a}}", values: { a: DEEP_ARGUMENT } }), 422, "validation_failed");
     expect(deep.errors?.[0]).toMatchObject({ field: "arguments.values", message: "The value is nested deeper than 64 levels." });
   });
 
@@ -158,7 +163,7 @@ describe("built-in tools and debug endpoints answer pathological input fast and 
     const missed = await json(await run("json_transform", { operation: "filter", data: numbers, path, operator: "equals", value: "z".repeat(300_000) }));
     expect(missed).toMatchObject({ success: true, result: { value: [] } });
 
-    await expectProblem(await run("json_transform", { operation: "get", data: DEEP, path: "" }), 422, "validation_failed");
+    await expectProblem(await run("json_transform", { operation: "get", data: DEEP_ARGUMENT, path: "" }), 422, "validation_failed");
     await expectProblem(await run("json_transform", { operation: "set", data: {}, path: "a", value: nested(65) }), 422, "validation_failed");
     await expectProblem(await run("json_transform", { operation: "merge", data: {}, with: [{ a: nested(70) }] }), 422, "validation_failed");
     const paths = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, "a"]));
@@ -207,11 +212,11 @@ describe("built-in tools and debug endpoints answer pathological input fast and 
     expect(refusedQuery.errors?.[0]?.message).toBe("At most 100 query parameters.");
     const manyHeaders = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`x-h${i}`, "v"]));
     await expectProblem(await run("http_request", { url, headers: manyHeaders }), 422, "validation_failed");
-    await expectProblem(await run("http_request", { url, method: "POST", body: DEEP }), 422, "validation_failed");
+    await expectProblem(await run("http_request", { url, method: "POST", body: DEEP_ARGUMENT }), 422, "validation_failed");
     await expectProblem(await run("http_request", { url: `http://${"a".repeat(5_000)}.example/` }), 422, "validation_failed");
 
     await expectProblem(await run("memory_store", { operation: "set", key: "k".repeat(10_000), value: 1 }), 422, "validation_failed");
-    await expectProblem(await run("memory_store", { operation: "set", key: "deep", value: DEEP }), 422, "validation_failed");
+    await expectProblem(await run("memory_store", { operation: "set", key: "deep", value: DEEP_ARGUMENT }), 422, "validation_failed");
     const wide = await json(await run("memory_store", { operation: "set", key: "wide", value: "w".repeat(70_000) }));
     expect(wide).toMatchObject({ success: false, error_message: "The value is larger than 64 KiB." });
     await expectProblem(await run("memory_store", { operation: "list", prefix: "%".repeat(10_000) }), 422, "validation_failed");
@@ -234,7 +239,7 @@ describe("built-in tools and debug endpoints answer pathological input fast and 
     const problem = await expectProblem(grown, 422, "validation_failed");
     expect(problem.detail).toContain("larger than");
     const deep = await expectProblem(
-      await call("/v1/workflows/test-substitution", { token: key, json: { parameters: { x: DEEP }, context: {} } }),
+      await call("/v1/workflows/test-substitution", { token: key, json: { parameters: { x: DEEP_ARGUMENT }, context: {} } }),
       422,
       "validation_failed",
     );
@@ -242,7 +247,7 @@ describe("built-in tools and debug endpoints answer pathological input fast and 
     const deepContext = await expectProblem(
       await call("/v1/workflows/test-condition", {
         token: key,
-        json: { condition: { field: "input.deep", operator: "equals", value: [1] }, context: { input: { deep: DEEP } } },
+        json: { condition: { field: "input.deep", operator: "equals", value: [1] }, context: { input: { deep: DEEP_ARGUMENT } } },
       }),
       422,
       "validation_failed",
@@ -268,5 +273,33 @@ describe("built-in tools and debug endpoints answer pathological input fast and 
       expect(ms).toBeLessThan(FAST_MS);
       expect(value.status).toBe(200);
     }
+  });
+
+  it("refuses a request body nested thousands of levels deep (a condition of nots) with 422, not a crashed validator", async () => {
+    const { key } = await newApiKey(await newUser());
+    const levels = 50_000;
+    const condition = `${'{"not":'.repeat(levels)}{"field":"x","operator":"exists"}${"}".repeat(levels)}`;
+    const raw = `{"workflow_name":"deep","description":"deep","steps":[{"id":"c","type":"condition","condition":${condition},"then":[]}]}`;
+    const body = await expectProblem(
+      await call("/v1/workflows", { token: key, body: raw, headers: { "Content-Type": "application/json" } }),
+      422,
+      "validation_failed",
+    );
+    expect(body.errors?.[0]).toMatchObject({ location: "body", message: "The value is nested deeper than 128 levels." });
+    // A deep array anywhere in a body is refused the same way, whatever the route.
+    const array = await expectProblem(
+      await call("/v1/workflows/test-substitution", { token: key, json: { parameters: { x: DEEP }, context: {} } }),
+      422,
+      "validation_failed",
+    );
+    expect(array.detail).toBe("The body nests too deeply.");
+    // A modest chain is still a valid condition.
+    let modest: unknown = { field: "x", operator: "exists" };
+    for (let i = 0; i < 20; i++) modest = { not: modest };
+    const created = await call("/v1/workflows", {
+      token: key,
+      json: { workflow_name: "fine", description: "twenty nots", steps: [{ id: "c", type: "condition", condition: modest, then: [] }] },
+    });
+    expect(created.status).toBe(201);
   });
 });

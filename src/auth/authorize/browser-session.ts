@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { SignJWT, jwtVerify } from "jose";
 import type { AppEnv } from "../../http/app-env";
-import { base64url, constantTimeEqual, randomToken } from "../crypto";
+import { base64url, constantTimeEqual, randomToken } from "../../lib/crypto";
 import { signingKey } from "../jwt";
 
 const SESSION_COOKIE = "ahk_session";

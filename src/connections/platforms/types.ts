@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { ToolContext } from "../../lib/tool-context";
+import type { ToolContext } from "../../core/tool-context";
 
 export type PlatformCategory = "mcp" | "messaging" | "email" | "crm" | "marketing" | "database" | "productivity" | "developer" | "ai";
 export type AuthKind = "bearer_token" | "bot_token" | "api_key" | "basic" | "signing_secret" | "optional_bearer" | "none";

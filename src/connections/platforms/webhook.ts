@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { base64url } from "../../auth/crypto";
+import { base64url } from "../../lib/crypto";
 import { safeFetch } from "../../net/safe-fetch";
 import { PlatformError, definePlatform, platformTool, secret } from "./types";
 

@@ -1,4 +1,4 @@
-import type { ServiceContext } from "../core/context";
+import type { ServiceContext } from "./context";
 import type { AddressPolicy } from "../net/address-policy";
 
 /**

@@ -2,7 +2,7 @@ import { base64url } from "../lib/base64url";
 
 const encoder = new TextEncoder();
 
-export { base64url, fromBase64url } from "../lib/base64url";
+export { base64url, fromBase64url } from "./base64url";
 
 /** A url-safe random string carrying `bytes` bytes of entropy. */
 export function randomToken(bytes = 32): string {
