@@ -56,6 +56,10 @@ export async function startSession(db: Db, config: Config, user: User): Promise<
   return issueTokens(db, config, grant);
 }
 
+export function findUser(db: Db, id: number): Promise<User | undefined> {
+  return db.select().from(users).where(eq(users.id, id)).get();
+}
+
 export function presentUser(user: User) {
   return {
     id: user.id,

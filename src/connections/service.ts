@@ -177,6 +177,11 @@ export async function deleteConnection(ctx: ServiceContext, id: number): Promise
   if (deleted.length === 0) throw notFound("Connection");
 }
 
+/** Keeps the tool list an MCP connection's server gave, for the catalog (see `MCP_CACHE_TTL_MS`). */
+export async function cacheMcpTools(db: Db, connection: Connection, tools: unknown[]): Promise<void> {
+  await db.update(connections).set({ toolsCache: tools, toolsCachedAt: new Date() }).where(eq(connections.id, connection.id));
+}
+
 /** Records the outcome of using a connection: auth failures flag it, a success clears the flag. */
 export async function recordConnectionHealth(db: Db, connection: Connection, outcome: { status: ConnectionStatus; message?: string | null }): Promise<void> {
   const unchanged = connection.status === outcome.status && (outcome.status === "active" || connection.errorMessage === outcome.message);

@@ -1,6 +1,6 @@
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
-import { resolveProvider } from "../llm/providers";
+import { checkProviderChoice, resolveProvider } from "../llm/providers";
 import { rankTools } from "../llm/tool-ranking";
 import { catalogFor } from "../tools/catalog-service";
 import { prepareToolCall } from "../tools/executor";
@@ -23,7 +23,7 @@ export async function conversationDetail(ctx: ServiceContext, id: number) {
  */
 export async function sendMessage(ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) {
   await getOwnedConversation(ctx, id);
-  await resolveProvider(ctx, input.provider);
+  await checkProviderChoice(ctx, input.provider);
   return conversationStub(ctx.bindings, id).send({
     conversationId: id,
     userId: ctx.user.id,

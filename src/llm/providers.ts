@@ -120,6 +120,38 @@ async function defaultProviderId(ctx: ServiceContext, providers: ProviderInfo[])
 }
 
 /**
+ * Whether a provider asked for by name could serve, without reading any credential: cheap enough
+ * to refuse a bad choice before a message is stored (the turn then resolves it for real, once).
+ * No name means the user's or the deployment's default, which is always one that is configured.
+ */
+export async function checkProviderChoice(ctx: ServiceContext, requested: string | null | undefined): Promise<void> {
+  if (requested === null || requested === undefined || requested === "local") return;
+  const id = PROVIDER_IDS.find((p) => p === requested);
+  let configured = false;
+  if (id === "workers-ai") configured = Boolean(ctx.bindings.AI);
+  else if (id === "openai" || id === "anthropic") {
+    const deployment = ctx.config.providers[id];
+    configured = Boolean(deployment.apiKey || (id === "openai" && deployment.baseUrl)) || Boolean(await defaultConnection(ctx, id, { activeOnly: true }));
+  }
+  if (!configured) {
+    // Only a refusal pays for the full list, to name the providers that would do.
+    const { providers } = await listProviders(ctx);
+    throw unconfiguredProvider(requested, Boolean(id), providers);
+  }
+}
+
+function unconfiguredProvider(requested: string, known: boolean, providers: ProviderInfo[]): HubError {
+  const configured = providers.filter((p) => p.configured).map((p) => p.id);
+  return new HubError(
+    "validation_failed",
+    `Provider "${requested}" is ${known ? "not configured" : "unknown"}; configured providers: ${configured.join(", ")}.`,
+    {
+      errors: [{ location: "body", field: "provider", message: `Use one of: ${configured.join(", ")}.` }],
+    },
+  );
+}
+
+/**
  * The provider for one call: the one asked for, else the user's default, else the deployment's,
  * else local. Asking for an unknown or unconfigured provider is a 422 naming the configured ones.
  */
@@ -127,12 +159,7 @@ export async function resolveProvider(ctx: ServiceContext, requested: string | n
   const { default: fallback, providers, settings: known } = await providerSetup(ctx);
   const id = requested ?? fallback;
   const info = providers.find((p) => p.id === id);
-  if (!info?.configured) {
-    const configured = providers.filter((p) => p.configured).map((p) => p.id);
-    throw new HubError("validation_failed", `Provider "${id}" is ${info ? "not configured" : "unknown"}; configured providers: ${configured.join(", ")}.`, {
-      errors: [{ location: "body", field: "provider", message: `Use one of: ${configured.join(", ")}.` }],
-    });
-  }
+  if (!info?.configured) throw unconfiguredProvider(id, Boolean(info), providers);
   const policy = addressPolicyFor(ctx.config);
   switch (info.id) {
     case "local":

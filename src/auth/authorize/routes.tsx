@@ -1,11 +1,9 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { eq } from "drizzle-orm";
-import { users } from "../../db/schema";
 import type { AppEnv } from "../../http/app-env";
 import { clientAddress, consumeRateLimits } from "../../http/rate-limit";
-import { checkPassword } from "../accounts";
+import { checkPassword, findUser } from "../accounts";
 import { createAuthorizationCode } from "../authorization-codes";
 import { formatScopes } from "../../core/scopes";
 import { browserSessionUser, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, startBrowserSession } from "./browser-session";
@@ -26,7 +24,7 @@ export const authorizePage = new Hono<AppEnv>()
       return c.redirect(redirectBack(check.redirectUri, { error: check.error, error_description: check.description, state: check.state }), 302);
     }
     const userId = await browserSessionUser(c);
-    const user = userId ? await c.get("db").select().from(users).where(eq(users.id, userId)).get() : undefined;
+    const user = userId ? await findUser(c.get("db"), userId) : undefined;
     return user ? renderConsent(c, check.request, user.id, user.email) : renderSignIn(c, check.request);
   })
   .post("/auth/authorize", bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => renderError(c, "The form is too large.", 413) }), async (c) => {

@@ -1,9 +1,8 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { connections, type Connection } from "../../db/schema";
+import type { Connection } from "../../db/schema";
 import type { McpConfig } from "../../connections/platforms/mcp";
-import { recordConnectionHealth } from "../../connections/service";
+import { cacheMcpTools, recordConnectionHealth } from "../../connections/service";
 import type { AddressPolicy } from "../../net/address-policy";
 import { MCP_CACHE_TTL_MS } from "../catalog";
 import { McpError, listMcpTools } from "../../connections/mcp-client";
@@ -24,7 +23,7 @@ export async function mcpToolsOf(
   if (cached && fresh && !options.refresh) return cached;
   try {
     const tools = await listMcpTools(config, { policy: options.policy, signal: options.signal });
-    await db.update(connections).set({ toolsCache: tools, toolsCachedAt: new Date() }).where(eq(connections.id, connection.id));
+    await cacheMcpTools(db, connection, tools);
     if (connection.status !== "active") await recordConnectionHealth(db, connection, { status: "active" });
     return tools;
   } catch (error) {
