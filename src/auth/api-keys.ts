@@ -1,3 +1,4 @@
+import { forgetApiKey } from "./credential-cache";
 import type { ServiceContext } from "../core/context";
 import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
 import type { Environment } from "../core/config";
@@ -82,14 +83,11 @@ export async function revokeApiKey(ctx: ServiceContext, id: number): Promise<voi
     .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, ctx.user.id), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
   if (revoked.length === 0) throw notFound("API key");
+  forgetApiKey(id);
 }
 
-export async function findApiKeyBySecret(db: Db, secret: string): Promise<ApiKey | undefined> {
-  return db
-    .select()
-    .from(apiKeys)
-    .where(eq(apiKeys.keyHash, await hashSecret(secret)))
-    .get();
+export function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKey | undefined> {
+  return db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get();
 }
 
 /** What the API shows of a key: never the secret or its hash. */

@@ -5,7 +5,9 @@ import type { Db } from "../db/client";
 import { apiKeys, grants, oauthApps } from "../db/schema";
 import type { AppEnv } from "../http/app-env";
 import { HubError } from "../core/errors";
-import { findApiKeyBySecret, keyModeOf, modeForEnvironment } from "./api-keys";
+import { findApiKeyByHash, keyModeOf, modeForEnvironment } from "./api-keys";
+import { apiKeyRecords, grantRecords } from "./credential-cache";
+import { hashSecret } from "../lib/crypto";
 import { invalidToken, verifyAccessToken } from "./jwt";
 import type { Principal } from "../core/principal";
 import { contextForPrincipal } from "../core/context";
@@ -28,7 +30,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const credential = match[1]!;
   const principal = keyModeOf(credential)
     ? await principalFromApiKey(c.get("db"), c.get("config"), credential, (work) => c.executionCtx.waitUntil(work))
-    : await principalFromJwt(c.get("db"), c.get("config"), credential);
+    : await principalFromJwt(c.get("db"), c.get("config"), credential, (work) => c.executionCtx.waitUntil(work));
   c.set("principal", principal);
   c.set("ctx", contextForPrincipal(c.get("runtime"), principal));
   await next();
@@ -43,7 +45,8 @@ async function principalFromApiKey(db: Db, config: Config, secret: string, waitU
         : "A production API key (ahk_live_) cannot be used against a sandbox deployment; use a sandbox key (ahk_test_).",
     );
   }
-  const key = await findApiKeyBySecret(db, secret);
+  const hash = await hashSecret(secret);
+  const key = await apiKeyRecords.get(hash, async () => (await findApiKeyByHash(db, hash)) ?? null, waitUntil);
   if (!key) throw invalidToken("The API key is not valid.");
   if (key.revokedAt) throw invalidToken("The API key has been revoked.");
   if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw invalidToken("The API key has expired.");
@@ -51,6 +54,9 @@ async function principalFromApiKey(db: Db, config: Config, secret: string, waitU
   const now = Date.now();
   if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     // Off the request path, and at most once a minute per key, so reads stay cheap.
+    apiKeyRecords.update(hash, (cached) => {
+      if (cached) cached.lastUsedAt = new Date(now);
+    });
     waitUntil(
       db
         .update(apiKeys)
@@ -62,15 +68,20 @@ async function principalFromApiKey(db: Db, config: Config, secret: string, waitU
   return { userId: key.userId, scopes: readScopes(key.scopes), kind: "api_key", credentialId: `key_${key.id}`, clientId: null };
 }
 
-async function principalFromJwt(db: Db, config: Config, token: string): Promise<Principal> {
+async function principalFromJwt(db: Db, config: Config, token: string, waitUntil: (work: Promise<unknown>) => void): Promise<Principal> {
   const claims = await verifyAccessToken(config, token);
-  // One indexed read: the grant must still be live, and so must the app it was issued to.
-  const row = await db
-    .select({ grant: grants, appRevokedAt: oauthApps.revokedAt, appId: oauthApps.id })
-    .from(grants)
-    .leftJoin(oauthApps, eq(oauthApps.clientId, grants.clientId))
-    .where(eq(grants.id, claims.gid))
-    .get();
+  // One indexed read (usually cached): the grant must still be live, and so must its app.
+  const row = await grantRecords.get(
+    claims.gid,
+    async () =>
+      (await db
+        .select({ grant: grants, appRevokedAt: oauthApps.revokedAt, appId: oauthApps.id })
+        .from(grants)
+        .leftJoin(oauthApps, eq(oauthApps.clientId, grants.clientId))
+        .where(eq(grants.id, claims.gid))
+        .get()) ?? null,
+    waitUntil,
+  );
   if (!row || String(row.grant.userId) !== claims.sub) throw invalidToken("The access token is not valid.");
   if (row.grant.revokedAt) throw invalidToken("The access token has been revoked.");
   if (row.grant.clientId && (!row.appId || row.appRevokedAt)) throw invalidToken("The OAuth app of this token has been deleted.");

@@ -1,3 +1,4 @@
+import { forgetGrants } from "./credential-cache";
 import type { ServiceContext } from "../core/context";
 import { and, eq, gt, inArray, isNotNull, isNull, max } from "drizzle-orm";
 import { authorizationCodes, grants, oauthApps, refreshTokens } from "../db/schema";
@@ -87,5 +88,6 @@ export async function revokeAuthorization(ctx: ServiceContext, clientId: string)
     .set({ revokedAt: now })
     .where(and(eq(grants.userId, ctx.user.id), eq(grants.clientId, clientId), eq(grants.kind, "authorization_code"), isNull(grants.revokedAt)))
     .returning({ id: grants.id });
+  forgetGrants((grant) => grant.userId === ctx.user.id && grant.clientId === clientId);
   if (revoked.length === 0) throw notFound("Authorization");
 }

@@ -1,3 +1,4 @@
+import { forgetGrants } from "./credential-cache";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Config } from "../core/config";
 import type { Db } from "../db/client";
@@ -57,6 +58,7 @@ export async function revokeGrant(db: Db, grantId: string): Promise<void> {
     .update(grants)
     .set({ revokedAt: new Date() })
     .where(and(eq(grants.id, grantId), isNull(grants.revokedAt)));
+  forgetGrants((grant) => grant.id === grantId);
 }
 
 export type RefreshOutcome = { ok: true; grant: Grant } | { ok: false; reason: "unknown" | "expired" | "reused" | "revoked" | "wrong_client" };

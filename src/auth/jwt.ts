@@ -35,10 +35,23 @@ export async function signAccessToken(config: Config, claims: { userId: number; 
     .sign(signingKey(config));
 }
 
+const hmacKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+
+/** The secret as an HMAC key, imported once per isolate rather than on every verification. */
+function verificationKey(config: Config): Promise<CryptoKey> {
+  const secret = signingKey(config);
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+    hmacKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** Verifies signature (HS256 only), issuer, audience, type and expiry; explains any failure. */
 export async function verifyAccessToken(config: Config, token: string): Promise<AccessTokenClaims> {
   try {
-    const { payload } = await jwtVerify(token, signingKey(config), {
+    const { payload } = await jwtVerify(token, await verificationKey(config), {
       algorithms: [ALGORITHM],
       issuer: config.jwtIssuer,
       audience: config.jwtAudience,

@@ -1,3 +1,4 @@
+import { forgetGrants } from "./credential-cache";
 import type { ServiceContext } from "../core/context";
 import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
 import type { Environment } from "../core/config";
@@ -68,6 +69,7 @@ export async function deleteOAuthApp(ctx: ServiceContext, clientId: string): Pro
     .update(grants)
     .set({ revokedAt: new Date() })
     .where(and(eq(grants.clientId, clientId), isNull(grants.revokedAt)));
+  forgetGrants((grant) => grant.clientId === clientId);
 }
 
 export async function findActiveApp(db: Db, clientId: string): Promise<OAuthApp | undefined> {

@@ -76,7 +76,9 @@ export class ConversationObject extends DurableObject<Env> {
   private async runOne(input: TurnInput): Promise<MessageRecord> {
     // Each turn is one unit of work: its own runtime, acting for the user with the credential
     // that sent the message.
-    const ctx = delegatedContext(runtimeFor(this.env, { waitUntil: (work) => this.ctx.waitUntil(work) }), input.userId, input.credentialId);
+    // Records written after each tool call (audit, connection health) are awaited with the turn.
+    const records: Promise<unknown>[] = [];
+    const ctx = delegatedContext(runtimeFor(this.env, { waitUntil: (work) => records.push(work) }), input.userId, input.credentialId);
     const { db } = ctx;
     // coalesce: a title set meanwhile (PATCH) is never overwritten by the generated one.
     await db
@@ -110,6 +112,7 @@ export class ConversationObject extends DurableObject<Env> {
           ),
         );
       this.emit("status", { status: this.pendingTurns > 1 ? "processing" : "idle" });
+      await Promise.allSettled(records);
     }
   }
 

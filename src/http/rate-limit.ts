@@ -11,6 +11,11 @@ export const WINDOW_SECONDS = 60;
  * Counts a hit against counters of one subject (`user:12`, `addr:203.0.113.7`), all kept in that
  * subject's RateLimiter object, so one round trip checks them all. Counter names are
  * `<policy>` or `<policy>:<key>`; the policy part names them in the response headers.
+ *
+ * In front of the object sits an in-isolate allowance (`IsolateAllowances`): the object grants
+ * hits in small leases that this isolate then spends without a round trip. The object never
+ * grants more than a limit, so limits hold exactly; leases grow (1, 2, 4… up to 5 % of the
+ * limit) only while an isolate keeps spending them, so a quiet caller is charged what it uses.
  */
 export async function consumeRateLimits(
   limiter: DurableObjectNamespace<RateLimiter>,
@@ -18,9 +23,63 @@ export async function consumeRateLimits(
   counters: CounterSpec[],
   cost = 1,
 ): Promise<RateLimitResult[]> {
+  const key = `${subject}|${counters.map((c) => `${c.name}=${c.limit}`).join(",")}`;
+  const local = allowances.spend(key, cost);
+  if (local) return local;
+  const want = allowances.nextLeaseSize(key, cost, Math.min(...counters.map((c) => c.limit)));
   const stub = limiter.get(limiter.idFromName(subject));
-  return stub.hit(counters, WINDOW_SECONDS, cost);
+  const { granted, results } = await stub.lease(counters, WINDOW_SECONDS, cost, want);
+  allowances.keep(key, granted - cost, results);
+  return allowances.report(key) ?? results;
 }
+
+/** Hits this isolate was granted and has not spent yet, per subject and counter set. */
+class IsolateAllowances {
+  private entries = new Map<string, { tokens: number; lease: number; expiresAt: number; results: RateLimitResult[] }>();
+
+  /** Spends `cost` from the allowance (a read, cost 0, needs one left); undefined when it cannot. */
+  spend(key: string, cost: number): RateLimitResult[] | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || Date.now() >= entry.expiresAt || entry.tokens < Math.max(cost, 1)) return undefined;
+    entry.tokens -= cost;
+    return this.report(key);
+  }
+
+  nextLeaseSize(key: string, cost: number, smallestLimit: number): number {
+    const entry = this.entries.get(key);
+    const ceiling = Math.max(1, Math.floor(smallestLimit / 20));
+    const next = entry && Date.now() < entry.expiresAt ? Math.min(ceiling, entry.lease * 2) : 1;
+    return Math.max(cost, next);
+  }
+
+  keep(key: string, tokens: number, results: RateLimitResult[]) {
+    if (this.entries.size >= MAX_ALLOWANCES) this.entries.clear();
+    const now = Date.now();
+    const current = this.entries.get(key);
+    const live = current && now < current.expiresAt ? current : undefined;
+    // Granted hits belong to the object's current window: spend them before it ends (a second early).
+    const resetSeconds = Math.min(...results.map((r) => r.resetSeconds));
+    this.entries.set(key, {
+      // Concurrent leases of one isolate add up: each was charged.
+      tokens: Math.max(0, tokens) + (live?.tokens ?? 0),
+      lease: Math.max(1, tokens + 1, live?.lease ?? 0),
+      expiresAt: now + Math.max(0, resetSeconds - 1) * 1000,
+      results,
+    });
+  }
+
+  /** The counters as this isolate sees them: the object's count after the lease, plus what is left of it. */
+  report(key: string): RateLimitResult[] | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    const secondsLeft = Math.max(1, Math.ceil((entry.expiresAt - Date.now()) / 1000) + 1);
+    return entry.results.map((r) => ({ ...r, remaining: Math.min(r.limit, r.remaining + entry.tokens), resetSeconds: secondsLeft }));
+  }
+}
+
+/** Distinct subjects an isolate keeps allowances for before starting over (a bound on memory). */
+const MAX_ALLOWANCES = 10_000;
+const allowances = new IsolateAllowances();
 
 const policyOf = (result: RateLimitResult) => result.name.split(":")[0]!;
 

@@ -31,6 +31,16 @@ export class RateLimiter extends DurableObject<Env> {
    * charged. `cost` 0 only reads the counters.
    */
   hit(counters: CounterSpec[], windowSeconds: number, cost = 1): RateLimitResult[] {
+    return this.lease(counters, windowSeconds, cost, cost).results;
+  }
+
+  /**
+   * Charges between `need` and `want` hits against every counter at once (as many as all of them
+   * have room for) and returns how many were granted: an isolate spends the extra ones locally,
+   * so the counters are never exceeded while most requests skip this round trip. Fewer than
+   * `need` available: nothing is charged and the exhausted counters say so. `need` 0 only reads.
+   */
+  lease(counters: CounterSpec[], windowSeconds: number, need: number, want: number): { granted: number; results: RateLimitResult[] } {
     const now = Date.now();
     const windowMs = windowSeconds * 1000;
     const start = now - (now % windowMs);
@@ -40,17 +50,19 @@ export class RateLimiter extends DurableObject<Env> {
     }
     const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
     const used = (name: string) => this.counts.get(name) ?? 0;
-    // A read (cost 0) passes while a counter has room left; a hit passes if it fits entirely.
-    const fits = ({ name, limit }: CounterSpec) => (cost === 0 ? used(name) < limit : used(name) + cost <= limit);
+    const room = Math.min(...counters.map(({ name, limit }) => limit - used(name)));
+    // A read (need 0) passes while every counter has room left; a hit passes if it fits entirely.
+    const fits = ({ name, limit }: CounterSpec) => (need === 0 ? used(name) < limit : used(name) + need <= limit);
     const exhausted = new Set(counters.filter((counter) => !fits(counter)).map((counter) => counter.name));
-    const allowed = exhausted.size === 0;
-    if (allowed) for (const { name } of counters) this.counts.set(name, used(name) + cost);
-    return counters.map(({ name, limit }) => ({
+    const granted = exhausted.size === 0 ? Math.max(need, Math.min(want, room)) : 0;
+    for (const { name } of counters) this.counts.set(name, used(name) + granted);
+    const results = counters.map(({ name, limit }) => ({
       name,
       limit,
       allowed: !exhausted.has(name),
       remaining: Math.max(0, limit - used(name)),
       resetSeconds,
     }));
+    return { granted, results };
   }
 }

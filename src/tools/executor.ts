@@ -180,15 +180,6 @@ export async function runToolCall(ctx: ServiceContext, call: PreparedCall, hooks
     if (!isExpected(error))
       console.error(JSON.stringify({ level: "error", message: "tool failed unexpectedly", tool: call.name, error: loggableError(error) }));
   }
-  // Outside the tool's own outcome: failing to record health must not turn a done deed (an email
-  // sent) into a reported failure that invites a retry.
-  if (call.connection && health) {
-    await recordConnectionHealth(ctx.db, call.connection, health).catch((error) =>
-      console.error(
-        JSON.stringify({ level: "error", message: "could not record connection health", connection_id: call.connection?.id, error: loggableError(error) }),
-      ),
-    );
-  }
   const outcome: ToolResult = {
     name: call.name,
     success: errorMessage === null,
@@ -197,19 +188,42 @@ export async function runToolCall(ctx: ServiceContext, call: PreparedCall, hooks
     duration_ms: Date.now() - started,
     call_id: callId,
   };
-  await writeAudit(ctx.db, {
+  // The records are written after the answer has gone (`waitUntil` keeps the invocation alive for
+  // them), and a record that fails to write is tried once more. Outside the tool's own outcome:
+  // failing to record must never turn a done deed (an email sent) into a failure that invites a retry.
+  const connection = call.connection;
+  const audit = {
     userId: ctx.user.id,
     credentialId: ctx.credential.id,
     callId,
     tool: call.name,
-    connectionId: call.connection?.id ?? null,
+    connectionId: connection?.id ?? null,
     arguments: call.args,
-    outcome: outcome.success ? "success" : "error",
+    outcome: outcome.success ? ("success" as const) : ("error" as const),
     errorMessage,
     durationMs: outcome.duration_ms,
     source: hooks.source,
-  });
+  };
+  ctx.waitUntil(
+    Promise.all([
+      recordOnce("audit record", { call_id: callId }, () => writeAudit(ctx.db, audit)),
+      connection && health
+        ? recordOnce("connection health", { connection_id: connection.id }, () => recordConnectionHealth(ctx.db, connection, health))
+        : undefined,
+    ]),
+  );
   return outcome;
+}
+
+/** Writes a record, trying once more on failure; a record lost twice is logged with what identifies it. */
+async function recordOnce(what: string, about: Record<string, unknown>, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch {
+    await write().catch((error) =>
+      console.error(JSON.stringify({ level: "error", message: `could not write the ${what}`, ...about, error: loggableError(error) })),
+    );
+  }
 }
 
 /** prepare + run, for callers that do not need the rate-limit results (orchestrator, workflows). */
