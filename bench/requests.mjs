@@ -9,7 +9,7 @@ import { benchHub } from "./lib.mjs";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 10;
 
-function load(origin, { path, method = "GET", token, body }) {
+function load(origin, { path, method = "GET", token, body, headers = {} }) {
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -17,7 +17,7 @@ function load(origin, { path, method = "GET", token, body }) {
         method,
         connections: CONNECTIONS,
         duration: SECONDS,
-        headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body ? { "Content-Type": "application/json" } : {}) },
+        headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body ? { "Content-Type": "application/json" } : {}), ...headers },
         body: body ? JSON.stringify(body) : undefined,
       },
       (error, result) => (error ? reject(error) : resolve(result)),
@@ -39,6 +39,17 @@ async function main() {
     const app = await (await bench.post("/v1/auth/apps", { name: "bench", redirect_uris: ["http://127.0.0.1/cb"], scopes: ["data:read"] })).json();
     const oauth = await (await form({ grant_type: "client_credentials", client_id: app.client_id, client_secret: app.client_secret })).json();
     await bench.post("/v1/workflows", { workflow_name: "Listed", description: "bench", steps: [{ id: "a", type: "set", values: { x: 1 } }] });
+    // The workflow of issue #12: nine set steps and a condition.
+    const steps = [
+      ...Array.from({ length: 9 }, (_, i) => ({ id: `s${i}`, type: "set", values: { [`v${i}`]: i } })),
+      {
+        id: "check",
+        type: "condition",
+        condition: { field: "{{v8}}", operator: "equals", value: 8 },
+        then: [{ id: "yes", type: "set", values: { ok: true } }],
+      },
+    ];
+    const tenSteps = await (await bench.post("/v1/workflows", { workflow_name: "Ten steps", description: "bench", steps })).json();
 
     const cases = [
       {
@@ -60,6 +71,15 @@ async function main() {
         token: key,
         body: { name: "math_evaluate", arguments: { expression: "2 * (3 + 4)" } },
         target: 0.5,
+      },
+      {
+        label: "10-step workflow, Prefer: wait=30",
+        path: `/v1/workflows/${tenSteps.id}/execute`,
+        method: "POST",
+        token: key,
+        body: { input_data: {} },
+        headers: { Prefer: "wait=30" },
+        target: 0.25,
       },
     ];
     // Warm every path once, then measure /health before and after the others: its mean is the baseline.

@@ -10,7 +10,7 @@ import { tokenEndpoint } from "./auth/token-endpoint";
 import { describeTokenEndpoint } from "./auth/token-endpoint.openapi";
 import { createDocsPage } from "./docs/routes";
 import { HubError } from "./core/errors";
-import { initRequest, limitBody, requireJsonBody } from "./http/middleware";
+import { initRequest, limitBody, limitNesting, requireJsonBody } from "./http/middleware";
 import { registerOpenApi } from "./http/openapi-document";
 import { problemResponse, toHubError } from "./http/problem";
 import { perCredentialLimit } from "./http/rate-limit";
@@ -55,8 +55,8 @@ export function createApp() {
     "*",
     cors({
       origin: "*",
-      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
-      exposeHeaders: ["X-Request-Id", "RateLimit", "RateLimit-Policy", "Retry-After"],
+      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", "Prefer"],
+      exposeHeaders: ["X-Request-Id", "RateLimit", "RateLimit-Policy", "Retry-After", "Preference-Applied"],
       maxAge: 600,
     }),
   );
@@ -71,7 +71,7 @@ export function createApp() {
   app.route("/", createDocsPage(openApiDocument));
 
   const authed = createRouter();
-  authed.use("*", authenticate, perCredentialLimit);
+  authed.use("*", authenticate, perCredentialLimit, limitNesting);
   authed.route("/", accountRoutes);
   authed.route("/", apiKeyRoutes);
   authed.route("/", oauthAppRoutes);

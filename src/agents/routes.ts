@@ -3,6 +3,10 @@ import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
 import { parseCronExpression } from "cron-schedule";
 import { isTimeZone } from "./cron-time";
+import { preferredWait } from "../http/prefer";
+import { presentExecution } from "../workflows/executions";
+import { MAX_WAIT_SECONDS } from "../workflows/run-now";
+import { ExecutionSchema, PreferHeader } from "../workflows/schemas";
 import { deployAgent, listAgents, presentAgent, presentOwnedAgent, removeAgent, runAgentNow, scheduleAgent, setAgentStatus } from "./service";
 
 const JsonObject = z.record(z.string(), z.unknown());
@@ -117,9 +121,11 @@ const execute = authedRoute("workflow:execute", {
   path: "/agents/{agent_id}/execute",
   tags: ["Agents"],
   summary: "Run an agent now",
-  description: "The body (any JSON object) becomes the run's `input_data`. Answers 202 with the execution to follow.",
-  request: { params: AgentId, body: { required: false, content: { "application/json": { schema: JsonObject } } } },
+  description:
+    "The body (any JSON object) becomes the run's `input_data`. Answers 202 with the execution to follow; with `Prefer: wait=<seconds>` (at most 60), 200 with the finished execution if it ends in time.",
+  request: { params: AgentId, headers: PreferHeader, body: { required: false, content: { "application/json": { schema: JsonObject } } } },
   responses: {
+    200: { description: "Finished within the wait asked for", content: { "application/json": { schema: ExecutionSchema } } },
     202: { description: "Queued", content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued") }) } } },
     ...notFoundError,
   },
@@ -216,6 +222,9 @@ export const agentRoutes = createRouter()
   .openapi(execute, async (c) => {
     // The body is optional and, when sent, validated as a JSON object by the route's schema.
     const input = (c.req.valid("json") as Record<string, unknown> | undefined) ?? {};
-    const run = await runAgentNow(c.var.ctx, c.req.valid("param").agent_id, input);
-    return c.json({ execution_id: run.id, status: "queued" as const }, 202);
+    const waitSeconds = preferredWait(c.req.header("Prefer"), MAX_WAIT_SECONDS);
+    const { execution, finished } = await runAgentNow(c.var.ctx, c.req.valid("param").agent_id, input, { waitSeconds });
+    if (waitSeconds !== undefined) c.header("Preference-Applied", `wait=${waitSeconds}`);
+    if (finished) return c.json(await presentExecution(c.var.ctx.db, finished, true), 200);
+    return c.json({ execution_id: execution.id, status: "queued" as const }, 202);
   });

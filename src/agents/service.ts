@@ -4,7 +4,7 @@ import { delegatedContext, type Runtime } from "../core/context";
 import type { Db } from "../db/client";
 import { agents, workflows, type Agent } from "../db/schema";
 import { HubError, notFound, validationFailed } from "../core/errors";
-import { startExecution } from "../workflows/executions";
+import { type RunOptions, startAndRun } from "../workflows/executions";
 import type { ScheduleConfig } from "./automation-agent";
 import { applySchedule } from "./schedules";
 import { credentialRevocation } from "../auth/credential-status";
@@ -120,11 +120,11 @@ export async function removeAgent(ctx: ServiceContext, id: string): Promise<void
 }
 
 /** Runs the agent's workflow now. Run by hand, the agent acts with the caller's own (live) credential. */
-export async function runAgentNow(ctx: ServiceContext, id: string, input: Record<string, unknown>) {
+export async function runAgentNow(ctx: ServiceContext, id: string, input: Record<string, unknown>, options: RunOptions = {}) {
   const agent = await getOwnedAgent(ctx, id);
   if (agent.status === "paused") throw new HubError("conflict", "The agent is paused.");
   const workflow = await getOwnedWorkflow(ctx, agent.workflowId);
-  return startExecution(ctx, workflow, { input, agentId: agent.id });
+  return startAndRun(ctx, workflow, { input, agentId: agent.id }, options);
 }
 
 async function setSchedule(

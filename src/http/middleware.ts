@@ -44,8 +44,17 @@ export const requireJsonBody = createMiddleware<AppEnv>(async (c, next) => {
     if (!JSON_TYPE.test(type)) {
       throw new HubError("unsupported_media_type", `Send the body as application/json (got ${type ? `"${type}"` : "no Content-Type"}).`);
     }
-    // Schemas validate recursively (conditions nest): a body nested thousands of levels deep would
-    // overflow the validator's stack. Parsed once here; the route's validator reuses the parse.
+  }
+  await next();
+});
+
+/**
+ * Schemas validate recursively (conditions nest): a body nested thousands of levels deep would
+ * overflow the validator's stack. Runs after authentication, so only a known caller's body is
+ * parsed here (the route's validator reuses the parse).
+ */
+export const limitNesting = createMiddleware<AppEnv>(async (c, next) => {
+  if (!["GET", "HEAD", "DELETE", "OPTIONS"].includes(c.req.method) && JSON_TYPE.test(c.req.header("Content-Type") ?? "")) {
     const body = await c.req.json().catch(() => undefined);
     if (nestsDeeperThan(body, MAX_BODY_NESTING)) {
       throw validationFailed([{ location: "body", field: "", message: tooDeepMessage(MAX_BODY_NESTING) }], "The body nests too deeply.");

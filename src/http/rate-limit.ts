@@ -14,8 +14,11 @@ export const WINDOW_SECONDS = 60;
  *
  * In front of the object sits an in-isolate allowance (`IsolateAllowances`): the object grants
  * hits in small leases that this isolate then spends without a round trip. The object never
- * grants more than a limit, so limits hold exactly; leases grow (1, 2, 4… up to 5 % of the
- * limit) only while an isolate keeps spending them, so a quiet caller is charged what it uses.
+ * grants more than a limit, so a limit is never exceeded. Leases start at one hit and double
+ * (up to 5 % of the limit) only while an isolate keeps spending them within the window; hits
+ * leased but unspent when the window ends are lost, so a caller spread over many busy isolates
+ * may be refused up to 5 % of the limit per isolate early, and sees `RateLimit` remaining as
+ * this isolate knows it.
  */
 export async function consumeRateLimits(
   limiter: DurableObjectNamespace<RateLimiter>,
@@ -26,7 +29,8 @@ export async function consumeRateLimits(
   const key = `${subject}|${counters.map((c) => `${c.name}=${c.limit}`).join(",")}`;
   const local = allowances.spend(key, cost);
   if (local) return local;
-  const want = allowances.nextLeaseSize(key, cost, Math.min(...counters.map((c) => c.limit)));
+  // A read (cost 0) only looks: it never takes a lease, so it spends nothing.
+  const want = cost === 0 ? 0 : allowances.nextLeaseSize(key, cost, Math.min(...counters.map((c) => c.limit)));
   const stub = limiter.get(limiter.idFromName(subject));
   const { granted, results } = await stub.lease(counters, WINDOW_SECONDS, cost, want);
   allowances.keep(key, granted - cost, results);

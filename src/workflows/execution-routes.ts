@@ -1,8 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { authedRoute, conflictError, createRouter, notFoundError } from "../http/router";
-import { PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
+import { PageQuery, pageOf, paginate } from "../http/pagination";
 import { cancelExecution, getOwnedExecution, listWorkflowExecutions, presentExecution, runWorkflow } from "./executions";
-import { ExecutionSchema, JsonObject, WorkflowId } from "./schemas";
+import { ExecutionSchema, JsonObject, PreferHeader, WorkflowId } from "./schemas";
+import { preferredWait } from "../http/prefer";
+import { MAX_WAIT_SECONDS } from "./run-now";
 
 const execute = authedRoute("workflow:execute", {
   method: "post",
@@ -10,9 +12,14 @@ const execute = authedRoute("workflow:execute", {
   tags: ["Workflows"],
   summary: "Execute a workflow",
   description:
-    "Queues a run and answers 202 with its `execution_id`; follow it at GET /v1/executions/{execution_id}. `input_data` overlays the workflow's variables and is available as `{{input.…}}`.",
-  request: { params: WorkflowId, body: { required: false, content: { "application/json": { schema: z.object({ input_data: JsonObject.default({}) }) } } } },
+    "Starts a run and answers 202 with its `execution_id`; follow it at GET /v1/executions/{execution_id}. `input_data` overlays the workflow's variables and is available as `{{input.…}}`. With `Prefer: wait=<seconds>` (at most 60) the answer waits for the run: 200 with the finished execution if it ends in time, else 202 as without it (`Preference-Applied` says the wait was honoured).",
+  request: {
+    params: WorkflowId,
+    headers: PreferHeader,
+    body: { required: false, content: { "application/json": { schema: z.object({ input_data: JsonObject.default({}) }) } } },
+  },
   responses: {
+    200: { description: "Finished within the wait asked for", content: { "application/json": { schema: ExecutionSchema } } },
     202: {
       description: "Queued",
       content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued"), workflow_version: z.number().int() }) } },
@@ -69,13 +76,15 @@ export const executionRoutes = createRouter()
   .openapi(execute, async (c) => {
     // The body is optional: without one the run gets empty input_data.
     const input = (c.req.valid("json") as { input_data?: Record<string, unknown> } | undefined)?.input_data ?? {};
-    const run = await runWorkflow(c.var.ctx, c.req.valid("param").workflow_id, input);
-    return c.json({ execution_id: run.id, status: "queued" as const, workflow_version: run.workflowVersion }, 202);
+    const waitSeconds = preferredWait(c.req.header("Prefer"), MAX_WAIT_SECONDS);
+    const { execution, finished } = await runWorkflow(c.var.ctx, c.req.valid("param").workflow_id, input, { waitSeconds });
+    if (waitSeconds !== undefined) c.header("Preference-Applied", `wait=${waitSeconds}`);
+    if (finished) return c.json(await presentExecution(c.var.ctx.db, finished, true), 200);
+    return c.json({ execution_id: execution.id, status: "queued" as const, workflow_version: execution.workflowVersion }, 202);
   })
   .openapi(executionsOf, async (c) => {
     const { limit, cursor } = c.req.valid("query");
-    const after = decodeCursor(cursor, z.object({ c: z.number(), id: z.string() }));
-    const rows = await listWorkflowExecutions(c.var.ctx, c.req.valid("param").workflow_id, limit + 1, after);
+    const rows = await listWorkflowExecutions(c.var.ctx, c.req.valid("param").workflow_id, limit + 1, cursor);
     const { page, nextCursor } = paginate(rows, limit, (row) => ({ c: row.createdAt.getTime(), id: row.id }));
     return c.json({ data: await Promise.all(page.map((row) => presentExecution(c.var.ctx.db, row, false))), next_cursor: nextCursor }, 200);
   })

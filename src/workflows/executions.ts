@@ -6,6 +6,9 @@ import { HubError, notFound } from "../core/errors";
 import { randomToken } from "../lib/crypto";
 import { enqueueExecution } from "./queue-consumer";
 import { getOwnedWorkflow } from "./service";
+import { z } from "@hono/zod-openapi";
+import { decodeCursor } from "../http/pagination";
+import { runAndWait, runNow } from "./run-now";
 import type { ExecutionMessage } from "../core/messages";
 
 /**
@@ -60,14 +63,45 @@ export async function getOwnedExecution(ctx: ServiceContext, id: string): Promis
 }
 
 /** Runs one of the caller's workflows now, acting with the caller's credential. */
-export async function runWorkflow(ctx: ServiceContext, workflowId: number, input: Record<string, unknown>): Promise<Execution> {
+export async function runWorkflow(ctx: ServiceContext, workflowId: number, input: Record<string, unknown>, options: RunOptions = {}): Promise<StartedRun> {
   const workflow = await getOwnedWorkflow(ctx, workflowId);
-  return startExecution(ctx, workflow, { input });
+  return startAndRun(ctx, workflow, { input }, options);
+}
+
+export interface RunOptions {
+  /** `Prefer: wait=<seconds>`: answer with the finished execution if it ends within this time. */
+  waitSeconds?: number;
+}
+
+export interface StartedRun {
+  execution: Execution;
+  /** The execution as it ended, when the caller asked to wait and it ended in time. */
+  finished?: Execution;
+}
+
+/**
+ * Starts a run and drives it right away in this invocation (the queue message is the backstop),
+ * waiting for its end when asked to.
+ */
+export async function startAndRun(
+  ctx: ServiceContext,
+  workflow: Workflow,
+  run: { input: Record<string, unknown>; agentId?: string | null },
+  options: RunOptions,
+): Promise<StartedRun> {
+  const execution = await startExecution(ctx, workflow, run);
+  if (options.waitSeconds && options.waitSeconds > 0) {
+    return { execution, finished: await runAndWait(ctx, execution.id, options.waitSeconds) };
+  }
+  ctx.waitUntil(runNow(ctx, execution.id).catch(() => undefined));
+  return { execution };
 }
 
 /** Executions of one of the caller's workflows, newest first; the cursor is the last row's (created_at, id). */
-export async function listWorkflowExecutions(ctx: ServiceContext, workflowId: number, limit: number, before?: { c: number; id: string }) {
+export async function listWorkflowExecutions(ctx: ServiceContext, workflowId: number, limit: number, cursor: string | undefined) {
+  // Ownership first: another user's workflow is 404 whatever the cursor.
   const workflow = await getOwnedWorkflow(ctx, workflowId);
+  const before = decodeCursor(cursor, z.object({ c: z.number(), id: z.string() }));
   const position = before
     ? or(lt(executions.createdAt, new Date(before.c)), and(eq(executions.createdAt, new Date(before.c)), lt(executions.id, before.id)))
     : undefined;

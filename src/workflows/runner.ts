@@ -74,6 +74,7 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
   const run = new ExecutionRun(ctx, leased[0]!, token, await loadCheckpoints(db, executionId));
   try {
     await run.walk(execution.steps as Step[]);
+    await run.flush();
     const finished = await db
       .update(executions)
       .set({ status: "succeeded", finishedAt: new Date(), leaseToken: null, leaseUntil: null, updatedAt: new Date() })
@@ -104,6 +105,8 @@ async function loadCheckpoints(db: Db, executionId: string): Promise<Map<string,
 class ExecutionRun {
   private context: Record<string, unknown>;
   private stepResults: Record<string, { result: unknown; status: string }> = {};
+  /** Checkpoints of pure steps not written yet (see `checkpoint`). */
+  private unwritten = new Map<string, StepRow>();
 
   private db: Db;
 
@@ -150,7 +153,7 @@ class ExecutionRun {
       case "set": {
         const values = this.evaluate(step, () => substitute(step.values, this.context).value as Record<string, unknown>);
         if (JSON.stringify(values).length > MAX_RESULT_CHARS) return this.failStep(step, 1, `The values are larger than ${MAX_RESULT_CHARS / 1024} KiB.`);
-        await this.checkpoint(step, { status: "succeeded", result: values, attempts: 1 });
+        await this.checkpoint(step, { status: "succeeded", result: values, attempts: 1 }, { deferred: true });
         this.apply(step, values);
         return;
       }
@@ -159,7 +162,7 @@ class ExecutionRun {
         const branch = outcome.result ? "then" : "else";
         // The compared values may be large; only the branch matters on replay.
         const result = { ...(bounded(outcome) as object), branch };
-        await this.checkpoint(step, { status: "succeeded", result, attempts: 1 });
+        await this.checkpoint(step, { status: "succeeded", result, attempts: 1 }, { deferred: true });
         this.apply(step, result);
         await this.walk(outcome.result ? step.then : step.else);
         return;
@@ -289,6 +292,7 @@ class ExecutionRun {
 
   /** Ends the execution as failed with `message` (counted once for its agent) and stops walking. */
   private async fail(step: Step | null, message: string): Promise<never> {
+    await this.flush();
     const failed = await this.db
       .update(executions)
       .set({
@@ -308,6 +312,7 @@ class ExecutionRun {
 
   /** Releases the lease until `resumeAt` (the wake-up the queue will bring) and stops walking. */
   private async pause(resumeAt: number): Promise<never> {
+    await this.flush();
     await this.db
       .update(executions)
       .set({ leaseToken: null, leaseUntil: new Date(resumeAt), updatedAt: new Date() })
@@ -315,14 +320,21 @@ class ExecutionRun {
     throw new Pause({ done: false, resumeInSeconds: Math.max(0, Math.ceil((resumeAt - Date.now()) / 1000)) });
   }
 
+  /**
+   * Records a step's state. A pure step (`set`, `condition`) may be `deferred`: its row is kept in
+   * memory and written together with the next checkpoint that is not (a side effect about to
+   * start, a wait, a failure) or when the run ends or pauses, in one D1 batch. A crash before that
+   * write only means the pure steps are evaluated again, with the same result.
+   */
   private async checkpoint(
     step: Step,
     state: { status: ExecutionStep["status"]; attempts: number; result?: unknown; error?: string; resumeAt?: Date; startedAt?: Date },
+    options: { deferred?: boolean } = {},
   ) {
     const now = new Date();
     const finished = state.status === "succeeded" || state.status === "failed" || state.status === "skipped";
     const existing = this.checkpoints.get(step.id);
-    const row = {
+    const row: StepRow = {
       executionId: this.execution.id,
       stepKey: step.id,
       stepId: step.id,
@@ -336,6 +348,17 @@ class ExecutionRun {
       startedAt: state.startedAt ?? existing?.startedAt ?? now,
       finishedAt: finished ? now : null,
     };
+    this.checkpoints.set(step.id, { ...row } as ExecutionStep);
+    this.unwritten.set(step.id, row);
+    if (!options.deferred) await this.flush();
+  }
+
+  /** Writes the checkpoints not written yet, with a lease renewal, in one batch. */
+  async flush(): Promise<void> {
+    if (this.unwritten.size === 0) return;
+    const rows = [...this.unwritten.values()];
+    this.unwritten.clear();
+    const now = new Date();
     // Guarded by the lease: a consumer that lost it (it ran too long) cannot overwrite progress.
     const [renewed] = await this.db.batch([
       this.db
@@ -343,30 +366,33 @@ class ExecutionRun {
         .set({ leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
         .where(and(eq(executions.id, this.execution.id), eq(executions.leaseToken, this.token)))
         .returning({ id: executions.id }),
-      this.db
-        .insert(executionSteps)
-        .values(row)
-        .onConflictDoUpdate({
-          target: [executionSteps.executionId, executionSteps.stepKey],
-          set: {
-            status: row.status,
-            attempts: row.attempts,
-            result: row.result,
-            errorMessage: row.errorMessage,
-            resumeAt: row.resumeAt,
-            finishedAt: row.finishedAt,
-            startedAt: row.startedAt,
-          },
-          setWhere: sql`exists (select 1 from executions where id = ${this.execution.id} and lease_token = ${this.token})`,
-        }),
+      ...rows.map((row) =>
+        this.db
+          .insert(executionSteps)
+          .values(row)
+          .onConflictDoUpdate({
+            target: [executionSteps.executionId, executionSteps.stepKey],
+            set: {
+              status: row.status,
+              attempts: row.attempts,
+              result: row.result,
+              errorMessage: row.errorMessage,
+              resumeAt: row.resumeAt,
+              finishedAt: row.finishedAt,
+              startedAt: row.startedAt,
+            },
+            setWhere: sql`exists (select 1 from executions where id = ${this.execution.id} and lease_token = ${this.token})`,
+          }),
+      ),
     ]);
     if (renewed.length === 0) {
       // The lease is gone: the execution was cancelled, or another runner holds it now.
       throw new Pause((await hasEnded(this.db, this.execution.id)) ? { done: true } : { done: false, resumeInSeconds: 30 });
     }
-    this.checkpoints.set(step.id, { ...row } as ExecutionStep);
   }
 }
+
+type StepRow = typeof executionSteps.$inferInsert;
 
 /** A result small enough for its checkpoint row; a larger one is kept as a truncated preview. */
 function bounded(result: unknown): unknown {

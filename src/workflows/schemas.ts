@@ -57,3 +57,12 @@ export const WorkflowId = IntIdParam("workflow_id");
 export const Name = z.string().trim().min(1).max(200);
 export const Description = z.string().max(5000);
 export const TriggerType = z.string().max(50);
+
+/** RFC 7240 preferences; `wait=<seconds>` (at most 60) makes an execute wait for the run's end. */
+export const PreferHeader = z.object({
+  Prefer: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({ param: { name: "Prefer", in: "header" }, example: "wait=10" }),
+});
