@@ -43,6 +43,13 @@ export interface ProviderInfo {
   default_model: string | null;
 }
 
+/** Whether the deployment has settings of its own for the provider. */
+function deploymentConfigured(ctx: ServiceContext, id: "openai" | "anthropic"): boolean {
+  const deployment = ctx.config.providers[id];
+  // An OpenAI-compatible server on a private network (Ollama, vLLM) may need no key.
+  return Boolean(deployment.apiKey || (id === "openai" && deployment.baseUrl));
+}
+
 /** A user's own key (an `openai` or `anthropic` connection) wins over the deployment's. */
 async function settingsFor(ctx: ServiceContext, id: "openai" | "anthropic"): Promise<ProviderSettings | undefined> {
   const deployment = ctx.config.providers[id];
@@ -60,8 +67,7 @@ async function settingsFor(ctx: ServiceContext, id: "openai" | "anthropic"): Pro
       // An unreadable connection falls through to the deployment's settings.
     }
   }
-  // An OpenAI-compatible server on a private network (Ollama, vLLM) may need no key.
-  if (deployment.apiKey || (id === "openai" && deployment.baseUrl)) {
+  if (deploymentConfigured(ctx, id)) {
     return { apiKey: deployment.apiKey ?? "none", baseUrl: deployment.baseUrl, model: deployment.model, source: "deployment" };
   }
   return undefined;
@@ -130,8 +136,7 @@ export async function checkProviderChoice(ctx: ServiceContext, requested: string
   let configured = false;
   if (id === "workers-ai") configured = Boolean(ctx.bindings.AI);
   else if (id === "openai" || id === "anthropic") {
-    const deployment = ctx.config.providers[id];
-    configured = Boolean(deployment.apiKey || (id === "openai" && deployment.baseUrl)) || Boolean(await defaultConnection(ctx, id, { activeOnly: true }));
+    configured = deploymentConfigured(ctx, id) || Boolean(await defaultConnection(ctx, id, { activeOnly: true }));
   }
   if (!configured) {
     // Only a refusal pays for the full list, to name the providers that would do.

@@ -30,35 +30,37 @@ const placeholderSpans = (text: string) => new Map(findPlaceholders(text).map((f
 
 /** Every `scheme://user:password@` loses its `user:password@`, unless that is only placeholders. */
 function stripUserinfo(text: string): string {
-  const spans = placeholderSpans(text);
-  const parts: string[] = [];
-  let copiedUpTo = 0;
-  let i = 0;
-  while (i < text.length) {
-    const span = spans.get(i);
-    if (span !== undefined) {
-      i = span;
-      continue;
-    }
-    if (!text.startsWith("://", i)) {
-      i++;
-      continue;
-    }
+  return rewriteOutsidePlaceholders(text, (i, spans) => {
+    if (!text.startsWith("://", i)) return undefined;
     const start = i + 3;
     const at = userinfoEnd(text, start, spans);
-    if (at >= 0 && withoutPlaceholders(text.slice(start, at)).replaceAll(":", "").trim() !== "") {
-      parts.push(text.slice(copiedUpTo, start));
-      copiedUpTo = at + 1;
-    }
-    i = at >= 0 ? at + 1 : start;
-  }
-  if (copiedUpTo === 0) return text;
-  parts.push(text.slice(copiedUpTo));
-  return parts.join("");
+    const credentials = at >= 0 && withoutPlaceholders(text.slice(start, at)).replaceAll(":", "").trim() !== "";
+    return { next: at >= 0 ? at + 1 : start, replace: credentials ? { from: start, to: at + 1, with: "" } : undefined };
+  });
 }
 
 /** Every query or fragment (from a `?` or `#` to the end of its address) loses its credential-named parameters. */
 function stripSecretParams(text: string): string {
+  return rewriteOutsidePlaceholders(text, (i, spans) => {
+    if (text[i] !== "?" && text[i] !== "#") return undefined;
+    const { params, end } = readParams(text, i, spans);
+    const cleaned = withoutSecretParams(params);
+    return { next: Math.max(end, i + 1), replace: cleaned !== null ? { from: i, to: end, with: cleaned } : undefined };
+  });
+}
+
+interface Rewrite {
+  /** Where the scan goes on. */
+  next: number;
+  /** Text to put in place of `text[from, to)`, if any. */
+  replace?: { from: number; to: number; with: string };
+}
+
+/**
+ * One linear pass over `text` that never looks inside placeholders: at each other position `edit`
+ * may replace a stretch and say where to go on. Unchanged text is returned as it was.
+ */
+function rewriteOutsidePlaceholders(text: string, edit: (i: number, spans: Map<number, number>) => Rewrite | undefined): string {
   const spans = placeholderSpans(text);
   const parts: string[] = [];
   let copiedUpTo = 0;
@@ -69,18 +71,16 @@ function stripSecretParams(text: string): string {
       i = span;
       continue;
     }
-    const ch = text[i];
-    if (ch !== "?" && ch !== "#") {
+    const change = edit(i, spans);
+    if (!change) {
       i++;
       continue;
     }
-    const { params, end } = readParams(text, i, spans);
-    const cleaned = withoutSecretParams(params);
-    if (cleaned !== null) {
-      parts.push(text.slice(copiedUpTo, i), cleaned);
-      copiedUpTo = end;
+    if (change.replace) {
+      parts.push(text.slice(copiedUpTo, change.replace.from), change.replace.with);
+      copiedUpTo = change.replace.to;
     }
-    i = Math.max(end, i + 1);
+    i = change.next;
   }
   if (copiedUpTo === 0) return text;
   parts.push(text.slice(copiedUpTo));

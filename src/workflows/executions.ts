@@ -9,6 +9,7 @@ import { getOwnedWorkflow } from "./service";
 import { z } from "@hono/zod-openapi";
 import { decodeCursor } from "../http/pagination";
 import { runAndWait, runNow } from "./run-now";
+import { loggableError } from "../lib/safe-log";
 import type { ExecutionMessage } from "../core/messages";
 
 /**
@@ -93,7 +94,12 @@ export async function startAndRun(
   if (options.waitSeconds && options.waitSeconds > 0) {
     return { execution, finished: await runAndWait(ctx, execution.id, options.waitSeconds) };
   }
-  ctx.waitUntil(runNow(ctx, execution.id).catch(() => undefined));
+  // A failure here is the backstop's to handle (the queue message, the sweep); it is only logged.
+  ctx.waitUntil(
+    runNow(ctx, execution.id).catch((error) =>
+      console.error(JSON.stringify({ level: "error", message: "inline run failed", execution_id: execution.id, error: loggableError(error) })),
+    ),
+  );
   return { execution };
 }
 
