@@ -27,15 +27,31 @@ export async function consumeRateLimits(
   cost = 1,
 ): Promise<RateLimitResult[]> {
   const key = `${subject}|${counters.map((c) => `${c.name}=${c.limit}`).join(",")}`;
-  const local = allowances.spend(key, cost);
-  if (local) return local;
+  for (;;) {
+    const local = allowances.spend(key, cost);
+    if (local) return local;
+    // One lease at a time per key: requests arriving together wait for it and spend from it,
+    // instead of each taking a lease of its own (a burst would otherwise lease more than it uses).
+    const pending = leasing.get(key);
+    if (!pending) break;
+    await pending.catch(() => undefined);
+  }
   // A read (cost 0) only looks: it never takes a lease, so it spends nothing.
   const want = cost === 0 ? 0 : allowances.nextLeaseSize(key, cost, Math.min(...counters.map((c) => c.limit)));
   const stub = limiter.get(limiter.idFromName(subject));
-  const { granted, results } = await stub.lease(counters, WINDOW_SECONDS, cost, want);
-  allowances.keep(key, granted - cost, results);
-  return allowances.report(key) ?? results;
+  const lease = Promise.resolve(stub.lease(counters, WINDOW_SECONDS, cost, want));
+  leasing.set(key, lease);
+  try {
+    const { granted, results } = await lease;
+    allowances.keep(key, granted - cost, results);
+    return allowances.report(key) ?? results;
+  } finally {
+    if (leasing.get(key) === lease) leasing.delete(key);
+  }
 }
+
+/** Leases being asked for, per key (see `consumeRateLimits`). */
+const leasing = new Map<string, Promise<unknown>>();
 
 /** Hits this isolate was granted and has not spent yet, per subject and counter set. */
 class IsolateAllowances {

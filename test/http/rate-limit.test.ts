@@ -27,6 +27,19 @@ describe("rate limits", () => {
     expect((await call("/v1/me", { token: other.key })).status).toBe(200);
   });
 
+  it("serves a burst of simultaneous requests up to the limit exactly, refusing only what is over it", async () => {
+    const { key } = await newApiKey(await newUser());
+    const limit = Number(env.REQUEST_RATE_LIMIT_PER_MINUTE);
+    // A few requests one after another first, so this isolate's leases have grown.
+    for (let i = 0; i < 10; i++) expect((await call("/v1/me", { token: key })).status).toBe(200);
+    // Requests arriving together share one lease at a time, so none is refused while budget is left.
+    const statuses = await Promise.all(Array.from({ length: limit }, () => call("/v1/me", { token: key }).then((r) => r.status)));
+    const allowed = 10 + statuses.filter((status) => status === 200).length;
+    // The window may roll over during the burst; then more than the limit may pass, never fewer.
+    expect(allowed).toBeGreaterThanOrEqual(limit);
+    expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+  });
+
   it("also limits each user across all their credentials", async () => {
     const user = await newUser();
     const perUser = Number(env.USER_RATE_LIMIT_PER_MINUTE);
