@@ -8,6 +8,8 @@ import { benchHub } from "./lib.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 10;
+/** BENCH_ONLY=<regular expression> measures only the cases whose label matches (and /health). */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, "i") : undefined;
 
 function load(origin, { path, method = "GET", token, body, headers = {} }) {
   return new Promise((resolve, reject) => {
@@ -51,7 +53,7 @@ async function main() {
     ];
     const tenSteps = await (await bench.post("/v1/workflows", { workflow_name: "Ten steps", description: "bench", steps })).json();
 
-    const cases = [
+    const allCases = [
       {
         label: "POST /v1/workflows/test-condition (no storage)",
         path: "/v1/workflows/test-condition",
@@ -82,6 +84,7 @@ async function main() {
         target: 0.25,
       },
     ];
+    const cases = allCases.filter((c) => !ONLY || ONLY.test(c.label));
     // Warm every path once, then measure /health before and after the others: its mean is the baseline.
     for (const c of cases) await load(hub.origin, { ...c, path: c.path }).catch(() => undefined);
     const before = await load(hub.origin, { path: "/health" });

@@ -225,6 +225,6 @@ export const agentRoutes = createRouter()
     const waitSeconds = preferredWait(c.req.header("Prefer"), MAX_WAIT_SECONDS);
     const { execution, finished } = await runAgentNow(c.var.ctx, c.req.valid("param").agent_id, input, { waitSeconds });
     if (waitSeconds !== undefined) c.header("Preference-Applied", `wait=${waitSeconds}`);
-    if (finished) return c.json(await presentExecution(c.var.ctx.db, finished, true), 200);
+    if (finished) return c.json(await presentExecution(c.var.ctx.db, finished.execution, true, finished.steps), 200);
     return c.json({ execution_id: execution.id, status: "queued" as const }, 202);
   });

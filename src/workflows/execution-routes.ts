@@ -79,7 +79,7 @@ export const executionRoutes = createRouter()
     const waitSeconds = preferredWait(c.req.header("Prefer"), MAX_WAIT_SECONDS);
     const { execution, finished } = await runWorkflow(c.var.ctx, c.req.valid("param").workflow_id, input, { waitSeconds });
     if (waitSeconds !== undefined) c.header("Preference-Applied", `wait=${waitSeconds}`);
-    if (finished) return c.json(await presentExecution(c.var.ctx.db, finished, true), 200);
+    if (finished) return c.json(await presentExecution(c.var.ctx.db, finished.execution, true, finished.steps), 200);
     return c.json({ execution_id: execution.id, status: "queued" as const, workflow_version: execution.workflowVersion }, 202);
   })
   .openapi(executionsOf, async (c) => {

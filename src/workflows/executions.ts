@@ -1,55 +1,78 @@
 import type { Runtime, ServiceContext } from "../core/context";
 import { and, asc, count, desc, eq, inArray, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { executionSteps, executions, type Execution, type Workflow } from "../db/schema";
+import { executionSteps, executions, type Execution, type ExecutionStep, type Workflow } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
 import { randomToken } from "../lib/crypto";
 import { enqueueExecution } from "./queue-consumer";
 import { getOwnedWorkflow } from "./service";
 import { z } from "@hono/zod-openapi";
 import { decodeCursor } from "../http/pagination";
-import { runAndWait, runNow } from "./run-now";
-import { loggableError } from "../lib/safe-log";
+import { logInlineFailure, runAndWait, runNow } from "./run-now";
+import { type EndedRun, LEASE_MS, newLeaseToken } from "./runner";
 import type { ExecutionMessage } from "../core/messages";
 
 /**
  * Starts a run of the workflow as it is now (its version and steps are pinned) and queues it.
- * Every door (REST, agents' schedules, webhooks and manual runs) comes through here, so the rules
- * live here: a paused or archived workflow does not run, and an account has a bounded number of unfinished runs.
+ * Schedules and webhooks come through here; REST and manual runs through `startAndRun`, which
+ * runs it right away.
  */
 export async function startExecution(
   ctx: ServiceContext,
   workflow: Workflow,
   run: { input: Record<string, unknown>; agentId?: string | null },
 ): Promise<Execution> {
+  const execution = await insertExecution(ctx, workflow, run);
+  await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id);
+  return execution;
+}
+
+/**
+ * Every run starts here, whatever the door, so the rules live here: a paused or archived
+ * workflow does not run, and an account has a bounded number of unfinished runs. With
+ * `leaseToken`, the row is born leased to the caller, who runs it at once.
+ */
+async function insertExecution(
+  ctx: ServiceContext,
+  workflow: Workflow,
+  run: { input: Record<string, unknown>; agentId?: string | null },
+  leaseToken?: string,
+): Promise<Execution> {
   const { db } = ctx;
   if (workflow.status === "paused" || workflow.status === "archived") {
     throw new HubError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
   }
+  const now = Date.now();
+  const id = `exe_${randomToken(16)}`;
+  // Insert, then count in the same batch (one transaction): each start sees itself and every
+  // start before it, so the quota holds under any concurrency, in one round trip.
+  const [[execution], [unfinished]] = await db.batch([
+    db
+      .insert(executions)
+      .values({
+        id,
+        workflowId: workflow.id,
+        userId: ctx.user.id,
+        credentialId: ctx.credential.id,
+        workflowVersion: workflow.version,
+        steps: workflow.steps,
+        settings: workflow.settings,
+        variables: workflow.variables,
+        input: run.input,
+        agentId: run.agentId ?? null,
+        ...(leaseToken ? { leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
+      })
+      .returning(),
+    db
+      .select({ n: count() })
+      .from(executions)
+      .where(and(eq(executions.userId, ctx.user.id), inArray(executions.status, ["queued", "running"]))),
+  ]);
   const limit = ctx.config.quotas.runningExecutionsPerUser;
-  const [unfinished] = await db
-    .select({ n: count() })
-    .from(executions)
-    .where(and(eq(executions.userId, ctx.user.id), inArray(executions.status, ["queued", "running"])));
-  if ((unfinished?.n ?? 0) >= limit) {
+  if ((unfinished?.n ?? 0) > limit) {
+    await db.delete(executions).where(eq(executions.id, id));
     throw new HubError("quota_exceeded", `An account can have at most ${limit} unfinished executions; wait for some to finish or cancel them.`);
   }
-  const [execution] = await db
-    .insert(executions)
-    .values({
-      id: `exe_${randomToken(16)}`,
-      workflowId: workflow.id,
-      userId: ctx.user.id,
-      credentialId: ctx.credential.id,
-      workflowVersion: workflow.version,
-      steps: workflow.steps,
-      settings: workflow.settings,
-      variables: workflow.variables,
-      input: run.input,
-      agentId: run.agentId ?? null,
-    })
-    .returning();
-  await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution!.id);
   return execution!;
 }
 
@@ -76,13 +99,13 @@ export interface RunOptions {
 
 export interface StartedRun {
   execution: Execution;
-  /** The execution as it ended, when the caller asked to wait and it ended in time. */
-  finished?: Execution;
+  /** The run as it ended, when the caller asked to wait and it ended in time. */
+  finished?: EndedRun;
 }
 
 /**
- * Starts a run and drives it right away in this invocation (the queue message is the backstop),
- * waiting for its end when asked to.
+ * Starts a run and drives it right away in this invocation (a delayed queue message is the
+ * backstop), waiting for its end when asked to.
  */
 export async function startAndRun(
   ctx: ServiceContext,
@@ -90,16 +113,12 @@ export async function startAndRun(
   run: { input: Record<string, unknown>; agentId?: string | null },
   options: RunOptions,
 ): Promise<StartedRun> {
-  const execution = await startExecution(ctx, workflow, run);
+  const token = newLeaseToken();
+  const execution = await insertExecution(ctx, workflow, run, token);
   if (options.waitSeconds && options.waitSeconds > 0) {
-    return { execution, finished: await runAndWait(ctx, execution.id, options.waitSeconds) };
+    return { execution, finished: await runAndWait(ctx, execution, token, options.waitSeconds) };
   }
-  // A failure here is the backstop's to handle (the queue message, the sweep); it is only logged.
-  ctx.waitUntil(
-    runNow(ctx, execution.id).catch((error) =>
-      console.error(JSON.stringify({ level: "error", message: "inline run failed", execution_id: execution.id, error: loggableError(error) })),
-    ),
-  );
+  ctx.waitUntil(runNow(ctx, execution, token).catch((error) => logInlineFailure(execution.id, error)));
   return { execution };
 }
 
@@ -120,9 +139,10 @@ export async function listWorkflowExecutions(ctx: ServiceContext, workflowId: nu
     .all();
 }
 
-export async function presentExecution(db: Db, execution: Execution, withSteps: boolean) {
+/** With `withSteps`, the steps are read unless the caller already holds them (`known`, in order). */
+export async function presentExecution(db: Db, execution: Execution, withSteps: boolean, known?: ExecutionStep[]) {
   const steps = withSteps
-    ? await db.select().from(executionSteps).where(eq(executionSteps.executionId, execution.id)).orderBy(asc(executionSteps.position)).all()
+    ? (known ?? (await db.select().from(executionSteps).where(eq(executionSteps.executionId, execution.id)).orderBy(asc(executionSteps.position)).all()))
     : undefined;
   return {
     id: execution.id,

@@ -1,51 +1,68 @@
 import { eq } from "drizzle-orm";
 import type { Runtime } from "../core/context";
 import { executions, type Execution } from "../db/schema";
+import { loggableError } from "../lib/safe-log";
 import { enqueueExecution } from "./queue-consumer";
-import { driveExecution } from "./runner";
+import { type DriveOutcome, type EndedRun, LEASE_MS, driveNewExecution } from "./runner";
 
 /** The longest `Prefer: wait` honoured (DESIGN.md §4). */
 export const MAX_WAIT_SECONDS = 60;
 const POLL_MS = 100;
+/**
+ * The backstop message of a run started inline arrives once the lease taken at insert would have
+ * run out: by then the run has ended (the message finds it finished and does nothing) or its
+ * runner died (the message takes over from the checkpoints). Arriving earlier, it would only
+ * find the lease held and be dropped.
+ */
+const BACKSTOP_DELAY_SECONDS = Math.ceil(LEASE_MS / 1000) + 1;
 
 const isFinished = (status: Execution["status"]) => status === "succeeded" || status === "failed" || status === "cancelled";
 
 /**
  * Runs a just-started execution in the invocation that accepted it, instead of waiting for the
- * queue to deliver its message. The message stays the backstop: if this invocation dies, the
- * lease runs out and the message (or the sweep) resumes the run from its checkpoints; if the run
- * finishes here, the message finds it finished and does nothing. A pause (a delay, a retry) goes
- * back to the queue as a delayed message, as it would from the consumer.
+ * queue to deliver its message. `startAndRun` inserted the row already leased to `token`, so the
+ * run starts without reading anything back. A pause (a delay, a retry) goes back to the queue as
+ * a delayed message, as it would from the consumer.
  */
-export async function runNow(runtime: Runtime, executionId: string): Promise<void> {
-  const outcome = await driveExecution(runtime, executionId);
-  if (!outcome.done) await enqueueExecution(runtime.bindings.WORKFLOW_RUNS, executionId, outcome.resumeInSeconds);
+export async function runNow(runtime: Runtime, execution: Execution, token: string): Promise<DriveOutcome> {
+  const backstop = enqueueExecution(runtime.bindings.WORKFLOW_RUNS, execution.id, BACKSTOP_DELAY_SECONDS).catch((error) =>
+    // Without it, the sweep still finds the run once its lease has run out.
+    console.error(JSON.stringify({ level: "error", message: "backstop message not sent", execution_id: execution.id, error: loggableError(error) })),
+  );
+  const [outcome] = await Promise.all([driveNewExecution(runtime, execution, token), backstop]);
+  if (!outcome.done) await enqueueExecution(runtime.bindings.WORKFLOW_RUNS, execution.id, outcome.resumeInSeconds);
+  return outcome;
 }
 
 /**
  * Runs the execution now and waits up to `seconds` for it to end, whoever drives it: returns the
- * finished execution, or undefined when it is still going (it carries on in the background).
+ * ended run, or undefined when it is still going (it carries on in the background).
  */
-export async function runAndWait(runtime: Runtime, executionId: string, seconds: number): Promise<Execution | undefined> {
+export async function runAndWait(runtime: Runtime, execution: Execution, token: string, seconds: number): Promise<EndedRun | undefined> {
   const deadline = Date.now() + Math.min(seconds, MAX_WAIT_SECONDS) * 1000;
-  let running: Promise<void> | undefined = runNow(runtime, executionId);
-  running.catch(() => undefined);
-  for (;;) {
-    const row = await runtime.db.select().from(executions).where(eq(executions.id, executionId)).get();
-    if (!row || isFinished(row.status)) return row;
-    if (Date.now() >= deadline) {
-      // The drive in progress keeps going after the answer has gone.
-      if (running) runtime.waitUntil(running);
-      return undefined;
-    }
-    if (running) {
-      // Wait for this drive (or the deadline); a drive that paused or lost the lease to another runner ends early.
-      const ended = await Promise.race([running.then(() => true), sleep(deadline - Date.now()).then(() => false)]);
-      if (ended) running = undefined;
-    } else {
-      await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
-    }
+  // A drive that fails is the backstop's to finish (the queue message, the sweep); it is only logged.
+  const running = runNow(runtime, execution, token).catch((error): DriveOutcome => {
+    logInlineFailure(execution.id, error);
+    return { done: true };
+  });
+  const outcome = await Promise.race([running, sleep(deadline - Date.now()).then(() => undefined)]);
+  if (outcome === undefined) {
+    // The drive in progress keeps going after the answer has gone.
+    runtime.waitUntil(running);
+    return undefined;
   }
+  if (outcome.done && outcome.ended) return outcome.ended;
+  // The run paused (a delay, a retry), failed here, or another runner took it over: watch the row until the deadline.
+  for (;;) {
+    const row = await runtime.db.select().from(executions).where(eq(executions.id, execution.id)).get();
+    if (!row || isFinished(row.status)) return row && { execution: row };
+    if (Date.now() >= deadline) return undefined;
+    await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
+  }
+}
+
+export function logInlineFailure(executionId: string, error: unknown) {
+  console.error(JSON.stringify({ level: "error", message: "inline run failed", execution_id: executionId, error: loggableError(error) }));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { delegatedContext, type Runtime, type ServiceContext } from "../core/context";
 import type { Db } from "../db/client";
 import { executionSteps, executions, type Execution, type ExecutionStep } from "../db/schema";
@@ -11,8 +12,16 @@ import { credentialRevocation } from "../auth/credential-status";
 import type { RetryPolicy, Step } from "./steps";
 import { recordAgentOutcome } from "./agent-outcome";
 
-/** What the consumer does with the message after a drive. */
-export type DriveOutcome = { done: true } | { done: false; resumeInSeconds: number };
+/**
+ * What the consumer does with the message after a drive. A run that this drive ended carries
+ * its final row and its steps (as checkpointed), so a caller waiting for it need not read them back.
+ */
+export type DriveOutcome = { done: true; ended?: EndedRun } | { done: false; resumeInSeconds: number };
+export interface EndedRun {
+  execution: Execution;
+  /** The steps as this runner checkpointed them; absent when someone else ended the run. */
+  steps?: ExecutionStep[];
+}
 
 /**
  * A lease is short and renewed every HEARTBEAT_MS while a step runs, so a runner that died (a
@@ -34,17 +43,20 @@ class Pause {
   constructor(readonly outcome: DriveOutcome) {}
 }
 
+export const newLeaseToken = () => randomToken(12);
+
 /**
- * Runs an execution as far as it can go now. Only the holder of the execution's lease runs
- * steps; every step's outcome is checkpointed before the next one starts, so a redelivered or
- * resumed message replays succeeded steps from their checkpoints and never runs them again.
+ * Runs an execution as far as it can go now (a queue message, the sweep). Only the holder of the
+ * execution's lease runs steps; every step's outcome is checkpointed before the next side effect,
+ * so a redelivered or resumed message replays succeeded steps from their checkpoints and never
+ * runs them again.
  */
 export async function driveExecution(runtime: Runtime, executionId: string): Promise<DriveOutcome> {
   const { db } = runtime;
   const execution = await db.select().from(executions).where(eq(executions.id, executionId)).get();
   if (!execution || isFinished(execution.status)) return { done: true };
 
-  const token = randomToken(12);
+  const token = newLeaseToken();
   const now = Date.now();
   const leased = await db
     .update(executions)
@@ -68,21 +80,24 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
     // duplicate and is dropped. Should that holder die, the cron resumes the execution.
     return { done: true };
   }
+  return walkLeased(runtime, leased[0]!, token, await loadCheckpoints(db, executionId));
+}
 
+/**
+ * Runs a new execution whose lease this invocation took when it inserted the row (see
+ * `startAndRun`): there is nothing to read back and no checkpoint yet.
+ */
+export function driveNewExecution(runtime: Runtime, execution: Execution, token: string): Promise<DriveOutcome> {
+  return walkLeased(runtime, execution, token, new Map());
+}
+
+async function walkLeased(runtime: Runtime, execution: Execution, token: string, checkpoints: Map<string, ExecutionStep>): Promise<DriveOutcome> {
   // Steps act for the run's owner, with the credential that started it.
   const ctx = delegatedContext(runtime, execution.userId, execution.credentialId);
-  const run = new ExecutionRun(ctx, leased[0]!, token, await loadCheckpoints(db, executionId));
+  const run = new ExecutionRun(ctx, execution, token, checkpoints);
   try {
     await run.walk(execution.steps as Step[]);
-    await run.flush();
-    const finished = await db
-      .update(executions)
-      .set({ status: "succeeded", finishedAt: new Date(), leaseToken: null, leaseUntil: null, updatedAt: new Date() })
-      .where(and(eq(executions.id, executionId), eq(executions.status, "running"), eq(executions.leaseToken, token)))
-      .returning({ id: executions.id });
-    // Only the update that made the transition counts it, so monitoring counts each run once.
-    if (finished.length) await recordAgentOutcome(db, leased[0]!, { success: true });
-    return { done: true };
+    return await run.end({ status: "succeeded" });
   } catch (error) {
     if (error instanceof Pause) return error.outcome;
     throw error;
@@ -292,22 +307,28 @@ class ExecutionRun {
 
   /** Ends the execution as failed with `message` (counted once for its agent) and stops walking. */
   private async fail(step: Step | null, message: string): Promise<never> {
-    await this.flush();
-    const failed = await this.db
+    throw new Pause(await this.end({ status: "failed", errorMessage: message, failedStepId: step?.id ?? null }));
+  }
+
+  /**
+   * Ends the execution: the checkpoints not written yet and the final state go in one D1 batch,
+   * guarded by the lease. Only the update that made the transition counts it for the agent, so
+   * monitoring counts each run once.
+   */
+  async end(final: { status: "succeeded" } | { status: "failed"; errorMessage: string; failedStepId: string | null }): Promise<DriveOutcome> {
+    const now = new Date();
+    const finalState = this.db
       .update(executions)
-      .set({
-        status: "failed",
-        errorMessage: message,
-        failedStepId: step?.id ?? null,
-        finishedAt: new Date(),
-        leaseToken: null,
-        leaseUntil: null,
-        updatedAt: new Date(),
-      })
-      .where(and(eq(executions.id, this.execution.id), eq(executions.status, "running"), eq(executions.leaseToken, this.token)))
-      .returning({ id: executions.id });
-    if (failed.length) await recordAgentOutcome(this.db, this.execution, { success: false, error: message });
-    throw new Pause({ done: true });
+      .set({ ...final, finishedAt: now, leaseToken: null, leaseUntil: null, updatedAt: now })
+      .where(and(eq(executions.id, this.execution.id), inArray(executions.status, ["queued", "running"]), eq(executions.leaseToken, this.token)))
+      .returning();
+    // The checkpoints go first: their writes are guarded by the lease that the final state releases.
+    const writes: BatchItem<"sqlite">[] = [...this.takeUnwritten(), finalState];
+    const results = await this.db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    const [ended] = results.at(-1) as Execution[];
+    if (!ended) return { done: true }; // cancelled, or taken over: whoever holds it now ends it
+    await recordAgentOutcome(this.db, this.execution, final.status === "succeeded" ? { success: true } : { success: false, error: final.errorMessage });
+    return { done: true, ended: { execution: ended, steps: [...this.checkpoints.values()].sort((a, b) => a.position - b.position) } };
   }
 
   /** Releases the lease until `resumeAt` (the wake-up the queue will bring) and stops walking. */
@@ -353,42 +374,51 @@ class ExecutionRun {
     if (!options.deferred) await this.flush();
   }
 
-  /** Writes the checkpoints not written yet, with a lease renewal, in one batch. */
+  /**
+   * Writes the checkpoints not written yet, with a lease renewal, in one batch. A run started
+   * inline is still `queued` until its first write says it is `running`.
+   */
   async flush(): Promise<void> {
-    if (this.unwritten.size === 0) return;
-    const rows = [...this.unwritten.values()];
-    this.unwritten.clear();
+    const writes = this.takeUnwritten();
+    if (writes.length === 0) return;
     const now = new Date();
     // Guarded by the lease: a consumer that lost it (it ran too long) cannot overwrite progress.
     const [renewed] = await this.db.batch([
       this.db
         .update(executions)
-        .set({ leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
-        .where(and(eq(executions.id, this.execution.id), eq(executions.leaseToken, this.token)))
+        .set({ status: "running", leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
+        .where(and(eq(executions.id, this.execution.id), inArray(executions.status, ["queued", "running"]), eq(executions.leaseToken, this.token)))
         .returning({ id: executions.id }),
-      ...rows.map((row) =>
-        this.db
-          .insert(executionSteps)
-          .values(row)
-          .onConflictDoUpdate({
-            target: [executionSteps.executionId, executionSteps.stepKey],
-            set: {
-              status: row.status,
-              attempts: row.attempts,
-              result: row.result,
-              errorMessage: row.errorMessage,
-              resumeAt: row.resumeAt,
-              finishedAt: row.finishedAt,
-              startedAt: row.startedAt,
-            },
-            setWhere: sql`exists (select 1 from executions where id = ${this.execution.id} and lease_token = ${this.token})`,
-          }),
-      ),
+      ...writes,
     ]);
     if (renewed.length === 0) {
       // The lease is gone: the execution was cancelled, or another runner holds it now.
       throw new Pause((await hasEnded(this.db, this.execution.id)) ? { done: true } : { done: false, resumeInSeconds: 30 });
     }
+  }
+
+  /** The upserts of the checkpoints not written yet, each guarded by the lease; they count as written from here on. */
+  private takeUnwritten() {
+    const rows = [...this.unwritten.values()];
+    this.unwritten.clear();
+    return rows.map((row) =>
+      this.db
+        .insert(executionSteps)
+        .values(row)
+        .onConflictDoUpdate({
+          target: [executionSteps.executionId, executionSteps.stepKey],
+          set: {
+            status: row.status,
+            attempts: row.attempts,
+            result: row.result,
+            errorMessage: row.errorMessage,
+            resumeAt: row.resumeAt,
+            finishedAt: row.finishedAt,
+            startedAt: row.startedAt,
+          },
+          setWhere: sql`exists (select 1 from executions where id = ${this.execution.id} and lease_token = ${this.token})`,
+        }),
+    );
   }
 }
 
