@@ -22,6 +22,7 @@ export default defineConfig(async () => {
   process.env.TEST_MCP_PORT ??= String(await freePort());
   process.env.TEST_FAKE_PORT ??= String(await freePort());
   process.env.TEST_MCP_SSE_PORT ??= String(await freePort());
+  process.env.TEST_MCP_PROXY_PORT ??= String(await freePort());
   return {
     test: {
       reporters: ["default", "./test/summary-reporter.ts"],
@@ -44,6 +45,7 @@ export default defineConfig(async () => {
                   TEST_MCP_URL: `http://127.0.0.1:${process.env.TEST_MCP_PORT}/mcp`,
                   TEST_FAKE_URL: `http://127.0.0.1:${process.env.TEST_FAKE_PORT}`,
                   TEST_MCP_SSE_URL: `http://127.0.0.1:${process.env.TEST_MCP_SSE_PORT}/sse`,
+                  TEST_MCP_PROXY_URL: `http://127.0.0.1:${process.env.TEST_MCP_PROXY_PORT}`,
                 },
               },
             }),

@@ -11,6 +11,7 @@ import { consumeWorkflowRuns } from "./workflows/queue-consumer";
 export { ConversationObject } from "./conversations/conversation-object";
 export { AutomationAgent } from "./agents/automation-agent";
 export { RateLimiter } from "./http/rate-limiter";
+export { McpSession } from "./connections/mcp-session";
 
 const app = createApp();
 

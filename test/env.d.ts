@@ -12,6 +12,8 @@ declare namespace Cloudflare {
     TEST_MCP_URL: string;
     /** The same server speaking the older HTTP+SSE transport. */
     TEST_MCP_SSE_URL: string;
+    /** A recording proxy in front of the reference MCP server (test/fakes/mcp-proxy.mjs). */
+    TEST_MCP_PROXY_URL: string;
     /** The fake platform APIs on loopback (test/fakes/platform-fake.mjs). */
     TEST_FAKE_URL: string;
   }

@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
+import { startMcpProxy } from "./fakes/mcp-proxy.mjs";
 import { startPlatformFake } from "./fakes/platform-fake.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 
 /**
  * Starts the servers the Workers tests talk to over loopback: the reference MCP server
- * (@modelcontextprotocol/server-everything, streamable HTTP) and the fake platform APIs.
+ * (@modelcontextprotocol/server-everything, streamable HTTP), a recording proxy in front of it, and
+ * the fake platform APIs.
  * Ports come from vitest.config.ts through the environment.
  */
 export default async function setup() {
@@ -15,7 +17,9 @@ export default async function setup() {
   // The same server in both transports: streamable HTTP, and the older HTTP+SSE for the fallback.
   const servers = [startEverything("streamableHttp", Number(process.env.TEST_MCP_PORT)), startEverything("sse", Number(process.env.TEST_MCP_SSE_PORT))];
   await Promise.all(servers.map(({ child, port }) => waitForMcp(child, port)));
+  const proxy = await startMcpProxy(Number(process.env.TEST_MCP_PROXY_PORT), `http://127.0.0.1:${process.env.TEST_MCP_PORT}/mcp`);
   return async () => {
+    await proxy.close();
     for (const { child } of servers) child.kill("SIGTERM");
     await fake.close();
   };

@@ -36,33 +36,48 @@ function headersOf(config: McpConfig): Record<string, string> {
 const MAX_MCP_RESPONSE_BYTES = 8 * 1024 * 1024;
 const MAX_LIST_PAGES = 50;
 
+/** A connected client; `kept` when its session may serve later calls (streamable HTTP). */
+export interface McpSessionHandle {
+  client: Client;
+  kept: boolean;
+  /** Ends the session on the server too, so servers do not pile up abandoned sessions. */
+  end: () => Promise<void>;
+}
+
 /**
- * Connects a fresh client. Each call gets its own session (initialize, work, terminate): a
- * session shared between clients would reuse JSON-RPC ids, which MCP forbids and which mixes up
- * the answers of concurrent calls.
+ * Connects a fresh client: streamable HTTP, or the older HTTP+SSE for servers that speak only
+ * that. A streamable session can be kept for many calls (see `McpSession`): the client numbers
+ * its JSON-RPC requests, so concurrent calls on one session never share an id. `onLog` receives
+ * the server's log notifications, which MCP does not tie to a request.
  */
-async function connect(config: McpConfig, options: McpCallOptions): Promise<{ client: Client; end: () => Promise<void> }> {
-  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  if (options.onLog) {
+export async function openMcpSession(
+  config: McpConfig,
+  options: { policy: AddressPolicy; signal?: AbortSignal; onLog?: (level: string, message: string) => void },
+): Promise<McpSessionHandle> {
+  const newClient = () => {
+    const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     const onLog = options.onLog;
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-      const data = notification.params.data;
-      onLog(notification.params.level, typeof data === "string" ? data : JSON.stringify(data));
-    });
-  }
+    if (onLog)
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+        const data = notification.params.data;
+        onLog(notification.params.level, typeof data === "string" ? data : JSON.stringify(data));
+      });
+    return client;
+  };
   const url = new URL(checkUrl(config.url, options.policy));
   const requestInit = { headers: headersOf(config) };
   const fetchImpl = guardedFetch(options.policy, MAX_MCP_RESPONSE_BYTES);
   const mode = config.transport ?? "auto";
 
   if (mode !== "sse") {
+    const client = newClient();
     const transport = new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl });
     try {
       await client.connect(transport, { signal: options.signal });
       return {
         client,
+        kept: true,
         end: async () => {
-          // Ends the server-side session too, so servers do not pile up abandoned sessions.
           await transport.terminateSession().catch(() => undefined);
           await client.close().catch(() => undefined);
         },
@@ -75,18 +90,18 @@ async function connect(config: McpConfig, options: McpCallOptions): Promise<{ cl
       if (!fallback) throw translate(error);
     }
   }
-  const legacy = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const legacy = newClient();
   const transport = new SSEClientTransport(url, { requestInit, fetch: fetchImpl });
   try {
     await legacy.connect(transport, { signal: options.signal });
   } catch (error) {
     throw translate(error);
   }
-  return { client: legacy, end: () => legacy.close().catch(() => undefined) };
+  return { client: legacy, kept: false, end: () => legacy.close().catch(() => undefined) };
 }
 
 /** Only an HTTP 401 or 403 from the server means our credentials were refused. */
-function translate(error: unknown): McpError {
+export function translate(error: unknown): McpError {
   if (error instanceof McpError) return error;
   if (error instanceof OutboundRefused) return new McpError(error.message);
   const status = error instanceof StreamableHTTPError || error instanceof SseError ? error.code : undefined;
@@ -94,19 +109,10 @@ function translate(error: unknown): McpError {
   return new McpError(`MCP server error: ${error instanceof Error ? error.message : String(error)}`);
 }
 
-async function withClient<T>(config: McpConfig, options: McpCallOptions, work: (client: Client) => Promise<T>): Promise<T> {
-  const { client, end } = await connect(config, options);
-  try {
-    return await work(client);
-  } catch (error) {
-    throw translate(error);
-  } finally {
-    await end();
-  }
-}
-
+/** Lists a server's tools on a session of its own (a connection test, a cache refresh). */
 export async function listMcpTools(config: McpConfig, options: McpCallOptions): Promise<Tool[]> {
-  return withClient(config, options, async (client) => {
+  const { client, end } = await openMcpSession(config, options);
+  try {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
@@ -116,19 +122,26 @@ export async function listMcpTools(config: McpConfig, options: McpCallOptions): 
       if (!cursor || tools.length >= 1000) break;
     }
     return tools.slice(0, 1000);
-  });
+  } catch (error) {
+    throw translate(error);
+  } finally {
+    await end();
+  }
 }
 
-export async function callMcpTool(config: McpConfig, name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
-  return withClient(config, options, async (client) => {
-    const result = await client.callTool({ name, arguments: args }, undefined, {
-      signal: options.signal,
-      timeout: CALL_TIMEOUT_MS,
-      resetTimeoutOnProgress: true,
-      onprogress: options.onProgress
-        ? (progress) => options.onProgress!({ progress: progress.progress, total: progress.total, message: progress.message })
-        : undefined,
-    });
-    return result as CallToolResult;
+/** One `tools/call` on an open session; aborting `signal` sends the server `notifications/cancelled`. */
+export async function callToolOn(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  options: { signal?: AbortSignal; onProgress?: (update: ProgressUpdate) => void },
+): Promise<CallToolResult> {
+  const onProgress = options.onProgress;
+  const result = await client.callTool({ name, arguments: args }, undefined, {
+    signal: options.signal,
+    timeout: CALL_TIMEOUT_MS,
+    resetTimeoutOnProgress: true,
+    onprogress: onProgress ? (progress) => onProgress({ progress: progress.progress, total: progress.total, message: progress.message }) : undefined,
   });
+  return result as CallToolResult;
 }

@@ -19,7 +19,8 @@ import { OutboundRefused } from "../net/safe-fetch";
 import { randomToken } from "../lib/crypto";
 import { writeAudit } from "./audit";
 import { mcpToolName, parseToolName, platformToolInput } from "./catalog";
-import { McpError, callMcpTool } from "../connections/mcp-client";
+import { McpError } from "../connections/mcp-client";
+import { callMcpTool } from "../connections/mcp-session";
 import { mcpToolsOf } from "./mcp/tools-cache";
 import { ToolError, type ProgressUpdate, type ToolContext } from "./types";
 import { loggableError } from "../lib/safe-log";
@@ -137,8 +138,7 @@ export async function prepareToolCall(
       connection,
       args,
       run: async (toolCtx) => {
-        const result = await callMcpTool(config, mcpTool.name, args, {
-          policy,
+        const result = await callMcpTool(ctx, connection.id, config, mcpTool.name, args, {
           signal: toolCtx.signal,
           onProgress: (update) => toolCtx.progress(update),
           onLog: (level, message) => toolCtx.log(level as "info", message),

@@ -234,4 +234,29 @@ describe("rules every door keeps", () => {
     await call(`/v1/executions/${(await json(running)).execution_id}/cancel`, { method: "POST", token: key });
     expect((await send(`/v1/workflows/${first.id}/execute`, { input_data: {} })).status).toBe(202);
   });
+
+  it("the unfinished-executions quota holds when many runs start at the same moment", async () => {
+    const tight = { ...env, MAX_RUNNING_EXECUTIONS_PER_USER: "3" };
+    const { key } = await newApiKey(await newUser());
+    const execute = async (workflowId: number) => {
+      const ctx = createExecutionContext();
+      const request = new Request(`http://hub.test/v1/workflows/${workflowId}/execute`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "CF-Connecting-IP": "198.51.100.78" },
+        body: JSON.stringify({ input_data: {} }),
+      });
+      const response = await worker.fetch(request, tight as any, ctx);
+      await waitOnExecutionContext(ctx);
+      return response.status;
+    };
+    const workflow = await json(
+      await call("/v1/workflows", { token: key, json: { workflow_name: "held", description: "", steps: [{ id: "hold", type: "delay", seconds: 60 }] } }),
+    );
+    const statuses = await Promise.all(Array.from({ length: 8 }, () => execute(workflow.id)));
+    expect(statuses.filter((s) => s === 202)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(5);
+    const { data } = await json(await call(`/v1/workflows/${workflow.id}/executions`, { token: key }));
+    expect(data).toHaveLength(3);
+    for (const e of data) await call(`/v1/executions/${e.id}/cancel`, { method: "POST", token: key });
+  });
 });
