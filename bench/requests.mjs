@@ -11,14 +11,14 @@ const CONNECTIONS = 10;
 /** BENCH_ONLY=<regular expression> measures only the cases whose label matches (and /health). */
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, "i") : undefined;
 
-function load(origin, { path, method = "GET", token, body, headers = {} }) {
+function load(origin, { path, method = "GET", token, body, headers = {}, seconds = SECONDS }) {
   return new Promise((resolve, reject) => {
     autocannon(
       {
         url: `${origin}${path}`,
         method,
         connections: CONNECTIONS,
-        duration: SECONDS,
+        duration: seconds,
         headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body ? { "Content-Type": "application/json" } : {}), ...headers },
         body: body ? JSON.stringify(body) : undefined,
       },
@@ -85,8 +85,12 @@ async function main() {
       },
     ];
     const cases = allCases.filter((c) => !ONLY || ONLY.test(c.label));
-    // Warm every path once, then measure /health before and after the others: its mean is the baseline.
-    for (const c of cases) await load(hub.origin, { ...c, path: c.path }).catch(() => undefined);
+    // Warm every path briefly, workflow runs first: each run started inline sends a backstop
+    // message that arrives about 21 s later, and those must not land in another case's
+    // measurement. Then measure /health before and after the others: its mean is the baseline.
+    const runsFirst = [...cases].sort((a, b) => Number(b.label.includes("workflow,")) - Number(a.label.includes("workflow,")));
+    for (const c of runsFirst) await load(hub.origin, { ...c, seconds: 2 }).catch(() => undefined);
+    if (cases.some((c) => c.label.includes("workflow,"))) await new Promise((resolve) => setTimeout(resolve, 25_000));
     const before = await load(hub.origin, { path: "/health" });
     const results = [];
     for (const c of cases) results.push({ ...c, result: await load(hub.origin, c) });

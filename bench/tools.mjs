@@ -105,7 +105,9 @@ async function main() {
     await direct.close();
     // An HTTP request to the local hub costs what /health costs before the hub does anything.
     const own = mcp.subject - mcp.baseline - builtin.baseline;
-    console.log(`  the hub's own time: median through the hub - /health - direct call  ${own.toFixed(2)} ms (target ≤ 5 ms${own <= 5 ? ", met" : ", NOT met"})`);
+    console.log(
+      `  the hub's own time: median through the hub - /health - direct call  ${own.toFixed(2)} ms (target ≤ 5 ms${own <= 5 ? ", met" : ", NOT met"})`,
+    );
   } finally {
     await bench.stop();
     mcpServer.kill("SIGTERM");

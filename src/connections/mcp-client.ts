@@ -71,7 +71,12 @@ export async function openMcpSession(
 
   if (mode !== "sse") {
     const client = newClient();
-    const transport = new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl });
+    // No standalone GET stream: the hub asks and reads answers, and needs no messages the server
+    // sends unasked; an open stream would also hold a connection for as long as the session lives.
+    // A GET that resumes an interrupted answer (Last-Event-ID) goes through.
+    const withoutStandaloneStream: typeof fetch = (input, init) =>
+      init?.method === "GET" && !new Headers(init.headers).has("last-event-id") ? Promise.resolve(new Response(null, { status: 405 })) : fetchImpl(input, init);
+    const transport = new StreamableHTTPClientTransport(url, { requestInit, fetch: withoutStandaloneStream });
     try {
       await client.connect(transport, { signal: options.signal });
       return {

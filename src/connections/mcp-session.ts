@@ -9,8 +9,11 @@ import { addressPolicyFor } from "../net/address-policy";
 import { McpError, type McpSessionHandle, callToolOn, openMcpSession, translate } from "./mcp-client";
 import type { McpConfig } from "./platforms/mcp";
 
-/** A session nobody has used for this long is ended (on the server too). */
-const IDLE_MS = 5 * 60_000;
+/**
+ * A session nobody has used for this long is ended (on the server too). Kept short of the time
+ * after which an idle object may be evicted, which would leave the session open on the server.
+ */
+const IDLE_MS = 60_000;
 
 export interface McpCallHooks {
   onProgress?: (update: ProgressUpdate) => void;
@@ -20,18 +23,24 @@ export interface McpCallHooks {
 /** Errors cross the RPC boundary as data: a thrown error would lose whether credentials were refused. */
 export type McpCallOutcome = { ok: true; result: CallToolResult } | { ok: false; message: string; unauthorized: boolean };
 
+/** The shared session, and how many calls are using it: a session being replaced ends when its last call does. */
+interface KeptSession {
+  handle: McpSessionHandle;
+  users: number;
+  retiring: boolean;
+}
+
 /**
  * One MCP session kept open per connection (and per version of its settings: the object's name
- * holds a fingerprint of them), so a tool call costs one request to the server instead of four
- * (initialize, initialized, call, terminate). The session lives in memory only; the settings
+ * changes when they are saved again), so a tool call costs one request to the server instead of
+ * four (initialize, initialized, call, terminate). The session lives in memory only; the settings
  * arrive with each call and are never stored. Concurrent calls share the session: the SDK client
  * numbers its requests, so ids never repeat. A session the server has forgotten is opened again
  * once, and a session left idle is ended by the alarm.
  */
 export class McpSession extends DurableObject<Env> {
-  private session?: Promise<McpSessionHandle>;
-  /** The session once open; what `forget` compares with. */
-  private current?: McpSessionHandle;
+  private current?: KeptSession;
+  private opening?: Promise<McpSessionHandle>;
   /** The server speaks only HTTP+SSE: each call gets a session of its own, as its stream cannot be shared. */
   private legacy = false;
   private calls = new Map<string, { controller: AbortController; onLog?: McpCallHooks["onLog"] }>();
@@ -58,7 +67,7 @@ export class McpSession extends DurableObject<Env> {
     } finally {
       this.calls.delete(request.callId);
       this.lastUsed = Date.now();
-      await this.keepIdleAlarm();
+      this.keepIdleAlarm();
     }
   }
 
@@ -70,91 +79,113 @@ export class McpSession extends DurableObject<Env> {
   async alarm(): Promise<void> {
     this.idleAlarmSet = false;
     if (this.calls.size === 0 && Date.now() - this.lastUsed >= IDLE_MS) {
-      if (this.current) this.forget(this.current);
+      if (this.current) this.retire(this.current);
       return;
     }
-    await this.keepIdleAlarm();
+    this.keepIdleAlarm();
   }
 
   private async withSession<T>(config: McpConfig, work: (handle: McpSessionHandle) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const { handle, shared } = await this.open(config);
+      if (this.legacy) return this.onSessionOfItsOwn(config, work);
+      const kept = await this.keptSession(config);
+      if (!kept) return this.onSessionOfItsOwn(config, work);
+      kept.users++;
       try {
-        return await work(handle);
+        return await work(kept.handle);
       } catch (error) {
         // Any other failure (a tool error, a timeout, a cancellation, a server that is down) leaves
         // the session as it is: a server that restarts answers the next call with "gone".
-        if (shared && sessionGone(error)) {
-          this.forget(handle);
-          // The server refused the request before running it: safe to send once more on a new session.
-          if (attempt === 1) continue;
-        }
-        throw error;
+        if (!sessionGone(error)) throw error;
+        this.retire(kept);
+        // The server refused the request before running it: safe to send once more on a new session.
+        if (attempt > 1) throw error;
       } finally {
-        if (!shared) await handle.end();
+        kept.users--;
+        if (kept.retiring && kept.users === 0) void kept.handle.end();
       }
     }
   }
 
-  private async open(config: McpConfig): Promise<{ handle: McpSessionHandle; shared: boolean }> {
-    const policy = addressPolicyFor(loadConfig(this.env));
-    const onLog = (level: string, message: string) => {
-      // MCP ties log messages to the session, not to a request: every call in flight hears them.
-      for (const { onLog } of this.calls.values()) Promise.resolve(onLog?.(level, message)).catch(() => undefined);
-    };
-    if (this.legacy) return { handle: await openMcpSession(config, { policy, onLog }), shared: false };
-    this.session ??= openMcpSession(config, { policy, onLog });
-    const opening = this.session;
-    let handle: McpSessionHandle;
+  private async onSessionOfItsOwn<T>(config: McpConfig, work: (handle: McpSessionHandle) => Promise<T>): Promise<T> {
+    const handle = await openMcpSession(config, this.sessionOptions());
     try {
-      handle = await opening;
-    } catch (error) {
-      if (this.session === opening) this.session = undefined;
-      throw error;
+      return await work(handle);
+    } finally {
+      await handle.end();
     }
-    if (handle.kept) {
-      if (this.session === opening && this.current !== handle) {
-        this.current = handle;
-        // Closed under us (the transport gave up): the next call opens a new session.
-        handle.client.onclose = () => this.release(handle);
-      }
-      return { handle, shared: true };
+  }
+
+  /** The shared session, opened by the first caller that needs it; undefined for an HTTP+SSE server. */
+  private async keptSession(config: McpConfig): Promise<KeptSession | undefined> {
+    if (this.current) return this.current;
+    this.opening ??= openMcpSession(config, this.sessionOptions()).finally(() => {
+      this.opening = undefined;
+    });
+    const handle = await this.opening;
+    if (!handle.kept) {
+      // Discovered that the server speaks only HTTP+SSE: from now on, a session per call.
+      this.legacy = true;
+      await handle.end();
+      return undefined;
     }
-    // Discovered that the server speaks only HTTP+SSE: from now on, a session per call.
-    this.legacy = true;
-    if (this.session === opening) this.session = undefined;
-    await handle.end();
-    return { handle: await openMcpSession(config, { policy, onLog }), shared: false };
+    // Another caller may have taken the same opening's session in the meantime.
+    const taken = this.current as KeptSession | undefined;
+    if (taken?.handle !== handle) {
+      const kept: KeptSession = { handle, users: 0, retiring: false };
+      this.current = kept;
+      // Closed under us (the transport gave up): the next call opens a new session.
+      handle.client.onclose = () => {
+        if (this.current === kept) this.current = undefined;
+      };
+    }
+    return this.current;
   }
 
-  /** Drops a session that failed (at once, so the next call opens a new one) and ends it. */
-  private forget(handle: McpSessionHandle) {
-    this.release(handle);
-    void handle.end();
+  private sessionOptions() {
+    return {
+      policy: addressPolicyFor(loadConfig(this.env)),
+      onLog: (level: string, message: string) => {
+        // MCP ties log messages to the session, not to a request: every call in flight hears them.
+        for (const { onLog } of this.calls.values()) Promise.resolve(onLog?.(level, message)).catch(() => undefined);
+      },
+    };
   }
 
-  private release(handle: McpSessionHandle) {
-    if (this.current !== handle) return;
-    this.current = undefined;
-    this.session = undefined;
+  /** Stops handing out a session; it ends (on the server too) once no call is using it. */
+  private retire(kept: KeptSession) {
+    if (this.current === kept) this.current = undefined;
+    kept.retiring = true;
+    if (kept.users === 0) void kept.handle.end();
   }
 
-  /** One alarm at a time, not one storage write per call. */
-  private async keepIdleAlarm() {
-    if (this.idleAlarmSet || !this.session) return;
+  /** One alarm at a time, not one storage write per call; failing to set it never fails a call. */
+  private keepIdleAlarm() {
+    if (this.idleAlarmSet || !this.current) return;
     this.idleAlarmSet = true;
-    await this.ctx.storage.setAlarm(Math.max(Date.now(), this.lastUsed) + IDLE_MS);
+    this.ctx.waitUntil(
+      this.ctx.storage.setAlarm(Math.max(Date.now(), this.lastUsed) + IDLE_MS).catch(() => {
+        this.idleAlarmSet = false;
+      }),
+    );
   }
 }
 
-/** The server no longer knows our session (MCP says 404; some servers answer 400). */
-const sessionGone = (error: unknown) => error instanceof StreamableHTTPError && (error.code === 404 || error.code === 400);
+/**
+ * The server no longer knows our session: MCP says 404; some servers (the reference server among
+ * them) answer 400 and say so. Any other 400 is about the request and is not retried.
+ */
+const sessionGone = (error: unknown) => error instanceof StreamableHTTPError && (error.code === 404 || (error.code === 400 && /session/i.test(error.message)));
 
-/** The name of a connection's session object: a change of its settings (a new token) starts a new session. */
-export async function mcpSessionName(connectionId: number, config: McpConfig): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(config)));
+/**
+ * The name of a connection's session object. The stored settings are encrypted with a fresh IV
+ * each time they are saved, so a hash of the stored form changes with every change (a new token)
+ * and reveals nothing of the settings.
+ */
+export async function mcpSessionName(connection: { id: number; config: unknown }): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(connection.config)));
   const fingerprint = [...new Uint8Array(digest).slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${connectionId}:${fingerprint}`;
+  return `${connection.id}:${fingerprint}`;
 }
 
 /**
@@ -163,14 +194,14 @@ export async function mcpSessionName(connectionId: number, config: McpConfig): P
  */
 export async function callMcpTool(
   runtime: Pick<Runtime, "bindings" | "waitUntil">,
-  connectionId: number,
+  connection: { id: number; config: unknown },
   config: McpConfig,
   name: string,
   args: Record<string, unknown>,
   options: McpCallHooks & { signal?: AbortSignal },
 ): Promise<CallToolResult> {
   const sessions = runtime.bindings.MCP_SESSIONS;
-  const session = sessions.get(sessions.idFromName(await mcpSessionName(connectionId, config)));
+  const session = sessions.get(sessions.idFromName(await mcpSessionName(connection)));
   const callId = crypto.randomUUID();
   const signal = options.signal ?? new AbortController().signal;
   if (signal.aborted) throw new McpError("The call was cancelled.");
@@ -184,12 +215,18 @@ export async function callMcpTool(
     };
     signal.addEventListener("abort", onAbort, { once: true });
   });
+  const answer = session.call(config, { callId, name, args }, { onProgress: options.onProgress, onLog: options.onLog });
   try {
-    const answer = session.call(config, { callId, name, args }, { onProgress: options.onProgress, onLog: options.onLog });
     const outcome = (await Promise.race([answer, aborted])) as McpCallOutcome;
     if (!outcome.ok) throw new McpError(outcome.message, outcome.unauthorized);
     return outcome.result;
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    // The session object itself failed (reset, overloaded): an MCP failure like any other.
+    throw new McpError(`MCP session failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     signal.removeEventListener("abort", onAbort);
+    // Once cancelled, the object's late answer (or failure) is of no interest.
+    answer.catch(() => undefined);
   }
 }

@@ -138,7 +138,7 @@ export async function prepareToolCall(
       connection,
       args,
       run: async (toolCtx) => {
-        const result = await callMcpTool(ctx, connection.id, config, mcpTool.name, args, {
+        const result = await callMcpTool(ctx, connection, config, mcpTool.name, args, {
           signal: toolCtx.signal,
           onProgress: (update) => toolCtx.progress(update),
           onLog: (level, message) => toolCtx.log(level as "info", message),

@@ -1,20 +1,20 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agents, type Execution } from "../db/schema";
 
 /**
- * Counts a finished execution into its agent's monitoring. Callers invoke it only from the
- * execution's own final transition (a conditional update that succeeds once), so each
- * execution is counted exactly once.
+ * The update that counts a finished execution into its agent's monitoring. It must run only with
+ * the execution's own final transition (a conditional update that succeeds once), so each
+ * execution is counted exactly once: `onlyIf` is that condition when both go in one batch.
  */
-export async function recordAgentOutcome(
+export function agentOutcomeUpdate(
   db: Db,
   execution: Pick<Execution, "agentId" | "startedAt" | "createdAt">,
   outcome: { success: boolean; error?: string | null },
+  onlyIf?: SQL,
 ) {
-  if (!execution.agentId) return;
   const duration = Date.now() - (execution.startedAt ?? execution.createdAt).getTime();
-  await db
+  return db
     .update(agents)
     .set({
       executionCount: sql`${agents.executionCount} + 1`,
@@ -26,5 +26,5 @@ export async function recordAgentOutcome(
       totalDurationMs: sql`${agents.totalDurationMs} + ${duration}`,
       updatedAt: new Date(),
     })
-    .where(eq(agents.id, execution.agentId));
+    .where(and(eq(agents.id, execution.agentId ?? ""), onlyIf));
 }

@@ -1,5 +1,5 @@
 import type { Runtime, ServiceContext } from "../core/context";
-import { and, asc, count, desc, eq, inArray, isNull, lt, or } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { executionSteps, executions, type Execution, type ExecutionStep, type Workflow } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
@@ -44,9 +44,11 @@ async function insertExecution(
   }
   const now = Date.now();
   const id = `exe_${randomToken(16)}`;
-  // Insert, then count in the same batch (one transaction): each start sees itself and every
-  // start before it, so the quota holds under any concurrency, in one round trip.
-  const [[execution], [unfinished]] = await db.batch([
+  const limit = ctx.config.quotas.runningExecutionsPerUser;
+  // Insert, then take the row back out if the account is now over its quota, in one batch (one
+  // transaction): each start sees itself and every start before it, so the quota holds under any
+  // concurrency, in one round trip, and a refused start leaves nothing behind.
+  const [[execution], refused] = await db.batch([
     db
       .insert(executions)
       .values({
@@ -60,17 +62,16 @@ async function insertExecution(
         variables: workflow.variables,
         input: run.input,
         agentId: run.agentId ?? null,
-        ...(leaseToken ? { leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
+        // A run started inline never waits in the queue: it is running from the start.
+        ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
       })
       .returning(),
     db
-      .select({ n: count() })
-      .from(executions)
-      .where(and(eq(executions.userId, ctx.user.id), inArray(executions.status, ["queued", "running"]))),
+      .delete(executions)
+      .where(and(eq(executions.id, id), sql`(select count(*) from executions where user_id = ${ctx.user.id} and status in ('queued', 'running')) > ${limit}`))
+      .returning({ id: executions.id }),
   ]);
-  const limit = ctx.config.quotas.runningExecutionsPerUser;
-  if ((unfinished?.n ?? 0) > limit) {
-    await db.delete(executions).where(eq(executions.id, id));
+  if (refused.length) {
     throw new HubError("quota_exceeded", `An account can have at most ${limit} unfinished executions; wait for some to finish or cancel them.`);
   }
   return execution!;

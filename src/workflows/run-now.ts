@@ -10,9 +10,9 @@ export const MAX_WAIT_SECONDS = 60;
 const POLL_MS = 100;
 /**
  * The backstop message of a run started inline arrives once the lease taken at insert would have
- * run out: by then the run has ended (the message finds it finished and does nothing) or its
- * runner died (the message takes over from the checkpoints). Arriving earlier, it would only
- * find the lease held and be dropped.
+ * run out: the run has ended (the message finds it finished and does nothing), its runner died
+ * (the message takes over from the checkpoints), or it is still running (the message comes back
+ * when the renewed lease would run out).
  */
 const BACKSTOP_DELAY_SECONDS = Math.ceil(LEASE_MS / 1000) + 1;
 
@@ -25,11 +25,13 @@ const isFinished = (status: Execution["status"]) => status === "succeeded" || st
  * a delayed message, as it would from the consumer.
  */
 export async function runNow(runtime: Runtime, execution: Execution, token: string): Promise<DriveOutcome> {
-  const backstop = enqueueExecution(runtime.bindings.WORKFLOW_RUNS, execution.id, BACKSTOP_DELAY_SECONDS).catch((error) =>
-    // Without it, the sweep still finds the run once its lease has run out.
-    console.error(JSON.stringify({ level: "error", message: "backstop message not sent", execution_id: execution.id, error: loggableError(error) })),
+  // Sent beside the run, never waited for: without it, the sweep still finds the run once its lease has run out.
+  runtime.waitUntil(
+    enqueueExecution(runtime.bindings.WORKFLOW_RUNS, execution.id, BACKSTOP_DELAY_SECONDS).catch((error) =>
+      console.error(JSON.stringify({ level: "error", message: "backstop message not sent", execution_id: execution.id, error: loggableError(error) })),
+    ),
   );
-  const [outcome] = await Promise.all([driveNewExecution(runtime, execution, token), backstop]);
+  const outcome = await driveNewExecution(runtime, execution, token);
   if (!outcome.done) await enqueueExecution(runtime.bindings.WORKFLOW_RUNS, execution.id, outcome.resumeInSeconds);
   return outcome;
 }

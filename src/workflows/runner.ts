@@ -10,7 +10,7 @@ import { executeTool } from "../tools/executor";
 import { randomToken } from "../lib/crypto";
 import { credentialRevocation } from "../auth/credential-status";
 import type { RetryPolicy, Step } from "./steps";
-import { recordAgentOutcome } from "./agent-outcome";
+import { agentOutcomeUpdate } from "./agent-outcome";
 
 /**
  * What the consumer does with the message after a drive. A run that this drive ended carries
@@ -76,9 +76,12 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
     )
     .returning();
   if (leased.length === 0) {
-    // Someone else is running it, or its own wake-up message is already queued: this message is a
-    // duplicate and is dropped. Should that holder die, the cron resumes the execution.
-    return { done: true };
+    // Someone holds the lease. While it is running the run, this message comes back just after
+    // the lease would run out, so a runner that dies (an isolate cut off mid-run) is followed
+    // within one lease. A paused run (no holder) has its own wake-up message queued: this one
+    // is a duplicate and is dropped; should that be lost, the sweep resumes the run.
+    const heldUntil = execution.leaseToken && execution.leaseUntil ? execution.leaseUntil.getTime() : 0;
+    return heldUntil > now ? { done: false, resumeInSeconds: Math.ceil((heldUntil - now) / 1000) + 1 } : { done: true };
   }
   return walkLeased(runtime, leased[0]!, token, await loadCheckpoints(db, executionId));
 }
@@ -236,9 +239,10 @@ class ExecutionRun {
     if (revoked) return this.fail(step, `The run was stopped before step "${step.id}": ${revoked}`);
     const args = this.evaluate(step, () => substitute(step.arguments, this.context).value as Record<string, unknown>);
     await this.checkpoint(step, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date(now) });
+    let result: Awaited<ReturnType<typeof executeTool>> | undefined;
     let error: string;
     try {
-      const result = await this.withHeartbeat((signal) =>
+      result = await this.withHeartbeat((signal) =>
         executeTool(this.ctx, step.tool, args, {
           source: `workflow:${this.execution.workflowId}`,
           signal,
@@ -246,12 +250,6 @@ class ExecutionRun {
           idempotencyKey: `${this.execution.id}:${step.id}:0`,
         }),
       );
-      if (result.success) {
-        const stored = bounded(result.result);
-        await this.checkpoint(step, { status: "succeeded", result: stored, attempts: attempt });
-        this.apply(step, stored);
-        return;
-      }
       error = result.error_message ?? "The tool failed.";
     } catch (thrown) {
       if (thrown instanceof Pause) throw thrown;
@@ -263,6 +261,14 @@ class ExecutionRun {
       }
       // Refusals (unknown tool, bad arguments) and our own faults alike are a failed attempt.
       error = thrown instanceof HubError ? thrown.message : `The step failed unexpectedly: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
+    }
+    if (result?.success) {
+      // Outside the try: failing to record a success must not count as a failed attempt (that
+      // would run the side effect again as a retry); the drive fails and resumes from here.
+      const stored = bounded(result.result);
+      await this.checkpoint(step, { status: "succeeded", result: stored, attempts: attempt });
+      this.apply(step, stored);
+      return;
     }
     if (attempt < policy.max_attempts) {
       const waitMs = 1000 * policy.delay_seconds * (policy.backoff === "exponential" ? 2 ** (attempt - 1) : 1);
@@ -278,10 +284,18 @@ class ExecutionRun {
    */
   private async withHeartbeat<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const lost = new AbortController();
+    let renewedAt = Date.now();
     const timer = setInterval(() => {
       this.renewLease()
-        .then((held) => held || lost.abort(new Error("The execution was cancelled or taken over.")))
-        .catch(() => undefined); // a failed renewal is retried on the next beat
+        .then((held) => {
+          if (held) renewedAt = Date.now();
+          else lost.abort(new Error("The execution was cancelled or taken over."));
+        })
+        .catch(() => {
+          // A failed renewal is retried on the next beat; once the lease may have run out, another
+          // runner may hold it, so the work stops rather than run twice at once.
+          if (Date.now() - renewedAt > LEASE_MS - HEARTBEAT_MS) lost.abort(new Error("The lease could not be renewed."));
+        });
     }, HEARTBEAT_MS);
     try {
       return await work(lost.signal);
@@ -311,23 +325,30 @@ class ExecutionRun {
   }
 
   /**
-   * Ends the execution: the checkpoints not written yet and the final state go in one D1 batch,
-   * guarded by the lease. Only the update that made the transition counts it for the agent, so
-   * monitoring counts each run once.
+   * Ends the execution: the checkpoints not written yet, the agent's monitoring count and the
+   * final state go in one D1 batch, all guarded by the lease, so a run is counted once and a crash
+   * never leaves it finished but uncounted.
    */
   async end(final: { status: "succeeded" } | { status: "failed"; errorMessage: string; failedStepId: string | null }): Promise<DriveOutcome> {
     const now = new Date();
+    const { id, agentId } = this.execution;
+    const stillHeld = sql`exists (select 1 from executions where id = ${id} and lease_token = ${this.token} and status in ('queued', 'running'))`;
     const finalState = this.db
       .update(executions)
       .set({ ...final, finishedAt: now, leaseToken: null, leaseUntil: null, updatedAt: now })
-      .where(and(eq(executions.id, this.execution.id), inArray(executions.status, ["queued", "running"]), eq(executions.leaseToken, this.token)))
+      .where(and(eq(executions.id, id), inArray(executions.status, ["queued", "running"]), eq(executions.leaseToken, this.token)))
       .returning();
-    // The checkpoints go first: their writes are guarded by the lease that the final state releases.
-    const writes: BatchItem<"sqlite">[] = [...this.takeUnwritten(), finalState];
+    const outcome = final.status === "succeeded" ? { success: true } : { success: false, error: final.errorMessage };
+    // Checkpoints and the agent's count go before the final state: they are guarded by the lease
+    // that it releases, so a runner that lost the lease writes none of them.
+    const writes: BatchItem<"sqlite">[] = [
+      ...this.takeUnwritten(),
+      ...(agentId ? [agentOutcomeUpdate(this.db, this.execution, outcome, stillHeld)] : []),
+      finalState,
+    ];
     const results = await this.db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     const [ended] = results.at(-1) as Execution[];
     if (!ended) return { done: true }; // cancelled, or taken over: whoever holds it now ends it
-    await recordAgentOutcome(this.db, this.execution, final.status === "succeeded" ? { success: true } : { success: false, error: final.errorMessage });
     return { done: true, ended: { execution: ended, steps: [...this.checkpoints.values()].sort((a, b) => a.position - b.position) } };
   }
 

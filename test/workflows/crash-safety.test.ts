@@ -77,4 +77,26 @@ describe("crash safety", () => {
     await worker.queue(late as MessageBatch<any>, env, createExecutionContext());
     expect(await runsOf(scenario)).toEqual({ "/things/a": 1, "/things/b": 1, "/things/c": 1 });
   });
+
+  it("a message that finds the run in a live runner's hands comes back just after that runner's lease would run out", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { steps: [{ id: "slow", type: "tool", tool: "wait", arguments: { seconds: 3 } }] });
+    const id = await execute(key, workflow.id);
+    for (let i = 0; i < 200; i++) {
+      const row = await env.DB.prepare("SELECT status FROM execution_steps WHERE execution_id = ? AND step_id = 'slow'").bind(id).first<{ status: string }>();
+      if (row?.status === "running") break;
+      await scheduler.wait(25);
+    }
+    // The message is handled with a queue that records what is sent back.
+    const sent: { body: unknown; options?: QueueSendOptions }[] = [];
+    const recording = { ...env, WORKFLOW_RUNS: { send: async (body: unknown, options?: QueueSendOptions) => void sent.push({ body, options }) } };
+    const batch = createMessageBatch("workflow-runs", [{ id: "early", timestamp: new Date(), attempts: 1, body: { kind: "execution", execution_id: id } }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch as MessageBatch<any>, recording as any, ctx);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["early"]);
+    expect(sent).toEqual([{ body: { kind: "execution", execution_id: id }, options: { delaySeconds: expect.any(Number) } }]);
+    expect(sent[0]!.options!.delaySeconds).toBeGreaterThan(1);
+    expect(sent[0]!.options!.delaySeconds).toBeLessThanOrEqual(22);
+    expect((await settled(key, id)).status).toBe("succeeded");
+  });
 });
