@@ -21,13 +21,14 @@ export const percentile = (xs, p) => {
 export const median = (xs) => percentile(xs, 0.5);
 
 /** A fresh hub with limits out of the way (the benchmarks measure latency, not refusals) and a signed-in key. */
-export async function benchHub() {
+export async function benchHub({ inspectorPort } = {}) {
   const state = mkdtempSync(path.join(os.tmpdir(), "hub-bench-"));
   const hub = await startHub({
     port: await freePort(),
     persistTo: state,
     stdio: "pipe",
     bootstrap: false,
+    inspectorPort,
     vars: { REQUEST_RATE_LIMIT_PER_MINUTE: "1000000", USER_RATE_LIMIT_PER_MINUTE: "1000000", TOOL_RATE_LIMIT_PER_MINUTE: "1000000" },
   });
   const post = (p, body, token) =>

@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // Memory under a mixed load (npm run bench): five minutes (BENCH_MEMORY_SECONDS) of authenticated
 // reads, built-in and MCP tool calls, workflow runs with and without `Prefer: wait`, on local
-// `wrangler dev`. Every 10 s it samples the resident memory (RSS, from /proc) of the runtime
-// processes (workerd) under the hub, and prints the samples, the growth over the second half of
-// the run (after warm-up) against the first sample of that half, and the requests served.
-// Flat means the second half grows by less than 10 % (target of issue #12, item 5).
+// `wrangler dev`. Every 10 s it samples the Worker's JavaScript heap after a forced garbage
+// collection (through the DevTools protocol of the Worker's isolate, which also runs its Durable
+// Objects) and, for the whole picture, the resident memory of the runtime processes (workerd,
+// which also hold the local D1, queue and Durable Object storage). It prints the samples and the
+// growth over the second half of the run (after warm-up) against the first sample of that half.
+// Flat means the Worker's heap grows by less than 10 % over the second half (issue #12, item 5).
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import WebSocket from "ws";
 import { benchHub, freePort } from "./lib.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -41,6 +44,38 @@ function runtimeMemory(pid) {
   return kib / 1024;
 }
 
+/** The Worker isolate's DevTools protocol: its heap after a full garbage collection, in MiB. */
+async function heapProbe(port) {
+  const list = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+  // The inspector answers only clients that say where they come from.
+  const socket = new WebSocket(list[0].webSocketDebuggerUrl, { headers: { Origin: `http://127.0.0.1:${port}` } });
+  await new Promise((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+  });
+  let next = 0;
+  const pending = new Map();
+  socket.on("message", (data) => {
+    const message = JSON.parse(String(data));
+    pending.get(message.id)?.(message.result);
+    pending.delete(message.id);
+  });
+  const send = (method) =>
+    new Promise((resolve) => {
+      const id = ++next;
+      pending.set(id, resolve);
+      socket.send(JSON.stringify({ id, method, params: {} }));
+    });
+  return {
+    async heapMiB() {
+      await send("HeapProfiler.collectGarbage");
+      const usage = await send("Runtime.getHeapUsage");
+      return usage.usedSize / 1024 / 1024;
+    },
+    close: () => socket.close(),
+  };
+}
+
 async function main() {
   const mcpPort = await freePort();
   const mcpServer = spawn(
@@ -53,7 +88,8 @@ async function main() {
     ],
     { env: { ...process.env, PORT: String(mcpPort) }, stdio: "ignore" },
   );
-  const bench = await benchHub();
+  const inspectorPort = await freePort();
+  const bench = await benchHub({ inspectorPort });
   try {
     const mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
     for (let i = 0; i < 100; i++) {
@@ -101,23 +137,32 @@ async function main() {
         else failed++;
       }
     };
+    const probe = await heapProbe(inspectorPort);
     const samples = [];
-    const sampler = setInterval(
-      () => samples.push({ at: Math.round((SECONDS * 1000 - (until - Date.now())) / 1000), mib: runtimeMemory(bench.hub.child.pid) }),
-      SAMPLE_MS,
-    );
-    samples.push({ at: 0, mib: runtimeMemory(bench.hub.child.pid) });
+    const sample = async () => {
+      const at = Math.round((SECONDS * 1000 - Math.max(0, until - Date.now())) / 1000);
+      samples.push({ at, heap: await probe.heapMiB(), rss: runtimeMemory(bench.hub.child.pid) });
+    };
+    await sample();
+    const sampler = setInterval(() => void sample(), SAMPLE_MS);
     await Promise.all(Array.from({ length: CONCURRENCY }, (_, n) => worker(n)));
     clearInterval(sampler);
-    samples.push({ at: SECONDS, mib: runtimeMemory(bench.hub.child.pid) });
+    await sample();
+    probe.close();
 
     const secondHalf = samples.filter((s) => s.at >= SECONDS / 2);
-    const growth = (secondHalf.at(-1).mib - secondHalf[0].mib) / secondHalf[0].mib;
-    console.log(`\nMemory of the runtime (workerd RSS) over ${SECONDS} s of mixed load, ${CONCURRENCY} connections`);
+    const growth = (key) => (secondHalf.at(-1)[key] - secondHalf[0][key]) / secondHalf[0][key];
+    const line = (key) => samples.map((s) => `${s.at}: ${s[key].toFixed(key === "heap" ? 1 : 0)}`).join(", ");
+    console.log(`\nMemory over ${SECONDS} s of mixed load, ${CONCURRENCY} connections`);
     console.log(`  requests served ${served} (${(served / SECONDS).toFixed(0)}/s), refused or failed ${failed}`);
-    console.log(`  samples (s: MiB) ${samples.map((s) => `${s.at}: ${s.mib.toFixed(0)}`).join(", ")}`);
+    console.log(`  Worker heap after GC (s: MiB)  ${line("heap")}`);
+    console.log(`  runtime processes RSS (s: MiB) ${line("rss")}`);
+    const heap = growth("heap");
     console.log(
-      `  second half: ${secondHalf[0].mib.toFixed(0)} -> ${secondHalf.at(-1).mib.toFixed(0)} MiB, ${(growth * 100).toFixed(1)} % (target < 10 %${growth < 0.1 ? ", met" : ", NOT met"})`,
+      `  Worker heap, second half: ${secondHalf[0].heap.toFixed(1)} -> ${secondHalf.at(-1).heap.toFixed(1)} MiB, ${(heap * 100).toFixed(1)} % (target < 10 %${heap < 0.1 ? ", met" : ", NOT met"})`,
+    );
+    console.log(
+      `  runtime RSS, second half: ${secondHalf[0].rss.toFixed(0)} -> ${secondHalf.at(-1).rss.toFixed(0)} MiB, ${(growth("rss") * 100).toFixed(1)} %`,
     );
   } finally {
     await bench.stop();

@@ -132,10 +132,11 @@ export function tickScheduledHandler(origin, { log = console.error } = {}) {
 /**
  * Starts a hub and resolves once it answers. Options: port, persistTo (a state folder; tests
  * use a fresh one), vars (extra Worker vars), stdio ("inherit" or "pipe"), bootstrap (create a
- * first user), tick (fire the scheduled handler at start-up and every minute; default on).
- * @param {{ port?: number, persistTo?: string, vars?: Record<string, string>, stdio?: "inherit" | "pipe", bootstrap?: boolean, tick?: boolean }} [options]
+ * first user), tick (fire the scheduled handler at start-up and every minute; default on),
+ * inspectorPort (the DevTools protocol of the Worker, for measuring its memory).
+ * @param {{ port?: number, persistTo?: string, vars?: Record<string, string>, stdio?: "inherit" | "pipe", bootstrap?: boolean, tick?: boolean, inspectorPort?: number }} [options]
  */
-export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inherit", bootstrap = true, tick = true } = {}) {
+export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inherit", bootstrap = true, tick = true, inspectorPort } = {}) {
   ensureDevVars();
   if (persistTo) mkdirSync(persistTo, { recursive: true });
   await applyMigrations(persistTo);
@@ -143,6 +144,7 @@ export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inh
   const credentials = bootstrap && !production ? await bootstrapUser(persistTo) : undefined;
   const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"];
   if (persistTo) args.push("--persist-to", persistTo);
+  if (inspectorPort) args.push("--inspector-port", String(inspectorPort));
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn(process.execPath, args, { cwd: root, env: quietEnv, stdio: stdio === "inherit" ? "inherit" : "pipe" });
   // With piped output, keep the tail so a failed start can say why.
