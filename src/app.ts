@@ -28,6 +28,7 @@ import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { templateRoutes } from "./templates/routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
 import { homePage } from "./pages/home";
+import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/routes";
 
 /**
  * Builds the whole application. Order matters: public /v1 routes (token, register, login, the
@@ -48,6 +49,10 @@ export function createApp() {
   app.route("/", homePage);
   app.route("/", authorizePage);
   app.route("/", oauthMetadata);
+
+  // The hub as an MCP server, and where MCP clients discover how to get a token for it.
+  app.route("/", protectedResourceMetadata);
+  app.route("/", mcpRoutes);
 
   // The JSON API. CORS is open: credentials travel in the Authorization header, never cookies.
   const v1 = createRouter().basePath("/v1");

@@ -1,0 +1,155 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  CancelledNotificationSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { eq } from "drizzle-orm";
+import type { ServiceContext } from "../core/context";
+import { HubError } from "../core/errors";
+import { workflows } from "../db/schema";
+import { catalogFor } from "../tools/catalog-service";
+import { prepareToolCall, runToolCall } from "../tools/executor";
+import { getTemplate, listTemplates, presentTemplate } from "../templates/service";
+import { HUB_TOOLS, parseWorkflowToolName, runWorkflowTool, workflowTool } from "./hub-tools";
+import { and } from "drizzle-orm";
+
+const SERVER_INFO = { name: "agent-automation-hub", title: "Agent Automation Hub", version: "1.0.0" };
+const TEMPLATE_URI = /^template:\/\/([A-Za-z0-9_-]{1,100})$/;
+/** Most tools listed at once: the catalog, the hub's own and every active workflow. */
+const MAX_WORKFLOW_TOOLS = 200;
+
+/**
+ * Calls in flight in this isolate, so a `notifications/cancelled` that arrives in another POST
+ * (the transport keeps no session) can still stop the call it names. Keyed by credential and
+ * JSON-RPC id, so one client can only cancel its own calls. The notification only raises a flag:
+ * the call's own request notices it and aborts (one request may not touch another's I/O).
+ */
+const callsInFlight = new Map<string, { cancelled: boolean }>();
+const CANCEL_CHECK_MS = 100;
+
+/**
+ * The hub as an MCP server for one request: every operation goes through the same services as
+ * REST (catalog, executor with its limits and audit, workflow runs, templates), acting as the
+ * caller. The HTTP layer has already checked the scope each message needs (`scopeFor`).
+ */
+export function hubMcpServer(ctx: ServiceContext, requestSignal: AbortSignal): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, resources: {} },
+    instructions:
+      "Tools of the Agent Automation Hub: your connected platforms and MCP servers, built-in tools, your active workflows (workflow_<id>) and hub_* tools to list workflows, follow executions and run agents.",
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const [catalog, active] = await Promise.all([
+      catalogFor(ctx),
+      ctx.db
+        .select()
+        .from(workflows)
+        .where(and(eq(workflows.userId, ctx.user.id), eq(workflows.status, "active")))
+        .limit(MAX_WORKFLOW_TOOLS)
+        .all(),
+    ]);
+    return {
+      tools: [
+        ...catalog.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: asObjectSchema(tool.input_schema) })),
+        ...active.map(workflowTool),
+        ...HUB_TOOLS.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema })),
+      ],
+    };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const key = `${ctx.credential.id}:${String(extra.requestId)}`;
+    const flag = { cancelled: false };
+    callsInFlight.set(key, flag);
+    const cancel = new AbortController();
+    const watch = setInterval(() => flag.cancelled && cancel.abort(new Error("Cancelled by the client.")), CANCEL_CHECK_MS);
+    const signal = AbortSignal.any([extra.signal, cancel.signal, requestSignal]);
+    try {
+      const workflowId = parseWorkflowToolName(name);
+      if (workflowId !== undefined) return asToolResult(await runWorkflowTool(ctx, workflowId, args));
+      const hubTool = HUB_TOOLS.find((tool) => tool.name === name);
+      if (hubTool) return asToolResult(await hubTool.run(ctx, args));
+      const token = request.params._meta?.progressToken;
+      const { call } = await prepareToolCall(ctx, name, args);
+      const result = await runToolCall(ctx, call, {
+        source: "mcp",
+        signal,
+        onProgress: (update) => {
+          if (token === undefined) return;
+          void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => undefined);
+        },
+      });
+      return asToolResult({ result: { ...result }, failed: !result.success });
+    } catch (error) {
+      return refusal(error);
+    } finally {
+      clearInterval(watch);
+      callsInFlight.delete(key);
+    }
+  });
+
+  server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
+    const id = notification.params.requestId;
+    const call = id === undefined ? undefined : callsInFlight.get(`${ctx.credential.id}:${String(id)}`);
+    if (call) call.cancelled = true;
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const rows = await listTemplates(ctx.db, {});
+    return {
+      resources: rows.map((t) => ({
+        uri: `template://${t.id}`,
+        name: t.id,
+        title: t.name,
+        description: t.description,
+        mimeType: "application/json",
+      })),
+    };
+  });
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const id = request.params.uri.match(TEMPLATE_URI)?.[1];
+    if (!id) throw new McpError(ErrorCode.InvalidParams, `Unknown resource "${request.params.uri}"; resources are templates, template://<id>.`);
+    try {
+      const template = await getTemplate(ctx.db, id);
+      return { contents: [{ uri: request.params.uri, mimeType: "application/json", text: JSON.stringify(presentTemplate(template)) }] };
+    } catch (error) {
+      if (error instanceof HubError && error.code === "not_found") throw new McpError(-32002, `Resource not found: ${request.params.uri}`);
+      throw error;
+    }
+  });
+
+  return server;
+}
+
+/** The same JSON as REST answers, as structured content and as text for clients that read only text. */
+function asToolResult({ result, failed }: { result: Record<string, unknown>; failed?: boolean }): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result, isError: failed === true };
+}
+
+/**
+ * A call the hub refused. An unknown tool is a protocol error (MCP says so); anything else (bad
+ * arguments, a missing connection, a rate limit, a paused workflow) is a tool error the model
+ * can read and act on, with the same code and message as the REST problem.
+ */
+function refusal(error: unknown): CallToolResult {
+  if (!(error instanceof HubError)) throw error;
+  if (error.code === "not_found" && /^No tool named/.test(error.message)) throw new McpError(ErrorCode.InvalidParams, error.message);
+  const detail = { error: error.code, message: error.message, ...(error.errors ? { errors: error.errors } : {}) };
+  const retry = error.hints.retryAfterSeconds !== undefined ? ` Retry in ${error.hints.retryAfterSeconds} s.` : "";
+  return { content: [{ type: "text", text: `${error.message}${retry}` }], structuredContent: detail, isError: true };
+}
+
+/** MCP wants every input schema to be an object schema. */
+function asObjectSchema(schema: Record<string, unknown>): { type: "object"; [key: string]: unknown } {
+  return schema.type === "object" ? (schema as { type: "object" }) : { type: "object", properties: {} };
+}
