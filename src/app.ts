@@ -7,6 +7,7 @@ import { oauthMetadata } from "./auth/metadata";
 import { oauthAppRoutes } from "./auth/oauth-apps.routes";
 import { authorizationRoutes } from "./auth/authorizations.routes";
 import { tokenEndpoint } from "./auth/token-endpoint";
+import { clientRegistration } from "./auth/client-registration.routes";
 import { describeTokenEndpoint } from "./auth/token-endpoint.openapi";
 import { createDocsPage } from "./docs/routes";
 import { HubError } from "./core/errors";
@@ -67,6 +68,7 @@ export function createApp() {
   );
   v1.use("*", limitBody);
   v1.route("/", tokenEndpoint);
+  v1.route("/", clientRegistration);
   v1.route("/", agentWebhooks);
   v1.use("*", requireJsonBody);
   v1.route("/", publicAccountRoutes);

@@ -3,6 +3,7 @@ import type { Env } from "./env";
 import { runtimeFor } from "./core/context";
 import type { WorkflowRunMessage } from "./core/messages";
 import { removeExpiredCredentials } from "./scheduled/housekeeping";
+import { removeUnusedClients } from "./auth/client-registration";
 import { resumeStaleExecutions } from "./workflows/executions";
 import { forgetOldDeliveries } from "./agents/webhook-delivery";
 import { sweepOverdueAgents } from "./agents/firing";
@@ -25,9 +26,13 @@ export default {
   async scheduled(controller, env, ctx) {
     const runtime = runtimeFor(env, { requestId: `cron-${controller.scheduledTime}`, waitUntil: (work) => ctx.waitUntil(work) });
     ctx.waitUntil(
-      Promise.all([removeExpiredCredentials(runtime.db), resumeStaleExecutions(runtime), forgetOldDeliveries(runtime.db), sweepOverdueAgents(runtime)]).then(
-        () => undefined,
-      ),
+      Promise.all([
+        removeExpiredCredentials(runtime.db),
+        removeUnusedClients(runtime.db),
+        resumeStaleExecutions(runtime),
+        forgetOldDeliveries(runtime.db),
+        sweepOverdueAgents(runtime),
+      ]).then(() => undefined),
     );
   },
 } satisfies ExportedHandler<Env, WorkflowRunMessage>;

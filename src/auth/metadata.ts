@@ -13,11 +13,13 @@ export const oauthMetadata = new Hono<AppEnv>().get("/.well-known/oauth-authoriz
     issuer: origin,
     authorization_endpoint: `${origin}/auth/authorize`,
     token_endpoint: `${origin}/v1/auth/token`,
+    registration_endpoint: `${origin}/v1/auth/register-client`,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
     grant_types_supported: ["authorization_code", "client_credentials", "refresh_token"],
     code_challenge_methods_supported: ["S256"],
-    token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    // "none": public clients registered dynamically, which prove themselves with PKCE.
+    token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
     scopes_supported: ALL_SCOPES,
     service_documentation: `${origin}/docs`,
   });

@@ -83,7 +83,7 @@ export async function findActiveApp(db: Db, clientId: string): Promise<OAuthApp 
 /** Client authentication for the token endpoint: the app, if the id and secret match. */
 export async function authenticateClient(db: Db, clientId: string, clientSecret: string): Promise<OAuthApp | undefined> {
   const app = await findActiveApp(db, clientId);
-  if (!app) return undefined;
+  if (!app?.clientSecretHash) return undefined;
   return constantTimeEqual(await hashSecret(clientSecret), app.clientSecretHash) ? app : undefined;
 }
 

@@ -6,7 +6,7 @@ import { clientAddress, consumeRateLimits, exhaustedOf, rateLimitHeaders } from 
 import { PKCE_VERIFIER, claimAuthorizationCode, findAuthorizationCode, pkceMatches, punishCodeReuse } from "./authorization-codes";
 
 import { consumeRefreshToken, createGrant, issueTokens, revokeGrant } from "./grants";
-import { authenticateClient } from "./oauth-apps";
+import { authenticateClient, findActiveApp } from "./oauth-apps";
 import { formatScopes, isScope, isSubset, readScopes, type Scope } from "../core/scopes";
 import type { OAuthApp } from "../db/schema";
 
@@ -61,13 +61,24 @@ async function readForm(c: Context<AppEnv>): Promise<Form> {
   return form;
 }
 
-/** Client authentication by HTTP Basic (client_secret_basic) or form fields (client_secret_post). */
-async function requireClient(c: Context<AppEnv>, db: Db, form: Form): Promise<OAuthApp> {
+/**
+ * Client authentication by HTTP Basic (client_secret_basic) or form fields (client_secret_post).
+ * With `publicAllowed`, a public client (registered dynamically, no secret) names itself with
+ * `client_id` alone (`none`): it proved itself with PKCE when it got its code.
+ */
+async function requireClient(c: Context<AppEnv>, db: Db, form: Form, options: { publicAllowed?: boolean } = {}): Promise<OAuthApp> {
   const basic = parseBasic(c.req.header("Authorization"));
   const posted = form.get("client_secret");
   if (basic && posted) throw new OAuthError("invalid_request", "Use one client authentication method, not two.");
   const clientId = basic?.id ?? form.get("client_id");
   const secret = basic?.secret ?? posted;
+  if (clientId && !secret && options.publicAllowed) {
+    const app = await findActiveApp(db, clientId);
+    if (app && app.clientSecretHash === null) {
+      await enforce(c, `client:${app.clientId}`, [{ name: "token_requests", limit: c.get("config").limits.requestsPerMinute }], 1);
+      return app;
+    }
+  }
   if (!clientId || !secret) {
     await limitAddress(c, 1);
     throw new OAuthError("invalid_client", "Client authentication is required (client_id and client_secret).", 401, {
@@ -133,13 +144,15 @@ function narrowScope(requested: string | null, allowed: Scope[]): Scope[] {
 
 async function clientCredentials(c: Context<AppEnv>, db: Db, form: Form) {
   const app = await requireClient(c, db, form);
+  // A client that registered itself acts for whoever approves it, never on its own.
+  if (app.userId === null) throw new OAuthError("unauthorized_client", "This client may not use client_credentials.");
   const scopes = narrowScope(form.get("scope"), readScopes(app.scopes));
   const grant = await createGrant(db, { userId: app.userId, kind: "client_credentials", scopes: formatScopes(scopes), clientId: app.clientId });
   return issueTokens(db, c.get("config"), grant);
 }
 
 async function authorizationCode(c: Context<AppEnv>, db: Db, form: Form) {
-  const app = await requireClient(c, db, form);
+  const app = await requireClient(c, db, form, { publicAllowed: true });
   const code = form.get("code");
   if (!code) throw new OAuthError("invalid_request", "code is required.");
   const row = await findAuthorizationCode(db, code);
@@ -158,6 +171,8 @@ async function authorizationCode(c: Context<AppEnv>, db: Db, form: Form) {
     if (!(await pkceMatches(verifier, row.codeChallenge))) throw new OAuthError("invalid_grant", "code_verifier does not match the code_challenge.");
   } else if (verifier) {
     throw new OAuthError("invalid_grant", "code_verifier sent, but the authorization request had no code_challenge.");
+  } else if (app.clientSecretHash === null) {
+    throw new OAuthError("invalid_grant", "A public client must use PKCE.");
   }
   const grant = await createGrant(db, { userId: row.userId, kind: "authorization_code", scopes: row.scopes, clientId: app.clientId });
   if (!(await claimAuthorizationCode(db, row.codeHash, grant.id))) {
@@ -174,7 +189,7 @@ async function refreshToken(c: Context<AppEnv>, db: Db, form: Form) {
   if (!token) throw new OAuthError("invalid_request", "refresh_token is required.");
   // Tokens from an OAuth app need that app's authentication; login sessions have no client.
   const sentClient = Boolean(form.get("client_id") || form.get("client_secret") || parseBasic(c.req.header("Authorization")));
-  const app = sentClient ? await requireClient(c, db, form) : undefined;
+  const app = sentClient ? await requireClient(c, db, form, { publicAllowed: true }) : undefined;
   if (!app) await limitAddress(c, 1);
   const outcome = await consumeRefreshToken(db, token, app?.clientId ?? null);
   if (!outcome.ok) {

@@ -43,10 +43,10 @@ export const oauthApps = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     clientId: text("client_id").notNull().unique(),
-    clientSecretHash: text("client_secret_hash").notNull(),
-    userId: integer("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    /** Null for a public client (registered dynamically, RFC 7591): it proves itself with PKCE instead. */
+    clientSecretHash: text("client_secret_hash"),
+    /** The developer who registered the app; null for a client that registered itself (an MCP client). */
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     redirectUris: text("redirect_uris", { mode: "json" }).$type<string[]>().notNull(),
     scopes: text("scopes").notNull(),

@@ -17,6 +17,7 @@ const styles = `
   ul.scopes { padding-left: 18px; } ul.scopes li { margin: 8px 0; } code { font-size: .85rem; }
   .error { background: #fdecea; color: #8a1c12; padding: 10px 12px; border-radius: 6px; }
   .muted { color: #666; font-size: .9rem; }
+  .warning { border-left: 4px solid #b35c00; padding: .5rem .75rem; background: #fff4e5; color: #5c2e00; }
   @media (prefers-color-scheme: dark) { body { background: #14161b; color: #e7e9ee; } main { background: #1e2128; } p.lead, .muted { color: #aab; } }
 `;
 
@@ -68,7 +69,15 @@ export function SignInPage(props: { appName: string; action: string; csrf: strin
   );
 }
 
-export function ConsentPage(props: { appName: string; userEmail: string; scopes: Scope[]; action: string; csrf: string; redirectHost: string }) {
+export function ConsentPage(props: {
+  appName: string;
+  userEmail: string;
+  scopes: Scope[];
+  action: string;
+  csrf: string;
+  redirectHost: string;
+  selfRegistered: boolean;
+}) {
   return (
     <Layout title={`Authorize ${props.appName}`}>
       <h1>Authorize {props.appName}</h1>
@@ -82,6 +91,12 @@ export function ConsentPage(props: { appName: string; userEmail: string; scopes:
           </li>
         ))}
       </ul>
+      {props.selfRegistered && (
+        <p class="warning">
+          This application registered itself (as MCP clients do): its name is its own claim, not checked by the hub. Approve only if you are connecting it
+          yourself right now.
+        </p>
+      )}
       <p class="muted">
         You will be sent back to {props.redirectHost}. You can revoke access at any time: <code>GET /v1/auth/authorizations</code> lists the apps you approved
         and <code>DELETE /v1/auth/authorizations/{"{client_id}"}</code> withdraws one.

@@ -50,6 +50,8 @@ export async function checkAuthorizeRequest(db: Db, query: URLSearchParams): Pro
     if (!PKCE_CHALLENGE.test(challenge)) return fail("invalid_request", "code_challenge must be 43 base64url characters.");
   } else if (method) {
     return fail("invalid_request", "code_challenge_method given without code_challenge.");
+  } else if (app.clientSecretHash === null) {
+    return fail("invalid_request", "This client has no secret, so it must use PKCE: send code_challenge with code_challenge_method=S256.");
   }
   return { kind: "ok", request: { app, redirectUri, scopes, state, codeChallenge: challenge } };
 }

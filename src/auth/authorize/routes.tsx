@@ -120,6 +120,7 @@ async function renderConsent(c: Context<AppEnv>, request: AuthorizeRequest, user
       action={formAction(c)}
       csrf={csrf}
       redirectHost={new URL(request.redirectUri).host}
+      selfRegistered={request.app.userId === null}
     />,
   );
 }
