@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Benchmark for tool calls, printing medians and ratios measured in one run (npm run bench):
 //   1. a built-in tool through POST /v1/tools/execute, against a bare route of the same Worker;
-//   2. an MCP tool through the hub, against a direct MCP SDK call to the same server.
+//   2. the same built-in tool through the hub's own MCP server (/mcp), against the REST call;
+//   3. an MCP tool through the hub, against a direct MCP SDK call to the same server.
 // Both sides of each pair run against the same local processes, interleaved, after a warm-up.
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -86,6 +87,23 @@ async function main() {
       "POST /v1/tools/execute uuid_generate",
       () => post("/v1/tools/execute", { name: "uuid_generate", arguments: {} }, key).then(expectOk),
     );
+
+    // The hub as an MCP server: the same built-in call through /mcp, by an SDK client connected once.
+    const viaMcp = new Client({ name: "bench", version: "1.0.0" });
+    await viaMcp.connect(new StreamableHTTPClientTransport(new URL(`${hub.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    const served = await compare(
+      "Built-in tool call through the hub's MCP server vs. the same call over REST",
+      "POST /v1/tools/execute uuid_generate",
+      () => post("/v1/tools/execute", { name: "uuid_generate", arguments: {} }, key).then(expectOk),
+      "MCP tools/call uuid_generate on /mcp",
+      () =>
+        viaMcp.callTool({ name: "uuid_generate", arguments: {} }).then((r) => {
+          if (r.isError) throw new Error(JSON.stringify(r.content));
+        }),
+    );
+    const mcpRatio = served.subject / served.baseline;
+    console.log(`  target ≤ 1.2x${mcpRatio <= 1.2 ? ", met" : ", NOT met"}`);
+    await viaMcp.close();
 
     const direct = new Client({ name: "bench", version: "1.0.0" });
     await direct.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));

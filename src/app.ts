@@ -7,7 +7,7 @@ import { oauthMetadata } from "./auth/metadata";
 import { oauthAppRoutes } from "./auth/oauth-apps.routes";
 import { authorizationRoutes } from "./auth/authorizations.routes";
 import { tokenEndpoint } from "./auth/token-endpoint";
-import { clientRegistration } from "./auth/client-registration.routes";
+import { clientRegistration, describeClientRegistration } from "./auth/client-registration.routes";
 import { describeTokenEndpoint } from "./auth/token-endpoint.openapi";
 import { createDocsPage } from "./docs/routes";
 import { HubError } from "./core/errors";
@@ -74,6 +74,7 @@ export function createApp() {
   v1.route("/", publicAccountRoutes);
   const openApiDocument = registerOpenApi(v1);
   describeTokenEndpoint(v1);
+  describeClientRegistration(v1);
   describeAgentWebhook(v1);
   app.route("/", createDocsPage(openApiDocument));
 

@@ -129,6 +129,7 @@ export function DocsPage(props: { doc: Doc }) {
             </p>
             <nav>
               <a href="#authentication">Authentication</a>
+              <a href="#mcp">MCP server</a>
               <a href="#errors">Errors</a>
               {tags.map((t) => (
                 <a href={`#tag-${t}`}>{t}</a>
@@ -160,6 +161,22 @@ export function DocsPage(props: { doc: Doc }) {
               <p>
                 Rate limits: every response to an authenticated request carries <code>RateLimit</code> and <code>RateLimit-Policy</code>, and over the limit the
                 answer is 429 with <code>Retry-After</code>.
+              </p>
+            </Section>
+            <Section id="mcp" title="MCP server">
+              <p>
+                <code>POST /mcp</code> is the hub as an MCP server (streamable HTTP, stateless: no session id; <code>GET</code> and <code>DELETE</code> answer
+                405). It takes the same bearer credentials. Tools: your whole catalog under the names of <code>GET /v1/tools</code>, with the results of{" "}
+                <code>POST /v1/tools/execute</code> as structured content; every active workflow as <code>workflow_&lt;id&gt;</code> (its variables are the
+                inputs; it answers with the finished execution, waiting up to 60 s); <code>hub_list_workflows</code>, <code>hub_get_execution</code> and{" "}
+                <code>hub_execute_agent</code>. Resources: the templates, as <code>template://&lt;id&gt;</code>. Listing needs <code>data:read</code>, running
+                needs <code>workflow:execute</code> (403 <code>insufficient_scope</code> otherwise).
+              </p>
+              <p>
+                A client with no credential gets 401 with <code>WWW-Authenticate: Bearer resource_metadata="…/.well-known/oauth-protected-resource"</code> (RFC
+                9728), finds the authorization server metadata at <code>/.well-known/oauth-authorization-server</code>, registers itself at{" "}
+                <code>POST /v1/auth/register-client</code> (RFC 7591, public clients with PKCE, https or loopback redirect URIs) and sends the person to{" "}
+                <code>/auth/authorize</code>.
               </p>
             </Section>
             <Section id="errors" title="Errors">
