@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -157,6 +158,25 @@ describe("the hub as an MCP server", () => {
     expect(refused.status).toBe(403);
     expect(refused.headers.get("WWW-Authenticate")).toContain('error="insufficient_scope", scope="workflow:execute"');
     await client.close();
+  });
+
+  it("negotiates older protocol revisions and answers the current one by default", async () => {
+    const { key } = await newApiKey(await newUser());
+    const initialize = async (protocolVersion: string) => {
+      const response = await call("/mcp", {
+        token: key,
+        headers: { Accept: "application/json, text/event-stream" },
+        json: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "old", version: "0" } } },
+      });
+      expect(response.status).toBe(200);
+      const data = (await response.text()).match(/^data: (.*)$/m)?.[1];
+      return JSON.parse(data!).result;
+    };
+    for (const version of ["2024-11-05", "2025-03-26", "2025-06-18"]) expect((await initialize(version)).protocolVersion).toBe(version);
+    const current = await initialize("2099-01-01");
+    expect(current.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
+    expect(current.serverInfo).toMatchObject({ name: "agent-automation-hub" });
+    expect(current.capabilities).toMatchObject({ tools: {}, resources: {} });
   });
 
   it("keeps no sessions: GET and DELETE answer 405", async () => {
