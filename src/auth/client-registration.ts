@@ -1,7 +1,7 @@
-import { and, isNull, lt, notExists, eq } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, notExists } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { grants, oauthApps, type OAuthApp } from "../db/schema";
+import { authorizationCodes, grants, oauthApps, type OAuthApp } from "../db/schema";
 import { randomToken } from "../lib/crypto";
 import { type Scope, formatScopes, isScope, readScopes } from "../core/scopes";
 import { redirectUriProblem } from "./oauth-apps";
@@ -61,7 +61,9 @@ export async function registerPublicClient(db: Db, body: unknown) {
     const problem = redirectUriProblem(uri, "production");
     if (problem) throw new RegistrationError("invalid_redirect_uri", `${uri}: ${problem}`);
   }
-  const requested = metadata.scope?.split(" ").filter(Boolean) ?? DEFAULT_SCOPES;
+  // An empty scope is taken as none given: a client with no scopes could do nothing.
+  const listed = metadata.scope?.split(" ").filter(Boolean) ?? [];
+  const requested = listed.length ? listed : DEFAULT_SCOPES;
   if (!requested.every((s) => isScope(s) && SELF_REGISTERED_SCOPES.includes(s))) {
     throw new RegistrationError("invalid_client_metadata", `scope may hold ${SELF_REGISTERED_SCOPES.join(", ")}.`);
   }
@@ -92,7 +94,10 @@ function presentRegistration(app: OAuthApp, grantTypes: string[]) {
   };
 }
 
-/** Housekeeping: self-registered clients that have no grant a day after registering are removed. */
+/**
+ * Housekeeping: self-registered clients that have no grant (and no code waiting to be exchanged)
+ * a day after registering are removed.
+ */
 export async function removeUnusedClients(db: Db, now = Date.now()): Promise<number> {
   const removed = await db
     .delete(oauthApps)
@@ -101,6 +106,12 @@ export async function removeUnusedClients(db: Db, now = Date.now()): Promise<num
         isNull(oauthApps.userId),
         lt(oauthApps.createdAt, new Date(now - UNUSED_CLIENT_TTL_MS)),
         notExists(db.select({ one: grants.id }).from(grants).where(eq(grants.clientId, oauthApps.clientId))),
+        notExists(
+          db
+            .select({ one: authorizationCodes.codeHash })
+            .from(authorizationCodes)
+            .where(and(eq(authorizationCodes.clientId, oauthApps.clientId), gt(authorizationCodes.expiresAt, new Date(now)))),
+        ),
       ),
     )
     .returning({ id: oauthApps.id });

@@ -70,7 +70,7 @@ export const HUB_TOOLS: HubTool[] = [
   {
     name: "hub_execute_agent",
     title: "Run an agent",
-    description: `Runs one of your deployed agents now with the given input and waits up to ${RUN_WAIT_SECONDS} s for the execution to finish.`,
+    description: `Runs one of your deployed agents now with the given input and waits up to ${RUN_WAIT_SECONDS} s for the execution to finish (cancelling the call stops the wait, not the run).`,
     scope: "workflow:execute",
     inputSchema: {
       type: "object",
@@ -82,8 +82,13 @@ export const HUB_TOOLS: HubTool[] = [
       additionalProperties: false,
     },
     run: async (ctx, args) => {
-      const input = (args.input ?? {}) as Record<string, unknown>;
-      const started = await runAgentNow(ctx, stringArg(args, "agent_id"), input, { waitSeconds: RUN_WAIT_SECONDS });
+      const input = args.input ?? {};
+      if (typeof input !== "object" || input === null || Array.isArray(input)) {
+        throw new HubError("validation_failed", '"input" must be a JSON object.', {
+          errors: [{ location: "arguments", field: "input", message: "Expected an object." }],
+        });
+      }
+      const started = await runAgentNow(ctx, stringArg(args, "agent_id"), input as Record<string, unknown>, { waitSeconds: RUN_WAIT_SECONDS });
       return presentRun(ctx, started);
     },
   },
@@ -118,7 +123,7 @@ export function workflowTool(workflow: Workflow) {
   return {
     name: workflowToolName(workflow.id),
     title: workflow.name,
-    description: `${workflow.description || workflow.name} (runs workflow ${workflow.id}, version ${workflow.version}, and answers with the finished execution)`,
+    description: `${workflow.description || workflow.name} (runs workflow ${workflow.id}, version ${workflow.version}, and answers with the finished execution; cancelling the call stops the wait, not the run)`,
     inputSchema: { type: "object", properties, additionalProperties: true } as JsonSchema,
   };
 }

@@ -49,6 +49,11 @@ function scopeFor(message: unknown): Scope | undefined {
 const requireMessageScopes = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.method !== "POST") return next();
   const body = await c.req.json().catch(() => undefined);
+  // Batches (dropped from MCP in 2025-06-18) would let one request, counted once by the rate
+  // limit, start many runs: one message per request.
+  if (Array.isArray(body) && body.length > 1) {
+    return c.json({ jsonrpc: "2.0", error: { code: -32600, message: "Batches are not supported: send one message per request." }, id: null }, 400);
+  }
   const messages = Array.isArray(body) ? body : [body];
   const needed = [...new Set(messages.map(scopeFor).filter((s): s is Scope => s !== undefined))];
   const missing = needed.filter((scope) => !c.var.ctx.scopes.includes(scope));
@@ -63,7 +68,7 @@ const requireMessageScopes = createMiddleware<AppEnv>(async (c, next) => {
 /**
  * `/mcp`: the MCP streamable HTTP transport, stateless (no session id), so any isolate anywhere
  * can answer any request: each POST builds the server for its caller and answers on its own
- * (with an SSE stream when the call reports progress). With no session there is no stream for
+ * stream (SSE, which carries progress notifications before the result). With no session there is no stream for
  * unasked messages: GET and DELETE answer 405, as the transport allows.
  */
 export const mcpRoutes = new Hono<AppEnv>()
@@ -104,7 +109,7 @@ export const protectedResourceMetadata = new Hono<AppEnv>().get("/.well-known/oa
     resource: `${origin}${MCP_PATH}`,
     authorization_servers: [origin],
     bearer_methods_supported: ["header"],
-    scopes_supported: ["data:read", "workflow:execute"],
+    scopes_supported: ["data:read", "data:write", "workflow:execute"],
     resource_name: "Agent Automation Hub",
     resource_documentation: `${origin}/docs`,
   });

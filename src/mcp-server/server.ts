@@ -18,6 +18,7 @@ import { prepareToolCall, runToolCall } from "../tools/executor";
 import { getTemplate, listTemplates, presentTemplate } from "../templates/service";
 import { HUB_TOOLS, parseWorkflowToolName, runWorkflowTool, workflowTool } from "./hub-tools";
 import { and } from "drizzle-orm";
+import { loggableError } from "../lib/safe-log";
 
 const SERVER_INFO = { name: "agent-automation-hub", title: "Agent Automation Hub", version: "1.0.0" };
 const TEMPLATE_URI = /^template:\/\/([A-Za-z0-9_-]{1,100})$/;
@@ -30,7 +31,7 @@ const MAX_WORKFLOW_TOOLS = 200;
  * JSON-RPC id, so one client can only cancel its own calls. The notification only raises a flag:
  * the call's own request notices it and aborts (one request may not touch another's I/O).
  */
-const callsInFlight = new Map<string, { cancelled: boolean }>();
+const callsInFlight = new Map<string, Set<{ cancelled: boolean }>>();
 const CANCEL_CHECK_MS = 100;
 
 /**
@@ -45,90 +46,130 @@ export function hubMcpServer(ctx: ServiceContext, requestSignal: AbortSignal): S
       "Tools of the Agent Automation Hub: your connected platforms and MCP servers, built-in tools, your active workflows (workflow_<id>) and hub_* tools to list workflows, follow executions and run agents.",
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const [catalog, active] = await Promise.all([
-      catalogFor(ctx),
-      ctx.db
-        .select()
-        .from(workflows)
-        .where(and(eq(workflows.userId, ctx.user.id), eq(workflows.status, "active")))
-        .limit(MAX_WORKFLOW_TOOLS)
-        .all(),
-    ]);
-    return {
-      tools: [
-        ...catalog.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: asObjectSchema(tool.input_schema) })),
-        ...active.map(workflowTool),
-        ...HUB_TOOLS.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema })),
-      ],
-    };
-  });
+  server.onerror = (error) => logFailure(ctx, error);
+  const guard = guarded(ctx);
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name } = request.params;
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    const key = `${ctx.credential.id}:${String(extra.requestId)}`;
-    const flag = { cancelled: false };
-    callsInFlight.set(key, flag);
-    const cancel = new AbortController();
-    const watch = setInterval(() => flag.cancelled && cancel.abort(new Error("Cancelled by the client.")), CANCEL_CHECK_MS);
-    const signal = AbortSignal.any([extra.signal, cancel.signal, requestSignal]);
-    try {
-      const workflowId = parseWorkflowToolName(name);
-      if (workflowId !== undefined) return asToolResult(await runWorkflowTool(ctx, workflowId, args));
-      const hubTool = HUB_TOOLS.find((tool) => tool.name === name);
-      if (hubTool) return asToolResult(await hubTool.run(ctx, args));
-      const token = request.params._meta?.progressToken;
-      const { call } = await prepareToolCall(ctx, name, args);
-      const result = await runToolCall(ctx, call, {
-        source: "mcp",
-        signal,
-        onProgress: (update) => {
-          if (token === undefined) return;
-          void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => undefined);
-        },
-      });
-      return asToolResult({ result: { ...result }, failed: !result.success });
-    } catch (error) {
-      return refusal(error);
-    } finally {
-      clearInterval(watch);
-      callsInFlight.delete(key);
-    }
-  });
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    guard(async () => {
+      const [catalog, active] = await Promise.all([
+        catalogFor(ctx),
+        ctx.db
+          .select()
+          .from(workflows)
+          .where(and(eq(workflows.userId, ctx.user.id), eq(workflows.status, "active")))
+          .limit(MAX_WORKFLOW_TOOLS)
+          .all(),
+      ]);
+      return {
+        tools: [
+          ...catalog.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: asObjectSchema(tool.input_schema) })),
+          ...active.map(workflowTool),
+          ...HUB_TOOLS.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema })),
+        ],
+      };
+    }),
+  );
+
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    guard(async (request, extra): Promise<CallToolResult> => {
+      const { name } = request.params;
+      const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+      const key = `${ctx.credential.id}:${String(extra.requestId)}`;
+      // Two clients sharing a credential may use the same request id: each call has its own flag.
+      const flag = { cancelled: false };
+      const flags = callsInFlight.get(key) ?? new Set();
+      callsInFlight.set(key, flags.add(flag));
+      const cancel = new AbortController();
+      const watch = setInterval(() => flag.cancelled && cancel.abort(new Error("Cancelled by the client.")), CANCEL_CHECK_MS);
+      const signal = AbortSignal.any([extra.signal, cancel.signal, requestSignal]);
+      try {
+        const workflowId = parseWorkflowToolName(name);
+        if (workflowId !== undefined) return asToolResult(await runWorkflowTool(ctx, workflowId, args));
+        const hubTool = HUB_TOOLS.find((tool) => tool.name === name);
+        if (hubTool) return asToolResult(await hubTool.run(ctx, args));
+        const token = request.params._meta?.progressToken;
+        const { call } = await prepareToolCall(ctx, name, args);
+        const result = await runToolCall(ctx, call, {
+          source: "mcp",
+          signal,
+          onProgress: (update) => {
+            if (token === undefined) return;
+            void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...update } }).catch(() => undefined);
+          },
+        });
+        return asToolResult({ result: { ...result }, failed: !result.success });
+      } catch (error) {
+        return refusal(error);
+      } finally {
+        clearInterval(watch);
+        flags.delete(flag);
+        if (flags.size === 0) callsInFlight.delete(key);
+      }
+    }),
+  );
 
   server.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
     const id = notification.params.requestId;
-    const call = id === undefined ? undefined : callsInFlight.get(`${ctx.credential.id}:${String(id)}`);
-    if (call) call.cancelled = true;
+    if (id === undefined) return;
+    for (const call of callsInFlight.get(`${ctx.credential.id}:${String(id)}`) ?? []) call.cancelled = true;
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const rows = await listTemplates(ctx.db, {});
-    return {
-      resources: rows.map((t) => ({
-        uri: `template://${t.id}`,
-        name: t.id,
-        title: t.name,
-        description: t.description,
-        mimeType: "application/json",
-      })),
-    };
-  });
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    guard(async () => {
+      const rows = await listTemplates(ctx.db, {});
+      return {
+        resources: rows.map((t) => ({
+          uri: `template://${t.id}`,
+          name: t.id,
+          title: t.name,
+          description: t.description,
+          mimeType: "application/json",
+        })),
+      };
+    }),
+  );
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const id = request.params.uri.match(TEMPLATE_URI)?.[1];
-    if (!id) throw new McpError(ErrorCode.InvalidParams, `Unknown resource "${request.params.uri}"; resources are templates, template://<id>.`);
-    try {
-      const template = await getTemplate(ctx.db, id);
-      return { contents: [{ uri: request.params.uri, mimeType: "application/json", text: JSON.stringify(presentTemplate(template)) }] };
-    } catch (error) {
-      if (error instanceof HubError && error.code === "not_found") throw new McpError(-32002, `Resource not found: ${request.params.uri}`);
-      throw error;
-    }
-  });
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    guard(async (request) => {
+      const id = request.params.uri.match(TEMPLATE_URI)?.[1];
+      if (!id) throw new McpError(ErrorCode.InvalidParams, `Unknown resource "${request.params.uri}"; resources are templates, template://<id>.`);
+      try {
+        const template = await getTemplate(ctx.db, id);
+        return { contents: [{ uri: request.params.uri, mimeType: "application/json", text: JSON.stringify(presentTemplate(template)) }] };
+      } catch (error) {
+        if (error instanceof HubError && error.code === "not_found") throw new McpError(-32002, `Resource not found: ${request.params.uri}`);
+        throw error;
+      }
+    }),
+  );
 
   return server;
+}
+
+/**
+ * A handler whose failures reach the client as MCP errors: the hub's refusals with their message,
+ * anything else logged here and answered with only the request id (as REST hides a 500's cause).
+ */
+function guarded(ctx: ServiceContext) {
+  return <A extends unknown[], R>(handler: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await handler(...args);
+      } catch (error) {
+        if (error instanceof McpError) throw error;
+        if (error instanceof HubError) throw new McpError(ErrorCode.InvalidRequest, error.message);
+        logFailure(ctx, error);
+        throw new McpError(ErrorCode.InternalError, `The hub failed; quote request ${ctx.requestId} when reporting it.`);
+      }
+    };
+}
+
+function logFailure(ctx: ServiceContext, error: unknown) {
+  console.error(JSON.stringify({ level: "error", message: "mcp request failed", request_id: ctx.requestId, error: loggableError(error) }));
 }
 
 /** The same JSON as REST answers, as structured content and as text for clients that read only text. */

@@ -34,12 +34,17 @@ describe("dynamic client registration (RFC 7591) for MCP clients", () => {
     expect(client.client_secret).toBeUndefined();
 
     const user = await newUser();
-    // Without PKCE the authorize request is refused (back to the client, as the error says).
+    // Without PKCE the authorize request is refused, on the hub's own page: a self-registered
+    // client's redirect URI is never used to carry errors (no open redirect).
     const noPkce = await call(
       `/auth/authorize?${new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: REDIRECT, state: "s" })}`,
     );
-    expect(noPkce.status).toBe(302);
-    expect(new URL(noPkce.headers.get("Location")!).searchParams.get("error")).toBe("invalid_request");
+    expect(noPkce.status).toBe(400);
+    expect(noPkce.headers.get("Location")).toBeNull();
+    expect(await noPkce.text()).toContain("must use PKCE");
+    const badType = await call(`/auth/authorize?${new URLSearchParams({ response_type: "token", client_id: client.client_id, redirect_uri: REDIRECT })}`);
+    expect(badType.status).toBe(400);
+    expect(badType.headers.get("Location")).toBeNull();
 
     // The consent page says the name is the client's own claim.
     const { verifier, challenge } = await pkcePair();

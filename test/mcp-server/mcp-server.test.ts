@@ -179,6 +179,19 @@ describe("the hub as an MCP server", () => {
     expect(current.capabilities).toMatchObject({ tools: {}, resources: {} });
   });
 
+  it("refuses batches (one request, one message) and arguments of the wrong shape", async () => {
+    const { key } = await newApiKey(await newUser());
+    const message = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "uuid_generate", arguments: {} } });
+    const batch = await call("/mcp", { token: key, headers: { Accept: "application/json, text/event-stream" }, json: [message(1), message(2)] });
+    expect(batch.status).toBe(400);
+    expect((await json(batch)).error.message).toContain("Batches are not supported");
+    const client = await mcpClient(key);
+    const bad = await client.callTool({ name: "hub_execute_agent", arguments: { agent_id: "agt_x", input: "not an object" } });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent).toMatchObject({ error: "validation_failed" });
+    await client.close();
+  });
+
   it("keeps no sessions: GET and DELETE answer 405", async () => {
     const { key } = await newApiKey(await newUser());
     expect((await call("/mcp", { token: key, headers: { Accept: "text/event-stream" } })).status).toBe(405);

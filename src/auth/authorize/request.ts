@@ -34,7 +34,10 @@ export async function checkAuthorizeRequest(db: Db, query: URLSearchParams): Pro
   }
 
   const state = query.get("state");
-  const fail = (error: string, description: string): AuthorizeCheck => ({ kind: "redirect_error", redirectUri, state, error, description });
+  // Anyone can register a client with any https redirect URI, so for a self-registered client an
+  // error is shown here rather than sent there: the hub must not bounce strangers to any address.
+  const fail = (error: string, description: string): AuthorizeCheck =>
+    app.userId === null ? { kind: "page_error", message: `${description} (${error})` } : { kind: "redirect_error", redirectUri, state, error, description };
   if (query.get("response_type") !== "code") return fail("unsupported_response_type", "Only response_type=code is supported.");
 
   const allowed = readScopes(app.scopes);
