@@ -1,9 +1,44 @@
 // Helpers shared by the benchmarks: ports, percentiles, and a hub started for measuring.
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { startHub } from "../scripts/start.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The workflow of issue #12: nine set steps and a condition (ten steps run). */
+export const TEN_SET_STEPS = [
+  ...Array.from({ length: 9 }, (_, i) => ({ id: `s${i}`, type: "set", values: { [`v${i}`]: i } })),
+  { id: "check", type: "condition", condition: { field: "{{v8}}", operator: "equals", value: 8 }, then: [{ id: "yes", type: "set", values: { ok: true } }] },
+];
+
+/** The reference MCP server (streamable HTTP) on a free loopback port, once it accepts requests. */
+export async function startEverything() {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      path.join(root, "test/fakes/bind-loopback.mjs"),
+      path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+      "streamableHttp",
+    ],
+    { env: { ...process.env, PORT: String(port) }, stdio: "ignore" },
+  );
+  const url = `http://127.0.0.1:${port}/mcp`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(url);
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return { url, stop: () => child.kill("SIGTERM") };
+}
 
 export const freePort = () =>
   new Promise((resolve) => {

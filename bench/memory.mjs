@@ -7,14 +7,11 @@
 // which also hold the local D1, queue and Durable Object storage). It prints the samples and the
 // growth over the second half of the run (after warm-up) against the first sample of that half.
 // Flat means the Worker's heap grows by less than 10 % over the second half (issue #12, item 5).
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
-import { benchHub, freePort } from "./lib.mjs";
+import { TEN_SET_STEPS, benchHub, freePort, startEverything } from "./lib.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 300);
 const SAMPLE_MS = 10_000;
 const CONCURRENCY = 8;
@@ -77,40 +74,13 @@ async function heapProbe(port) {
 }
 
 async function main() {
-  const mcpPort = await freePort();
-  const mcpServer = spawn(
-    process.execPath,
-    [
-      "--import",
-      path.join(root, "test/fakes/bind-loopback.mjs"),
-      path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-      "streamableHttp",
-    ],
-    { env: { ...process.env, PORT: String(mcpPort) }, stdio: "ignore" },
-  );
+  const everything = await startEverything();
   const inspectorPort = await freePort();
   const bench = await benchHub({ inspectorPort });
   try {
-    const mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
-    for (let i = 0; i < 100; i++) {
-      try {
-        await fetch(mcpUrl);
-        break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    const mcpUrl = everything.url;
     const connection = await (await bench.post("/v1/connections", { platform: "mcp", name: "everything", config: { url: mcpUrl } })).json();
-    const steps = [
-      ...Array.from({ length: 9 }, (_, i) => ({ id: `s${i}`, type: "set", values: { [`v${i}`]: i } })),
-      {
-        id: "check",
-        type: "condition",
-        condition: { field: "{{v8}}", operator: "equals", value: 8 },
-        then: [{ id: "yes", type: "set", values: { ok: true } }],
-      },
-    ];
-    const workflow = await (await bench.post("/v1/workflows", { workflow_name: "Mixed", description: "bench", steps })).json();
+    const workflow = await (await bench.post("/v1/workflows", { workflow_name: "Mixed", description: "bench", steps: TEN_SET_STEPS })).json();
     const authed = { Authorization: `Bearer ${bench.key}`, "Content-Type": "application/json" };
     const mix = [
       () => bench.get("/v1/me"),
@@ -166,7 +136,7 @@ async function main() {
     );
   } finally {
     await bench.stop();
-    mcpServer.kill("SIGTERM");
+    everything.stop();
   }
 }
 

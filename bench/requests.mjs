@@ -4,7 +4,7 @@
 // p50 and p99 latency, the ratio to /health and the target (issue #12). Limits are raised so the
 // hub answers rather than refuses; everything else (auth, rate-limit accounting, audit) is real.
 import autocannon from "autocannon";
-import { benchHub } from "./lib.mjs";
+import { TEN_SET_STEPS, benchHub } from "./lib.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 10;
@@ -41,17 +41,7 @@ async function main() {
     const app = await (await bench.post("/v1/auth/apps", { name: "bench", redirect_uris: ["http://127.0.0.1/cb"], scopes: ["data:read"] })).json();
     const oauth = await (await form({ grant_type: "client_credentials", client_id: app.client_id, client_secret: app.client_secret })).json();
     await bench.post("/v1/workflows", { workflow_name: "Listed", description: "bench", steps: [{ id: "a", type: "set", values: { x: 1 } }] });
-    // The workflow of issue #12: nine set steps and a condition.
-    const steps = [
-      ...Array.from({ length: 9 }, (_, i) => ({ id: `s${i}`, type: "set", values: { [`v${i}`]: i } })),
-      {
-        id: "check",
-        type: "condition",
-        condition: { field: "{{v8}}", operator: "equals", value: 8 },
-        then: [{ id: "yes", type: "set", values: { ok: true } }],
-      },
-    ];
-    const tenSteps = await (await bench.post("/v1/workflows", { workflow_name: "Ten steps", description: "bench", steps })).json();
+    const tenSteps = await (await bench.post("/v1/workflows", { workflow_name: "Ten steps", description: "bench", steps: TEN_SET_STEPS })).json();
 
     const allCases = [
       {

@@ -4,14 +4,10 @@
 //   2. the same built-in tool through the hub's own MCP server (/mcp), against the REST call;
 //   3. an MCP tool through the hub, against a direct MCP SDK call to the same server.
 // Both sides of each pair run against the same local processes, interleaved, after a warm-up.
-import { spawn } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { benchHub, freePort, median, percentile } from "./lib.mjs";
+import { benchHub, median, percentile, startEverything } from "./lib.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
 const WARMUP = 20;
 
@@ -44,29 +40,11 @@ async function compare(label, baselineLabel, baseline, subjectLabel, subject) {
 }
 
 async function main() {
-  const mcpPort = await freePort();
-  const mcpServer = spawn(
-    process.execPath,
-    [
-      "--import",
-      path.join(root, "test/fakes/bind-loopback.mjs"),
-      path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
-      "streamableHttp",
-    ],
-    { env: { ...process.env, PORT: String(mcpPort) }, stdio: "ignore" },
-  );
+  const everything = await startEverything();
   const bench = await benchHub();
   const { hub, key } = bench;
   try {
-    const mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
-    for (let i = 0; i < 100; i++) {
-      try {
-        await fetch(mcpUrl);
-        break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    const mcpUrl = everything.url;
     const post = (p, body, token) =>
       fetch(`${hub.origin}${p}`, {
         method: "POST",
@@ -128,7 +106,7 @@ async function main() {
     );
   } finally {
     await bench.stop();
-    mcpServer.kill("SIGTERM");
+    everything.stop();
   }
 }
 

@@ -5,7 +5,7 @@
 //      same run: the same ten tool calls made one after another through POST /v1/tools/execute;
 //   2. the 10-step workflow of issue #12 (nine set steps and a condition), target ≥ 100/s.
 // Prints executions per second and p50/p99 latency (from created_at to finished_at).
-import { benchHub, median, percentile } from "./lib.mjs";
+import { TEN_SET_STEPS, benchHub, median, percentile } from "./lib.mjs";
 
 const EXECUTIONS = Number(process.env.BENCH_EXECUTIONS ?? 100);
 const BASELINE_ROUNDS = 20;
@@ -56,16 +56,7 @@ async function main() {
     console.log(`  ratio (p50 execution / p50 baseline)         ${(median(tools.latencies) / median(baseline)).toFixed(2)}x`);
 
     // The workflow of issue #12: nine set steps and a condition, 100 in flight (target ≥ 100/s).
-    const pureSteps = [
-      ...Array.from({ length: 9 }, (_, i) => ({ id: `s${i}`, type: "set", values: { [`v${i}`]: i } })),
-      {
-        id: "check",
-        type: "condition",
-        condition: { field: "{{v8}}", operator: "equals", value: 8 },
-        then: [{ id: "yes", type: "set", values: { ok: true } }],
-      },
-    ];
-    const pure = await (await bench.post("/v1/workflows", { workflow_name: "Ten set steps", description: "benchmark", steps: pureSteps })).json();
+    const pure = await (await bench.post("/v1/workflows", { workflow_name: "Ten set steps", description: "benchmark", steps: TEN_SET_STEPS })).json();
     const sets = await inFlight(bench, pure.id);
     console.log(`\nWorkflow executions: 10 steps (set steps and a condition), ${EXECUTIONS} in flight, no wait`);
     report(sets, 100);

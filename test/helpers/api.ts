@@ -86,3 +86,17 @@ export async function expectProblem(response: Response, status: number, code: st
   if (body.code !== code) throw new Error(`expected code ${code}, got ${body.code}: ${text}`);
   return body as { type: string; title: string; status: number; detail: string; code: string; request_id: string; errors?: any[] };
 }
+
+/** Reads a streamed answer until `marker` has arrived, then hangs up, as a client that goes away. */
+export async function hangUpAfter(response: Response, marker: string): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let seen = "";
+  while (!seen.includes(marker)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`stream ended before "${marker}": ${seen}`);
+    seen += decoder.decode(value);
+  }
+  await reader.cancel();
+  return seen;
+}

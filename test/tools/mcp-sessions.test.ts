@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, json, newApiKey, newUser } from "../helpers/api";
+import { call, hangUpAfter, json, newApiKey, newUser } from "../helpers/api";
 
 /** An MCP connection to the reference server through the recording proxy, under a scenario of its own. */
 async function proxiedConnection() {
@@ -60,15 +60,7 @@ describe("MCP sessions kept per connection", () => {
       json: { name: mcp.tool("trigger-long-running-operation"), arguments: { duration: 20, steps: 20 } },
     });
     expect(response.status).toBe(200);
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let seen = "";
-    while (!seen.includes("event: progress")) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`stream ended early: ${seen}`);
-      seen += decoder.decode(value);
-    }
-    await reader.cancel();
+    await hangUpAfter(response, "event: progress");
 
     let messages: { method: string; session: string | null }[] = [];
     const deadline = Date.now() + 10_000;
