@@ -53,7 +53,13 @@ export const newLeaseToken = () => randomToken(12);
  */
 export async function driveExecution(runtime: Runtime, executionId: string): Promise<DriveOutcome> {
   const { db } = runtime;
-  const execution = await db.select().from(executions).where(eq(executions.id, executionId)).get();
+  // Most messages (backstops of runs that ended inline) find the run finished: read only what
+  // decides that; the lease update below returns the whole row.
+  const execution = await db
+    .select({ status: executions.status, leaseToken: executions.leaseToken, leaseUntil: executions.leaseUntil, startedAt: executions.startedAt })
+    .from(executions)
+    .where(eq(executions.id, executionId))
+    .get();
   if (!execution || isFinished(execution.status)) return { done: true };
 
   const token = newLeaseToken();
