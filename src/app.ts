@@ -61,8 +61,8 @@ export function createApp() {
     "*",
     cors({
       origin: "*",
-      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", "Prefer"],
-      exposeHeaders: ["X-Request-Id", "RateLimit", "RateLimit-Policy", "Retry-After", "Preference-Applied"],
+      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", "Prefer", "Idempotency-Key"],
+      exposeHeaders: ["X-Request-Id", "RateLimit", "RateLimit-Policy", "Retry-After", "Preference-Applied", "Idempotent-Replayed"],
       maxAge: 600,
     }),
   );

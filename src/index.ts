@@ -4,7 +4,7 @@ import { runtimeFor } from "./core/context";
 import type { WorkflowRunMessage } from "./core/messages";
 import { removeExpiredCredentials } from "./scheduled/housekeeping";
 import { removeUnusedClients } from "./auth/client-registration";
-import { resumeStaleExecutions } from "./workflows/executions";
+import { forgetOldExecutionKeys, resumeStaleExecutions } from "./workflows/executions";
 import { forgetOldDeliveries } from "./agents/webhook-delivery";
 import { sweepOverdueAgents } from "./agents/firing";
 import { consumeWorkflowRuns } from "./workflows/queue-consumer";
@@ -30,6 +30,7 @@ export default {
         removeExpiredCredentials(runtime.db),
         removeUnusedClients(runtime.db),
         resumeStaleExecutions(runtime),
+        forgetOldExecutionKeys(runtime.db),
         forgetOldDeliveries(runtime.db),
         sweepOverdueAgents(runtime),
       ]).then(() => undefined),

@@ -4,6 +4,7 @@ import { Timestamp } from "../http/schemas";
 import { parseCronExpression } from "cron-schedule";
 import { isTimeZone } from "./cron-time";
 import { preferredWait } from "../http/prefer";
+import { REPLAYED_HEADER, readIdempotencyKey } from "../http/idempotency";
 import { presentExecution } from "../workflows/executions";
 import { MAX_WAIT_SECONDS } from "../workflows/run-now";
 import { ExecutionSchema, PreferHeader } from "../workflows/schemas";
@@ -122,7 +123,7 @@ const execute = authedRoute("workflow:execute", {
   tags: ["Agents"],
   summary: "Run an agent now",
   description:
-    "The body (any JSON object) becomes the run's `input_data`. Answers 202 with the execution to follow; with `Prefer: wait=<seconds>` (at most 60), 200 with the finished execution if it ends in time.",
+    "The body (any JSON object) becomes the run's `input_data`. Answers 202 with the execution to follow; with `Prefer: wait=<seconds>` (at most 60), 200 with the finished execution if it ends in time. An `Idempotency-Key` header makes a retry within 24 h answer with the run the key started (`Idempotent-Replayed: true`) instead of starting another.",
   request: { params: AgentId, headers: PreferHeader, body: { required: false, content: { "application/json": { schema: JsonObject } } } },
   responses: {
     200: { description: "Finished within the wait asked for", content: { "application/json": { schema: ExecutionSchema } } },
@@ -223,8 +224,11 @@ export const agentRoutes = createRouter()
     // The body is optional and, when sent, validated as a JSON object by the route's schema.
     const input = (c.req.valid("json") as Record<string, unknown> | undefined) ?? {};
     const waitSeconds = preferredWait(c.req.header("Prefer"), MAX_WAIT_SECONDS);
-    const { execution, finished } = await runAgentNow(c.var.ctx, c.req.valid("param").agent_id, input, { waitSeconds });
+    const agentId = c.req.valid("param").agent_id;
+    const idempotency = await readIdempotencyKey(c.req.header("Idempotency-Key"), { agent_id: agentId, input });
+    const { execution, finished, replayed } = await runAgentNow(c.var.ctx, agentId, input, { waitSeconds, idempotency });
     if (waitSeconds !== undefined) c.header("Preference-Applied", `wait=${waitSeconds}`);
+    if (replayed) c.header(REPLAYED_HEADER, "true");
     if (finished) return c.json(await presentExecution(c.var.ctx.db, finished.execution, true, finished.steps), 200);
     return c.json({ execution_id: execution.id, status: "queued" as const }, 202);
   });

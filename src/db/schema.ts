@@ -277,6 +277,27 @@ export const executions = sqliteTable(
   ],
 );
 
+/**
+ * The `Idempotency-Key` of an execute request: the same key from the same user within 24 h
+ * returns the run it started instead of starting another (DESIGN.md §4).
+ */
+export const executionKeys = sqliteTable(
+  "execution_keys",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    /** What was asked (workflow or agent, and input): the same key with another request is refused. */
+    requestHash: text("request_hash").notNull(),
+    executionId: text("execution_id")
+      .notNull()
+      .references(() => executions.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.key] }), index("execution_keys_created_idx").on(t.createdAt)],
+);
+
 /** The checkpoint of one step of one execution: a succeeded step is never run again. */
 export const executionSteps = sqliteTable(
   "execution_steps",

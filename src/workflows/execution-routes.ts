@@ -4,6 +4,7 @@ import { PageQuery, pageOf, paginate } from "../http/pagination";
 import { cancelExecution, getOwnedExecution, listWorkflowExecutions, presentExecution, runWorkflow } from "./executions";
 import { ExecutionSchema, JsonObject, PreferHeader, WorkflowId } from "./schemas";
 import { preferredWait } from "../http/prefer";
+import { REPLAYED_HEADER, readIdempotencyKey } from "../http/idempotency";
 import { MAX_WAIT_SECONDS } from "./run-now";
 
 const execute = authedRoute("workflow:execute", {
@@ -12,7 +13,7 @@ const execute = authedRoute("workflow:execute", {
   tags: ["Workflows"],
   summary: "Execute a workflow",
   description:
-    "Starts a run and answers 202 with its `execution_id`; follow it at GET /v1/executions/{execution_id}. `input_data` overlays the workflow's variables and is available as `{{input.…}}`. With `Prefer: wait=<seconds>` (at most 60) the answer waits for the run: 200 with the finished execution if it ends in time, else 202 as without it (`Preference-Applied` says the wait was honoured).",
+    "Starts a run and answers 202 with its `execution_id`; follow it at GET /v1/executions/{execution_id}. `input_data` overlays the workflow's variables and is available as `{{input.…}}`. With `Prefer: wait=<seconds>` (at most 60) the answer waits for the run: 200 with the finished execution if it ends in time, else 202 as without it (`Preference-Applied` says the wait was honoured). With an `Idempotency-Key` header (1–255 visible ASCII characters), the same key from the same user within 24 h starts nothing and answers with the run it started (`Idempotent-Replayed: true`); the same key with a different workflow or input is 422.",
   request: {
     params: WorkflowId,
     headers: PreferHeader,
@@ -77,8 +78,11 @@ export const executionRoutes = createRouter()
     // The body is optional: without one the run gets empty input_data.
     const input = (c.req.valid("json") as { input_data?: Record<string, unknown> } | undefined)?.input_data ?? {};
     const waitSeconds = preferredWait(c.req.header("Prefer"), MAX_WAIT_SECONDS);
-    const { execution, finished } = await runWorkflow(c.var.ctx, c.req.valid("param").workflow_id, input, { waitSeconds });
+    const workflowId = c.req.valid("param").workflow_id;
+    const idempotency = await readIdempotencyKey(c.req.header("Idempotency-Key"), { workflow_id: workflowId, input });
+    const { execution, finished, replayed } = await runWorkflow(c.var.ctx, workflowId, input, { waitSeconds, idempotency });
     if (waitSeconds !== undefined) c.header("Preference-Applied", `wait=${waitSeconds}`);
+    if (replayed) c.header(REPLAYED_HEADER, "true");
     if (finished) return c.json(await presentExecution(c.var.ctx.db, finished.execution, true, finished.steps), 200);
     return c.json({ execution_id: execution.id, status: "queued" as const, workflow_version: execution.workflowVersion }, 202);
   })

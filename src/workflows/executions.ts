@@ -1,14 +1,14 @@
 import type { Runtime, ServiceContext } from "../core/context";
-import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, lt, notExists, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { executionSteps, executions, type Execution, type ExecutionStep, type Workflow } from "../db/schema";
+import { executionKeys, executionSteps, executions, type Execution, type ExecutionStep, type Workflow } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
 import { randomToken } from "../lib/crypto";
 import { enqueueExecution } from "./queue-consumer";
 import { getOwnedWorkflow } from "./service";
 import { z } from "@hono/zod-openapi";
 import { decodeCursor } from "../http/pagination";
-import { logInlineFailure, runAndWait, runNow } from "./run-now";
+import { isFinished, logInlineFailure, runAndWait, runNow, watchUntilEnded } from "./run-now";
 import { type EndedRun, LEASE_MS, newLeaseToken } from "./runner";
 import type { ExecutionMessage } from "../core/messages";
 
@@ -22,22 +22,33 @@ export async function startExecution(
   workflow: Workflow,
   run: { input: Record<string, unknown>; agentId?: string | null },
 ): Promise<Execution> {
-  const execution = await insertExecution(ctx, workflow, run);
+  const { execution } = await insertExecution(ctx, workflow, run);
   await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id);
   return execution;
 }
 
+/** An execute request's `Idempotency-Key`, with a hash of what it asked for. */
+export interface IdempotencyKey {
+  key: string;
+  requestHash: string;
+}
+
+/** How long an `Idempotency-Key` keeps returning the run it started. */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
+
 /**
  * Every run starts here, whatever the door, so the rules live here: a paused or archived
  * workflow does not run, and an account has a bounded number of unfinished runs. With
- * `leaseToken`, the row is born leased to the caller, who runs it at once.
+ * `leaseToken`, the row is born leased to the caller, who runs it at once. With an idempotency
+ * key already used by this user within 24 h, nothing starts: the first run is returned (`replayed`).
  */
 async function insertExecution(
   ctx: ServiceContext,
   workflow: Workflow,
   run: { input: Record<string, unknown>; agentId?: string | null },
   leaseToken?: string,
-): Promise<Execution> {
+  idempotency?: IdempotencyKey,
+): Promise<{ execution: Execution; replayed: boolean }> {
   const { db } = ctx;
   if (workflow.status === "paused" || workflow.status === "archived") {
     throw new HubError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
@@ -45,36 +56,88 @@ async function insertExecution(
   const now = Date.now();
   const id = `exe_${randomToken(16)}`;
   const limit = ctx.config.quotas.runningExecutionsPerUser;
+  const insert = db
+    .insert(executions)
+    .values({
+      id,
+      workflowId: workflow.id,
+      userId: ctx.user.id,
+      credentialId: ctx.credential.id,
+      workflowVersion: workflow.version,
+      steps: workflow.steps,
+      settings: workflow.settings,
+      variables: workflow.variables,
+      input: run.input,
+      agentId: run.agentId ?? null,
+      // A run started inline never waits in the queue: it is running from the start.
+      ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
+    })
+    .returning();
   // Insert, then take the row back out if the account is now over its quota, in one batch (one
   // transaction): each start sees itself and every start before it, so the quota holds under any
   // concurrency, in one round trip, and a refused start leaves nothing behind.
-  const [[execution], refused] = await db.batch([
-    db
-      .insert(executions)
-      .values({
-        id,
-        workflowId: workflow.id,
-        userId: ctx.user.id,
-        credentialId: ctx.credential.id,
-        workflowVersion: workflow.version,
-        steps: workflow.steps,
-        settings: workflow.settings,
-        variables: workflow.variables,
-        input: run.input,
-        agentId: run.agentId ?? null,
-        // A run started inline never waits in the queue: it is running from the start.
-        ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
-      })
-      .returning(),
-    db
-      .delete(executions)
-      .where(and(eq(executions.id, id), sql`(select count(*) from executions where user_id = ${ctx.user.id} and status in ('queued', 'running')) > ${limit}`))
-      .returning({ id: executions.id }),
-  ]);
-  if (refused.length) {
-    throw new HubError("quota_exceeded", `An account can have at most ${limit} unfinished executions; wait for some to finish or cancel them.`);
+  const overQuota = db
+    .delete(executions)
+    .where(and(eq(executions.id, id), sql`(select count(*) from executions where user_id = ${ctx.user.id} and status in ('queued', 'running')) > ${limit}`))
+    .returning({ id: executions.id });
+  if (!idempotency) {
+    const [[execution], refused] = await db.batch([insert, overQuota]);
+    if (refused.length) throw quotaExceeded(limit);
+    return { execution: execution!, replayed: false };
   }
-  return execution!;
+
+  // With a key, in the same transaction: forget the key if it is older than a day, claim it, and
+  // take the new row back out if the key already belonged to another run (a replay).
+  const keyOf = and(eq(executionKeys.userId, ctx.user.id), eq(executionKeys.key, idempotency.key));
+  const [, [execution], claimed, , refused] = await db.batch([
+    db.delete(executionKeys).where(and(keyOf, lt(executionKeys.createdAt, new Date(now - IDEMPOTENCY_KEY_TTL_MS)))),
+    insert,
+    db
+      .insert(executionKeys)
+      .values({ userId: ctx.user.id, key: idempotency.key, requestHash: idempotency.requestHash, executionId: id })
+      .onConflictDoNothing()
+      .returning({ executionId: executionKeys.executionId }),
+    db.delete(executions).where(
+      and(
+        eq(executions.id, id),
+        notExists(
+          db
+            .select({ one: executionKeys.key })
+            .from(executionKeys)
+            .where(and(keyOf, eq(executionKeys.executionId, id))),
+        ),
+      ),
+    ),
+    overQuota,
+  ]);
+  if (claimed.length === 0) return { execution: await firstRunOf(ctx, idempotency), replayed: true };
+  if (refused.length) throw quotaExceeded(limit);
+  return { execution: execution!, replayed: false };
+}
+
+/** The run an idempotency key started; the same key for a different request is refused. */
+async function firstRunOf(ctx: ServiceContext, idempotency: IdempotencyKey): Promise<Execution> {
+  const row = await ctx.db
+    .select({ requestHash: executionKeys.requestHash, execution: executions })
+    .from(executionKeys)
+    .innerJoin(executions, eq(executions.id, executionKeys.executionId))
+    .where(and(eq(executionKeys.userId, ctx.user.id), eq(executionKeys.key, idempotency.key)))
+    .get();
+  if (!row) throw new HubError("conflict", "A request with this Idempotency-Key is being handled; retry in a moment.");
+  if (row.requestHash !== idempotency.requestHash) {
+    throw new HubError("validation_failed", "This Idempotency-Key was used with a different request; use a new key for a new request.", {
+      errors: [{ location: "header", field: "Idempotency-Key", message: "Already used for a different request." }],
+    });
+  }
+  return row.execution;
+}
+
+const quotaExceeded = (limit: number) =>
+  new HubError("quota_exceeded", `An account can have at most ${limit} unfinished executions; wait for some to finish or cancel them.`);
+
+/** Housekeeping: idempotency keys older than a day are forgotten. */
+export async function forgetOldExecutionKeys(db: Db, now = Date.now()): Promise<void> {
+  await db.delete(executionKeys).where(lt(executionKeys.createdAt, new Date(now - IDEMPOTENCY_KEY_TTL_MS)));
 }
 
 export async function getOwnedExecution(ctx: ServiceContext, id: string): Promise<Execution> {
@@ -96,12 +159,16 @@ export async function runWorkflow(ctx: ServiceContext, workflowId: number, input
 export interface RunOptions {
   /** `Prefer: wait=<seconds>`: answer with the finished execution if it ends within this time. */
   waitSeconds?: number;
+  /** `Idempotency-Key`: the key, and what the request asked for. */
+  idempotency?: IdempotencyKey;
 }
 
 export interface StartedRun {
   execution: Execution;
   /** The run as it ended, when the caller asked to wait and it ended in time. */
   finished?: EndedRun;
+  /** The idempotency key had started this run before: nothing new was started. */
+  replayed?: boolean;
 }
 
 /**
@@ -115,7 +182,13 @@ export async function startAndRun(
   options: RunOptions,
 ): Promise<StartedRun> {
   const token = newLeaseToken();
-  const execution = await insertExecution(ctx, workflow, run, token);
+  const { execution, replayed } = await insertExecution(ctx, workflow, run, token, options.idempotency);
+  if (replayed) {
+    // The first request's answer again: with a wait, the run once it has ended (whoever drives it).
+    if (!options.waitSeconds) return { execution, replayed };
+    const finished = isFinished(execution.status) ? { execution } : await watchUntilEnded(ctx, execution.id, options.waitSeconds);
+    return { execution, finished, replayed };
+  }
   if (options.waitSeconds && options.waitSeconds > 0) {
     return { execution, finished: await runAndWait(ctx, execution, token, options.waitSeconds) };
   }

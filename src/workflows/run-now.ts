@@ -16,7 +16,7 @@ const POLL_MS = 100;
  */
 const BACKSTOP_DELAY_SECONDS = Math.ceil(LEASE_MS / 1000) + 1;
 
-const isFinished = (status: Execution["status"]) => status === "succeeded" || status === "failed" || status === "cancelled";
+export const isFinished = (status: Execution["status"]) => status === "succeeded" || status === "failed" || status === "cancelled";
 
 /**
  * Runs a just-started execution in the invocation that accepted it, instead of waiting for the
@@ -55,8 +55,17 @@ export async function runAndWait(runtime: Runtime, execution: Execution, token: 
   }
   if (outcome.done && outcome.ended) return outcome.ended;
   // The run paused (a delay, a retry), failed here, or another runner took it over: watch the row until the deadline.
+  return watchUntil(runtime, execution.id, deadline);
+}
+
+/** Waits up to `seconds` for a run someone else drives to end (an idempotent replay, say). */
+export function watchUntilEnded(runtime: Runtime, executionId: string, seconds: number): Promise<EndedRun | undefined> {
+  return watchUntil(runtime, executionId, Date.now() + Math.min(seconds, MAX_WAIT_SECONDS) * 1000);
+}
+
+async function watchUntil(runtime: Runtime, executionId: string, deadline: number): Promise<EndedRun | undefined> {
   for (;;) {
-    const row = await runtime.db.select().from(executions).where(eq(executions.id, execution.id)).get();
+    const row = await runtime.db.select().from(executions).where(eq(executions.id, executionId)).get();
     if (!row || isFinished(row.status)) return row && { execution: row };
     if (Date.now() >= deadline) return undefined;
     await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
