@@ -22,6 +22,7 @@ import { toolRoutes } from "./tools/routes";
 import { conversationRoutes } from "./conversations/routes";
 import { chatRoutes } from "./conversations/chat-routes";
 import { workflowRoutes } from "./workflows/routes";
+import { versionRoutes } from "./workflows/version-routes";
 import { builderRoutes } from "./workflows/builder-routes";
 import { executionRoutes } from "./workflows/execution-routes";
 import { agentRoutes } from "./agents/routes";
@@ -91,6 +92,7 @@ export function createApp() {
   authed.route("/", chatRoutes);
   authed.route("/", builderRoutes);
   authed.route("/", workflowRoutes);
+  authed.route("/", versionRoutes);
   authed.route("/", executionRoutes);
   authed.route("/", agentRoutes);
   authed.route("/", chatAgentRoutes);

@@ -237,6 +237,20 @@ export const workflows = sqliteTable(
   (t) => [index("workflows_user_idx").on(t.userId, t.id)],
 );
 
+/** Every version of a workflow's steps, so an older one can be seen and restored. */
+export const workflowVersions = sqliteTable(
+  "workflow_versions",
+  {
+    workflowId: integer("workflow_id")
+      .notNull()
+      .references(() => workflows.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    steps: text("steps", { mode: "json" }).$type<unknown[]>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.workflowId, t.version] })],
+);
+
 /** One run of a workflow, pinned to the version and steps it started with. */
 export const executions = sqliteTable(
   "executions",

@@ -1,6 +1,7 @@
 import type { ServiceContext } from "../core/context";
 import { and, count, desc, eq, lt } from "drizzle-orm";
-import { workflows, type Workflow } from "../db/schema";
+import { workflowVersions, workflows, type Workflow } from "../db/schema";
+import type { Db } from "../db/client";
 import { HubError, notFound } from "../core/errors";
 import { validateSteps } from "./steps";
 
@@ -44,6 +45,7 @@ export async function createWorkflow(ctx: ServiceContext, input: WorkflowInput):
       settings: input.settings ?? {},
     })
     .returning();
+  await recordVersion(ctx.db, row!);
   return row!;
 }
 
@@ -88,7 +90,13 @@ export async function updateWorkflow(ctx: ServiceContext, id: number, patch: Par
     })
     .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
     .returning();
+  if (stepsChanged) await recordVersion(ctx.db, row!);
   return row!;
+}
+
+/** Records the steps of a workflow's current version (on create, and when the steps change); see versions.ts. */
+async function recordVersion(db: Db, workflow: Pick<Workflow, "id" | "version" | "steps">): Promise<void> {
+  await db.insert(workflowVersions).values({ workflowId: workflow.id, version: workflow.version, steps: workflow.steps }).onConflictDoNothing();
 }
 
 export async function deleteWorkflow(ctx: ServiceContext, id: number): Promise<void> {
