@@ -9,15 +9,13 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { eq } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
-import { workflows } from "../db/schema";
 import { catalogFor } from "../tools/catalog-service";
 import { prepareToolCall, runToolCall } from "../tools/executor";
 import { getTemplate, listTemplates, presentTemplate } from "../templates/service";
+import { listActiveWorkflows } from "../workflows/service";
 import { HUB_TOOLS, parseWorkflowToolName, runWorkflowTool, workflowTool } from "./hub-tools";
-import { and } from "drizzle-orm";
 import { loggableError } from "../lib/safe-log";
 
 const SERVER_INFO = { name: "agent-automation-hub", title: "Agent Automation Hub", version: "1.0.0" };
@@ -52,15 +50,7 @@ export function hubMcpServer(ctx: ServiceContext, requestSignal: AbortSignal): S
   server.setRequestHandler(
     ListToolsRequestSchema,
     guard(async () => {
-      const [catalog, active] = await Promise.all([
-        catalogFor(ctx),
-        ctx.db
-          .select()
-          .from(workflows)
-          .where(and(eq(workflows.userId, ctx.user.id), eq(workflows.status, "active")))
-          .limit(MAX_WORKFLOW_TOOLS)
-          .all(),
-      ]);
+      const [catalog, active] = await Promise.all([catalogFor(ctx), listActiveWorkflows(ctx, MAX_WORKFLOW_TOOLS)]);
       return {
         tools: [
           ...catalog.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: asObjectSchema(tool.input_schema) })),

@@ -69,6 +69,17 @@ export function listWorkflows(ctx: ServiceContext, limit: number, beforeId?: num
     .all();
 }
 
+/** The caller's active workflows (the ones that can run), newest first. */
+export function listActiveWorkflows(ctx: ServiceContext, limit: number) {
+  return ctx.db
+    .select()
+    .from(workflows)
+    .where(and(eq(workflows.userId, ctx.user.id), eq(workflows.status, "active")))
+    .orderBy(desc(workflows.id))
+    .limit(limit)
+    .all();
+}
+
 /** Applies the fields given; the version goes up by one when the steps change. */
 export async function updateWorkflow(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<Workflow> {
   const current = await getOwnedWorkflow(ctx, id);
