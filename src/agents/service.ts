@@ -123,8 +123,8 @@ export async function removeAgent(ctx: ServiceContext, id: string): Promise<void
 export async function runAgentNow(ctx: ServiceContext, id: string, input: Record<string, unknown>, options: RunOptions = {}) {
   const agent = await getOwnedAgent(ctx, id);
   if (agent.status === "paused") throw new HubError("conflict", "The agent is paused.");
-  const workflow = await getOwnedWorkflow(ctx, agent.workflowId);
-  return startAndRun(ctx, workflow, { input, agentId: agent.id }, options);
+  // The workflow is read by the run's own insert (ownership and status included).
+  return startAndRun(ctx, agent.workflowId, { input, agentId: agent.id }, options);
 }
 
 async function setSchedule(

@@ -1,7 +1,8 @@
 import type { Runtime, ServiceContext } from "../core/context";
-import { and, asc, desc, eq, inArray, isNull, lt, notExists, or, sql } from "drizzle-orm";
+import { type SQLWrapper, SQL, and, asc, desc, eq, getTableColumns, inArray, is, isNull, lt, notExists, notInArray, or, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
-import { executionKeys, executionSteps, executions, type Execution, type ExecutionStep, type Workflow } from "../db/schema";
+import { executionKeys, executionSteps, executions, workflows, type Execution, type ExecutionStep, type Workflow } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
 import { randomToken } from "../lib/crypto";
 import { enqueueExecution } from "./queue-consumer";
@@ -19,7 +20,7 @@ import type { ExecutionMessage } from "../core/messages";
  */
 export async function startExecution(
   ctx: ServiceContext,
-  workflow: Workflow,
+  workflow: WorkflowRef,
   run: { input: Record<string, unknown>; agentId?: string | null },
 ): Promise<Execution> {
   const { execution } = await insertExecution(ctx, workflow, run);
@@ -44,35 +45,40 @@ export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
  */
 async function insertExecution(
   ctx: ServiceContext,
-  workflow: Workflow,
+  workflow: WorkflowRef,
   run: { input: Record<string, unknown>; agentId?: string | null },
   leaseToken?: string,
   idempotency?: IdempotencyKey,
 ): Promise<{ execution: Execution; replayed: boolean }> {
   const { db } = ctx;
-  if (workflow.status === "paused" || workflow.status === "archived") {
-    throw new HubError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
-  }
+  // The key's row refers to the new run, so with a key the workflow is read first: a run that
+  // cannot start must not reach the key's insert.
+  if (idempotency && typeof workflow === "number") workflow = await getOwnedWorkflow(ctx, workflow);
+  if (typeof workflow !== "number") assertRunnable(workflow);
   const now = Date.now();
   const id = `exe_${randomToken(16)}`;
   const limit = ctx.config.quotas.runningExecutionsPerUser;
-  const insert = db
-    .insert(executions)
-    .values({
-      id,
-      workflowId: workflow.id,
-      userId: ctx.user.id,
-      credentialId: ctx.credential.id,
-      workflowVersion: workflow.version,
-      steps: workflow.steps,
-      settings: workflow.settings,
-      variables: workflow.variables,
-      input: run.input,
-      agentId: run.agentId ?? null,
-      // A run started inline never waits in the queue: it is running from the start.
-      ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
-    })
-    .returning();
+  const values = {
+    id,
+    userId: ctx.user.id,
+    credentialId: ctx.credential.id,
+    input: run.input,
+    agentId: run.agentId ?? null,
+    // A run started inline never waits in the queue: it is running from the start.
+    ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
+  };
+  const insert = (
+    typeof workflow === "number"
+      ? insertFromWorkflow(ctx, workflow, values)
+      : db.insert(executions).values({
+          ...values,
+          workflowId: workflow.id,
+          workflowVersion: workflow.version,
+          steps: workflow.steps,
+          settings: workflow.settings,
+          variables: workflow.variables,
+        })
+  ).returning();
   // Insert, then take the row back out if the account is now over its quota, in one batch (one
   // transaction): each start sees itself and every start before it, so the quota holds under any
   // concurrency, in one round trip, and a refused start leaves nothing behind.
@@ -82,8 +88,9 @@ async function insertExecution(
     .returning({ id: executions.id });
   if (!idempotency) {
     const [[execution], refused] = await db.batch([insert, overQuota]);
+    if (!execution) throw await whyNotRunnable(ctx, workflow);
     if (refused.length) throw quotaExceeded(limit);
-    return { execution: execution!, replayed: false };
+    return { execution, replayed: false };
   }
 
   // With a key, in the same transaction: forget the key if it is older than a day, claim it, and
@@ -110,9 +117,59 @@ async function insertExecution(
     ),
     overQuota,
   ]);
+  if (!execution) throw await whyNotRunnable(ctx, workflow);
   if (claimed.length === 0) return { execution: await firstRunOf(ctx, idempotency), replayed: true };
   if (refused.length) throw quotaExceeded(limit);
-  return { execution: execution!, replayed: false };
+  return { execution, replayed: false };
+}
+
+/** A workflow in hand, or the id of one of the caller's workflows (read by the insert itself). */
+export type WorkflowRef = Workflow | number;
+
+function assertRunnable(workflow: Workflow) {
+  if (workflow.status === "paused" || workflow.status === "archived") {
+    throw new HubError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
+  }
+}
+
+/**
+ * `INSERT … SELECT` from the caller's workflow, pinning its version, steps, settings and
+ * variables: the ownership and status checks and the copy happen in the insert, so starting a run
+ * by id costs no read of the workflow first. Every insertable column is listed, in table order
+ * (as drizzle's insert-select expects): from the workflow, from `values`, or its default.
+ */
+function insertFromWorkflow(ctx: ServiceContext, workflowId: number, values: Partial<Record<keyof Execution, unknown>>) {
+  const fromWorkflow: Partial<Record<keyof Execution, SQLWrapper>> = {
+    workflowId: workflows.id,
+    workflowVersion: workflows.version,
+    steps: workflows.steps,
+    settings: workflows.settings,
+    variables: workflows.variables,
+  };
+  const columns = Object.entries(getTableColumns(executions)) as [keyof Execution, SQLiteColumn][];
+  // (`executions` has no generated column, which drizzle would leave out of the list.)
+  const selected = columns.map(([key, column]) => {
+    if (fromWorkflow[key]) return fromWorkflow[key];
+    if (values[key] !== undefined) return sql.param(values[key], column);
+    if (is(column.default, SQL)) return column.default;
+    return column.default === undefined ? sql`null` : sql.param(column.default, column);
+  });
+  return ctx.db
+    .insert(executions)
+    .select(
+      sql`select ${sql.join(selected, sql`, `)} from ${workflows} where ${and(
+        eq(workflows.id, workflowId),
+        eq(workflows.userId, ctx.user.id),
+        notInArray(workflows.status, ["paused", "archived"]),
+      )}`,
+    );
+}
+
+/** Nothing was inserted: the workflow is not the caller's (404), or it may not run now (409). */
+async function whyNotRunnable(ctx: ServiceContext, workflow: WorkflowRef): Promise<Error> {
+  const current = await getOwnedWorkflow(ctx, typeof workflow === "number" ? workflow : workflow.id);
+  assertRunnable(current);
+  return new HubError("conflict", "The workflow changed while the run was starting; try again.");
 }
 
 /** The run an idempotency key started; the same key for a different request is refused. */
@@ -151,9 +208,8 @@ export async function getOwnedExecution(ctx: ServiceContext, id: string): Promis
 }
 
 /** Runs one of the caller's workflows now, acting with the caller's credential. */
-export async function runWorkflow(ctx: ServiceContext, workflowId: number, input: Record<string, unknown>, options: RunOptions = {}): Promise<StartedRun> {
-  const workflow = await getOwnedWorkflow(ctx, workflowId);
-  return startAndRun(ctx, workflow, { input }, options);
+export function runWorkflow(ctx: ServiceContext, workflowId: number, input: Record<string, unknown>, options: RunOptions = {}): Promise<StartedRun> {
+  return startAndRun(ctx, workflowId, { input }, options);
 }
 
 export interface RunOptions {
@@ -177,7 +233,7 @@ export interface StartedRun {
  */
 export async function startAndRun(
   ctx: ServiceContext,
-  workflow: Workflow,
+  workflow: WorkflowRef,
   run: { input: Record<string, unknown>; agentId?: string | null },
   options: RunOptions,
 ): Promise<StartedRun> {

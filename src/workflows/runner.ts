@@ -343,7 +343,8 @@ class ExecutionRun {
       .update(executions)
       .set({ ...final, finishedAt: now, leaseToken: null, leaseUntil: null, updatedAt: now })
       .where(and(eq(executions.id, id), inArray(executions.status, ["queued", "running"]), eq(executions.leaseToken, this.token)))
-      .returning();
+      // Only what this write changed comes back; the rest of the row is already in hand.
+      .returning({ id: executions.id, startedAt: executions.startedAt, updatedAt: executions.updatedAt });
     const outcome = final.status === "succeeded" ? { success: true } : { success: false, error: final.errorMessage };
     // Checkpoints and the agent's count go before the final state: they are guarded by the lease
     // that it releases, so a runner that lost the lease writes none of them.
@@ -353,8 +354,19 @@ class ExecutionRun {
       finalState,
     ];
     const results = await this.db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-    const [ended] = results.at(-1) as Execution[];
-    if (!ended) return { done: true }; // cancelled, or taken over: whoever holds it now ends it
+    const [written] = results.at(-1) as Pick<Execution, "startedAt" | "updatedAt">[];
+    if (!written) return { done: true }; // cancelled, or taken over: whoever holds it now ends it
+    const ended: Execution = {
+      ...this.execution,
+      status: final.status,
+      errorMessage: final.status === "failed" ? final.errorMessage : this.execution.errorMessage,
+      failedStepId: final.status === "failed" ? final.failedStepId : this.execution.failedStepId,
+      leaseToken: null,
+      leaseUntil: null,
+      finishedAt: now,
+      startedAt: written.startedAt,
+      updatedAt: written.updatedAt,
+    };
     return { done: true, ended: { execution: ended, steps: [...this.checkpoints.values()].sort((a, b) => a.position - b.position) } };
   }
 
@@ -424,30 +436,39 @@ class ExecutionRun {
     }
   }
 
-  /** The upserts of the checkpoints not written yet, each guarded by the lease; they count as written from here on. */
+  /**
+   * The upserts of the checkpoints not written yet, each guarded by the lease; they count as
+   * written from here on. Rows go several to a statement (building and sending one statement per
+   * step was most of a pure run's cost), chunked to stay under D1's 100 bound parameters.
+   */
   private takeUnwritten() {
     const rows = [...this.unwritten.values()];
     this.unwritten.clear();
-    return rows.map((row) =>
+    const chunks: StepRow[][] = [];
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) chunks.push(rows.slice(i, i + ROWS_PER_STATEMENT));
+    return chunks.map((chunk) =>
       this.db
         .insert(executionSteps)
-        .values(row)
+        .values(chunk)
         .onConflictDoUpdate({
           target: [executionSteps.executionId, executionSteps.stepKey],
           set: {
-            status: row.status,
-            attempts: row.attempts,
-            result: row.result,
-            errorMessage: row.errorMessage,
-            resumeAt: row.resumeAt,
-            finishedAt: row.finishedAt,
-            startedAt: row.startedAt,
+            status: sql`excluded.status`,
+            attempts: sql`excluded.attempts`,
+            result: sql`excluded.result`,
+            errorMessage: sql`excluded.error_message`,
+            resumeAt: sql`excluded.resume_at`,
+            finishedAt: sql`excluded.finished_at`,
+            startedAt: sql`excluded.started_at`,
           },
           setWhere: sql`exists (select 1 from executions where id = ${this.execution.id} and lease_token = ${this.token})`,
         }),
     );
   }
 }
+
+/** Twelve columns a row plus the lease guard's two parameters stay within D1's limit of 100. */
+const ROWS_PER_STATEMENT = 8;
 
 type StepRow = typeof executionSteps.$inferInsert;
 

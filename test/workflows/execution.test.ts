@@ -170,4 +170,15 @@ describe("workflow execution through the queue", () => {
     await expectProblem(await call(`/v1/workflows/${workflow.id}/executions`, { token: stranger.key }), 404, "not_found");
     await settled(owner.key, id);
   });
+
+  it("refuses to run a paused or archived workflow, leaving no execution behind", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
+    for (const status of ["paused", "archived"]) {
+      expect((await call(`/v1/workflows/${workflow.id}`, { method: "PUT", token: key, json: { status } })).status).toBe(200);
+      const problem = await expectProblem(await call(`/v1/workflows/${workflow.id}/execute`, { token: key, json: {} }), 409, "conflict");
+      expect(problem.detail).toContain(status);
+    }
+    expect((await json(await call(`/v1/workflows/${workflow.id}/executions`, { token: key }))).data).toEqual([]);
+  });
 });
