@@ -268,7 +268,8 @@ export const executions = sqliteTable(
     settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     variables: text("variables", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     input: text("input", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    status: text("status", { enum: ["queued", "running", "succeeded", "failed", "cancelled"] })
+    /** `waiting`: parked at a wait_for_event step, holding no lease, until the event or its timeout. */
+    status: text("status", { enum: ["queued", "running", "waiting", "succeeded", "failed", "cancelled"] })
       .notNull()
       .default("queued"),
     errorMessage: text("error_message"),

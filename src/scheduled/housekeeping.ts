@@ -35,7 +35,7 @@ export async function removeExpiredCredentials(db: Db, now = Date.now()): Promis
       db
         .select({ one: executions.id })
         .from(executions)
-        .where(and(eq(executions.credentialId, grants.id), inArray(executions.status, ["queued", "running"]))),
+        .where(and(eq(executions.credentialId, grants.id), inArray(executions.status, ["queued", "running", "waiting"]))),
     ),
   );
   const oldGrants = await db

@@ -6,6 +6,18 @@ import { ExecutionSchema, JsonObject, PreferHeader, WorkflowId } from "./schemas
 import { preferredWait } from "../http/prefer";
 import { REPLAYED_HEADER, readIdempotencyKey } from "../http/idempotency";
 import { MAX_WAIT_SECONDS } from "./run-now";
+import { deliverEvent } from "./events";
+import { EventName } from "./steps";
+
+/** An event's payload becomes a step result, so it is held to a step result's size. */
+const MAX_EVENT_PAYLOAD_CHARS = 256 * 1024;
+
+const ExecutionIdParam = z.object({
+  execution_id: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "execution_id", in: "path" } }),
+});
 
 const execute = authedRoute("workflow:execute", {
   method: "post",
@@ -44,14 +56,7 @@ const execution = authedRoute("data:read", {
   path: "/executions/{execution_id}",
   tags: ["Workflows"],
   summary: "Get an execution with its step records",
-  request: {
-    params: z.object({
-      execution_id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "execution_id", in: "path" } }),
-    }),
-  },
+  request: { params: ExecutionIdParam },
   responses: { 200: { description: "The execution", content: { "application/json": { schema: ExecutionSchema } } }, ...notFoundError },
 });
 
@@ -62,15 +67,45 @@ const cancel = authedRoute("workflow:execute", {
   summary: "Cancel an execution",
   description:
     "Stops an unfinished execution (queued, running, or waiting on a delay or a retry): a step in progress is aborted and no further step runs. Answers the execution, now `cancelled`; a finished one answers 409.",
-  request: {
-    params: z.object({
-      execution_id: z
-        .string()
-        .max(64)
-        .openapi({ param: { name: "execution_id", in: "path" } }),
-    }),
-  },
+  request: { params: ExecutionIdParam },
   responses: { 200: { description: "Cancelled", content: { "application/json": { schema: ExecutionSchema } } }, ...notFoundError, ...conflictError },
+});
+
+const events = authedRoute("workflow:execute", {
+  method: "post",
+  path: "/executions/{execution_id}/events",
+  tags: ["Workflows"],
+  summary: "Deliver an event to a waiting execution",
+  description:
+    "Resumes an execution parked at a `wait_for_event` step (a human approval, say): the step succeeds with `payload` as its result (`{{steps.<id>.result…}}`) and the run carries on. `event` must be the one the step waits for and arrive before its timeout; an execution not waiting for it answers 409.",
+  request: {
+    params: ExecutionIdParam,
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({
+            event: EventName,
+            payload: z
+              .unknown()
+              .optional()
+              .refine(
+                (value) => JSON.stringify(value ?? null).length <= MAX_EVENT_PAYLOAD_CHARS,
+                `The payload is larger than ${MAX_EVENT_PAYLOAD_CHARS / 1024} KiB.`,
+              ),
+          }),
+        },
+      },
+    },
+  },
+  responses: {
+    202: {
+      description: "Delivered; the run resumes",
+      content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued") }) } },
+    },
+    ...notFoundError,
+    ...conflictError,
+  },
 });
 
 export const executionRoutes = createRouter()
@@ -99,4 +134,10 @@ export const executionRoutes = createRouter()
   .openapi(execution, async (c) => {
     const row = await getOwnedExecution(c.var.ctx, c.req.valid("param").execution_id);
     return c.json(await presentExecution(c.var.ctx.db, row, true), 200);
+  })
+  .openapi(events, async (c) => {
+    const { event, payload } = c.req.valid("json");
+    const executionId = c.req.valid("param").execution_id;
+    await deliverEvent(c.var.ctx, executionId, event, payload);
+    return c.json({ execution_id: executionId, status: "queued" as const }, 202);
   });

@@ -324,7 +324,7 @@ export async function resumeStaleExecutions({ db, bindings }: Runtime, now = Dat
     .from(executions)
     .where(
       and(
-        inArray(executions.status, ["queued", "running"]),
+        inArray(executions.status, ["queued", "running", "waiting"]),
         or(
           lt(executions.leaseUntil, new Date(now - STALE_AFTER_MS)),
           and(isNull(executions.leaseUntil), lt(executions.updatedAt, new Date(now - STALE_AFTER_MS))),
@@ -343,7 +343,7 @@ export async function resumeStaleExecutions({ db, bindings }: Runtime, now = Dat
 }
 
 /**
- * Cancels an unfinished execution (queued, running, or waiting on a delay or a retry). A runner
+ * Cancels an unfinished execution (queued, running, waiting on a delay, a retry or an event). A runner
  * in the middle of a step loses its lease at once: its heartbeat aborts the step's call and
  * nothing after it runs. A finished execution answers 409.
  */
@@ -352,7 +352,7 @@ export async function cancelExecution(ctx: ServiceContext, id: string): Promise<
   const [cancelled] = await ctx.db
     .update(executions)
     .set({ status: "cancelled", errorMessage: "Cancelled on request.", finishedAt: now, leaseToken: null, leaseUntil: null, updatedAt: now })
-    .where(and(eq(executions.id, id), eq(executions.userId, ctx.user.id), inArray(executions.status, ["queued", "running"])))
+    .where(and(eq(executions.id, id), eq(executions.userId, ctx.user.id), inArray(executions.status, ["queued", "running", "waiting"])))
     .returning();
   if (cancelled) return cancelled;
   const existing = await getOwnedExecution(ctx, id);

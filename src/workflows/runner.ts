@@ -76,7 +76,8 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
     .where(
       and(
         eq(executions.id, executionId),
-        inArray(executions.status, ["queued", "running"]),
+        // A waiting run's lease time is its event's timeout: it is taken back once that passes.
+        inArray(executions.status, ["queued", "running", "waiting"]),
         or(isNull(executions.leaseUntil), lt(executions.leaseUntil, new Date(now))),
       ),
     )
@@ -167,6 +168,11 @@ class ExecutionRun {
 
   private async runStepOnce(step: Step): Promise<void> {
     const done = this.checkpoints.get(step.id);
+    if (done?.status === "skipped" && step.type === "wait_for_event") {
+      // Timed out earlier and set to continue: nothing arrived, on replay as the first time.
+      this.stepResults[step.id] = { result: null, status: "skipped" };
+      return;
+    }
     if (done?.status === "succeeded") {
       // Replay: the step ran before; take its result, never its side effects again.
       this.apply(step, done.result);
@@ -195,6 +201,8 @@ class ExecutionRun {
         return this.delay(step, done);
       case "tool":
         return this.tool(step, done);
+      case "wait_for_event":
+        return this.waitForEvent(step, done);
     }
   }
 
@@ -227,6 +235,25 @@ class ExecutionRun {
     }
     if (done?.status !== "waiting") await this.checkpoint(step, { status: "waiting", resumeAt: new Date(resumeAt), attempts: 1 });
     await this.pause(resumeAt);
+  }
+
+  /**
+   * Parks the run until `POST /v1/executions/{id}/events` delivers the event (which writes this
+   * step's success, with the payload as its result, and queues the run) or the timeout passes.
+   * The execution is `waiting` and holds no lease or worker; its lease time is the timeout, when
+   * a queued wake-up (or the sweep) brings it back here.
+   */
+  private async waitForEvent(step: Extract<Step, { type: "wait_for_event" }>, done: ExecutionStep | undefined) {
+    const now = Date.now();
+    const timeoutAt = done?.status === "waiting" && done.resumeAt ? done.resumeAt.getTime() : now + step.timeout_seconds * 1000;
+    if (timeoutAt > now) {
+      if (done?.status !== "waiting") await this.checkpoint(step, { status: "waiting", resumeAt: new Date(timeoutAt), attempts: 1 });
+      await this.pause(timeoutAt, "waiting");
+    }
+    const reason = `No "${step.event}" event arrived within ${step.timeout_seconds} s.`;
+    if (step.on_timeout === "fail") return this.failStep(step, 1, reason);
+    await this.checkpoint(step, { status: "skipped", attempts: 1, error: `${reason} The run continued.` });
+    this.stepResults[step.id] = { result: null, status: "skipped" };
   }
 
   private async tool(step: Extract<Step, { type: "tool" }>, done: ExecutionStep | undefined) {
@@ -370,12 +397,15 @@ class ExecutionRun {
     return { done: true, ended: { execution: ended, steps: [...this.checkpoints.values()].sort((a, b) => a.position - b.position) } };
   }
 
-  /** Releases the lease until `resumeAt` (the wake-up the queue will bring) and stops walking. */
-  private async pause(resumeAt: number): Promise<never> {
+  /**
+   * Releases the lease until `resumeAt` (the wake-up the queue will bring) and stops walking;
+   * `waiting` marks a run parked for an event rather than a delay or a retry.
+   */
+  private async pause(resumeAt: number, status?: "waiting"): Promise<never> {
     await this.flush();
     await this.db
       .update(executions)
-      .set({ leaseToken: null, leaseUntil: new Date(resumeAt), updatedAt: new Date() })
+      .set({ leaseToken: null, leaseUntil: new Date(resumeAt), updatedAt: new Date(), ...(status ? { status } : {}) })
       .where(and(eq(executions.id, this.execution.id), eq(executions.leaseToken, this.token)));
     throw new Pause({ done: false, resumeInSeconds: Math.max(0, Math.ceil((resumeAt - Date.now()) / 1000)) });
   }

@@ -41,7 +41,7 @@ export const ExecutionSchema = z
     id: z.string(),
     workflow_id: z.number().int(),
     workflow_version: z.number().int(),
-    status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
+    status: z.enum(["queued", "running", "waiting", "succeeded", "failed", "cancelled"]),
     input_data: JsonObject,
     error_message: z.string().nullable(),
     failed_step_id: z.string().nullable(),

@@ -31,9 +31,12 @@ export type Step =
   | { id: string; type: "tool"; name?: string; tool: string; arguments: Record<string, unknown>; retry?: RetryPolicy }
   | { id: string; type: "condition"; name?: string; condition: Condition; then: Step[]; else: Step[] }
   | { id: string; type: "set"; name?: string; values: Record<string, unknown> }
-  | { id: string; type: "delay"; name?: string; seconds: number };
+  | { id: string; type: "delay"; name?: string; seconds: number }
+  | { id: string; type: "wait_for_event"; name?: string; event: string; timeout_seconds: number; on_timeout: "fail" | "continue" };
 
 const Name = z.string().max(200).optional();
+/** What a `wait_for_event` step waits for and `POST /v1/executions/{id}/events` delivers. */
+export const EventName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/, "Use letters, digits, _ . : or - (100 at most).");
 /** Names the run context already uses: a set step may not shadow them. */
 const RESERVED = ["steps", "input", "execution", "agent"];
 const VariableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
@@ -62,12 +65,22 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
       .strict(),
     z.object({ id: StepId, type: z.literal("set"), name: Name, values: z.record(VariableName, z.unknown()) }).strict(),
     z.object({ id: StepId, type: z.literal("delay"), name: Name, seconds: z.number().min(0).max(MAX_DELAY_SECONDS) }).strict(),
+    z
+      .object({
+        id: StepId,
+        type: z.literal("wait_for_event"),
+        name: Name,
+        event: EventName,
+        timeout_seconds: z.number().int().min(1).max(MAX_DELAY_SECONDS),
+        on_timeout: z.enum(["fail", "continue"]).default("fail"),
+      })
+      .strict(),
   ]),
 ) as z.ZodType<Step>;
 
 export const StepsSchema = z.array(z.unknown()).max(MAX_STEPS).openapi({
   description:
-    "Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}.",
+    "Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}, wait_for_event {event, timeout_seconds, on_timeout?: fail|continue} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step's result).",
 });
 
 export const SettingsSchema = z.object({ retry: RetryPolicySchema.optional() }).strict().openapi("WorkflowSettings");
@@ -127,4 +140,16 @@ function patternsOf(condition: Condition): string[] {
   if ("or" in condition) return condition.or.flatMap(patternsOf);
   if ("not" in condition) return patternsOf(condition.not);
   return condition.operator === "matches" && typeof condition.value === "string" ? [condition.value] : [];
+}
+
+/** The step with this id, wherever it sits (branches included). */
+export function findStep(steps: Step[], id: string): Step | undefined {
+  for (const step of steps) {
+    if (step.id === id) return step;
+    if (step.type === "condition") {
+      const inside = findStep(step.then, id) ?? findStep(step.else, id);
+      if (inside) return inside;
+    }
+  }
+  return undefined;
 }
