@@ -25,6 +25,7 @@ import { workflowRoutes } from "./workflows/routes";
 import { versionRoutes } from "./workflows/version-routes";
 import { builderRoutes } from "./workflows/builder-routes";
 import { executionRoutes } from "./workflows/execution-routes";
+import { rerunRoutes } from "./workflows/rerun-routes";
 import { agentRoutes } from "./agents/routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { templateRoutes } from "./templates/routes";
@@ -94,6 +95,7 @@ export function createApp() {
   authed.route("/", workflowRoutes);
   authed.route("/", versionRoutes);
   authed.route("/", executionRoutes);
+  authed.route("/", rerunRoutes);
   authed.route("/", agentRoutes);
   authed.route("/", chatAgentRoutes);
   authed.route("/", templateRoutes);

@@ -282,9 +282,14 @@ export const executions = sqliteTable(
     startedAt: timestamp("started_at"),
     finishedAt: timestamp("finished_at"),
     updatedAt: stampedAt("updated_at"),
+    /** Set on a retry: the failed run whose succeeded steps it reuses. */
+    retryOf: text("retry_of"),
+    /** Set on a replay: the run whose input it ran again, from the start, on the workflow as it is now. */
+    replayOf: text("replay_of"),
   },
   (t) => [
     index("executions_workflow_idx").on(t.workflowId, t.createdAt),
+    index("executions_replay_of_idx").on(t.replayOf),
     index("executions_status_idx").on(t.status, t.leaseUntil),
     // Unfinished runs per user (the quota), and runs still relying on a credential (clean-up).
     index("executions_user_status_idx").on(t.userId, t.status),

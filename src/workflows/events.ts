@@ -2,10 +2,8 @@ import { and, eq, gt, sql } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import { executionSteps, executions } from "../db/schema";
 import { HubError } from "../core/errors";
-import { loggableError } from "../lib/safe-log";
 import { getOwnedExecution } from "./executions";
-import { enqueueExecution } from "./queue-consumer";
-import { driveExecution } from "./runner";
+import { resumeNow } from "./run-now";
 import { findStep, type Step } from "./steps";
 
 /**
@@ -50,14 +48,5 @@ export async function deliverEvent(ctx: ServiceContext, executionId: string, eve
   ]);
   if (resumed.length === 0) throw new HubError("conflict", "The execution is no longer waiting for this event (it timed out, or the event was delivered).");
 
-  ctx.waitUntil(
-    Promise.all([
-      enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id),
-      driveExecution(ctx, execution.id).then((outcome) =>
-        outcome.done ? undefined : enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id, outcome.resumeInSeconds),
-      ),
-    ]).catch((error) =>
-      console.error(JSON.stringify({ level: "error", message: "resuming after an event failed", execution_id: execution.id, error: loggableError(error) })),
-    ),
-  );
+  resumeNow(ctx, execution.id);
 }

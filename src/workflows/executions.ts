@@ -21,7 +21,7 @@ import type { ExecutionMessage } from "../core/messages";
 export async function startExecution(
   ctx: ServiceContext,
   workflow: WorkflowRef,
-  run: { input: Record<string, unknown>; agentId?: string | null },
+  run: { input: Record<string, unknown>; agentId?: string | null; replayOf?: string },
 ): Promise<Execution> {
   const { execution } = await insertExecution(ctx, workflow, run);
   await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id);
@@ -46,7 +46,7 @@ export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
 async function insertExecution(
   ctx: ServiceContext,
   workflow: WorkflowRef,
-  run: { input: Record<string, unknown>; agentId?: string | null },
+  run: { input: Record<string, unknown>; agentId?: string | null; replayOf?: string },
   leaseToken?: string,
   idempotency?: IdempotencyKey,
 ): Promise<{ execution: Execution; replayed: boolean }> {
@@ -64,6 +64,7 @@ async function insertExecution(
     credentialId: ctx.credential.id,
     input: run.input,
     agentId: run.agentId ?? null,
+    replayOf: run.replayOf ?? null,
     // A run started inline never waits in the queue: it is running from the start.
     ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
   };
@@ -80,12 +81,8 @@ async function insertExecution(
         })
   ).returning();
   // Insert, then take the row back out if the account is now over its quota, in one batch (one
-  // transaction): each start sees itself and every start before it, so the quota holds under any
-  // concurrency, in one round trip, and a refused start leaves nothing behind.
-  const overQuota = db
-    .delete(executions)
-    .where(and(eq(executions.id, id), sql`(select count(*) from executions where user_id = ${ctx.user.id} and status in ('queued', 'running')) > ${limit}`))
-    .returning({ id: executions.id });
+  // transaction), so a refused start leaves nothing behind.
+  const overQuota = removeIfOverQuota(ctx, id);
   if (!idempotency) {
     const [[execution], refused] = await db.batch([insert, overQuota]);
     if (!execution) throw await whyNotRunnable(ctx, workflow);
@@ -189,7 +186,22 @@ async function firstRunOf(ctx: ServiceContext, idempotency: IdempotencyKey): Pro
   return row.execution;
 }
 
-const quotaExceeded = (limit: number) =>
+/**
+ * Run in the same batch as an execution's insert: takes the new row back out if the account is
+ * now over its quota of unfinished runs (returning it then). Each start sees itself and every
+ * start before it, so the quota holds under any concurrency, in the insert's round trip.
+ */
+export function removeIfOverQuota(ctx: ServiceContext, executionId: string) {
+  const limit = ctx.config.quotas.runningExecutionsPerUser;
+  return ctx.db
+    .delete(executions)
+    .where(
+      and(eq(executions.id, executionId), sql`(select count(*) from executions where user_id = ${ctx.user.id} and status in ('queued', 'running')) > ${limit}`),
+    )
+    .returning({ id: executions.id });
+}
+
+export const quotaExceeded = (limit: number) =>
   new HubError("quota_exceeded", `An account can have at most ${limit} unfinished executions; wait for some to finish or cancel them.`);
 
 /** Housekeeping: idempotency keys older than a day are forgotten. */
@@ -283,6 +295,8 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
     error_message: execution.errorMessage,
     failed_step_id: execution.failedStepId,
     agent_id: execution.agentId,
+    retry_of: execution.retryOf,
+    replay_of: execution.replayOf,
     created_at: execution.createdAt.toISOString(),
     started_at: execution.startedAt?.toISOString() ?? null,
     finished_at: execution.finishedAt?.toISOString() ?? null,

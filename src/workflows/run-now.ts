@@ -3,7 +3,7 @@ import type { Runtime } from "../core/context";
 import { executions, type Execution } from "../db/schema";
 import { loggableError } from "../lib/safe-log";
 import { enqueueExecution } from "./queue-consumer";
-import { type DriveOutcome, type EndedRun, LEASE_MS, driveNewExecution } from "./runner";
+import { type DriveOutcome, type EndedRun, LEASE_MS, driveExecution, driveNewExecution } from "./runner";
 
 /** The longest `Prefer: wait` honoured (DESIGN.md §4). */
 export const MAX_WAIT_SECONDS = 60;
@@ -34,6 +34,22 @@ export async function runNow(runtime: Runtime, execution: Execution, token: stri
   const outcome = await driveNewExecution(runtime, execution, token);
   if (!outcome.done) await enqueueExecution(runtime.bindings.WORKFLOW_RUNS, execution.id, outcome.resumeInSeconds);
   return outcome;
+}
+
+/**
+ * Carries on an existing run (resumed by an event, or a retry with checkpoints to reuse) in this
+ * invocation's background, with a queue message sent beside it as the backstop: whichever takes
+ * the lease first runs it, the other finds it taken or finished.
+ */
+export function resumeNow(runtime: Runtime, executionId: string): void {
+  runtime.waitUntil(
+    Promise.all([
+      enqueueExecution(runtime.bindings.WORKFLOW_RUNS, executionId),
+      driveExecution(runtime, executionId).then((outcome) =>
+        outcome.done ? undefined : enqueueExecution(runtime.bindings.WORKFLOW_RUNS, executionId, outcome.resumeInSeconds),
+      ),
+    ]).catch((error) => logInlineFailure(executionId, error)),
+  );
 }
 
 /**

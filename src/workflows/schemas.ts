@@ -46,6 +46,10 @@ export const ExecutionSchema = z
     error_message: z.string().nullable(),
     failed_step_id: z.string().nullable(),
     agent_id: z.string().nullable(),
+    /** The failed run this one retries (reusing its succeeded steps). */
+    retry_of: z.string().nullable(),
+    /** The run whose input this one ran again, from the start. */
+    replay_of: z.string().nullable(),
     created_at: Timestamp,
     started_at: Timestamp.nullable(),
     finished_at: Timestamp.nullable(),
