@@ -40,6 +40,8 @@ const BODIES: Record<string, unknown> = {
   "POST /v1/conversations/{conversation_id}/explain-tools": { content: "hello" },
   "PUT /v1/connections/{connection_id}": { name: "renamed", status: "active", config: {} },
   "POST /v1/agents/{agent_id}/execute": {},
+  "POST /v1/executions/{execution_id}/events": { event: "approved" },
+  "POST /v1/workflows/{workflow_id}/executions/replay": { status: "failed" },
 };
 
 const fill = (path: string, ids: Record<string, string | number>) => path.replace(/\{(\w+)\}/g, (_, name: string) => String(ids[name] ?? "1"));
