@@ -286,10 +286,17 @@ export const executions = sqliteTable(
     retryOf: text("retry_of"),
     /** Set on a replay: the run whose input it ran again, from the start, on the workflow as it is now. */
     replayOf: text("replay_of"),
+    /** Model tokens spent by the run's llm steps. */
+    tokensUsed: integer("tokens_used").notNull().default(0),
+    /** Set on a child run started by a `workflow` step: the run to wake when this one ends. */
+    parentExecutionId: text("parent_execution_id"),
+    /** How deep in `workflow` steps this run sits (a top-level run is 0; at most 5). */
+    depth: integer("depth").notNull().default(0),
   },
   (t) => [
     index("executions_workflow_idx").on(t.workflowId, t.createdAt),
     index("executions_replay_of_idx").on(t.replayOf),
+    index("executions_parent_idx").on(t.parentExecutionId),
     index("executions_status_idx").on(t.status, t.leaseUntil),
     // Unfinished runs per user (the quota), and runs still relying on a credential (clean-up).
     index("executions_user_status_idx").on(t.userId, t.status),
@@ -338,6 +345,8 @@ export const executionSteps = sqliteTable(
     position: integer("position").notNull(),
     startedAt: timestamp("started_at"),
     finishedAt: timestamp("finished_at"),
+    /** Model tokens an llm step spent. */
+    tokensUsed: integer("tokens_used").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.executionId, t.stepKey] })],
 );

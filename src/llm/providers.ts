@@ -159,8 +159,9 @@ function unconfiguredProvider(requested: string, known: boolean, providers: Prov
 /**
  * The provider for one call: the one asked for, else the user's default, else the deployment's,
  * else local. Asking for an unknown or unconfigured provider is a 422 naming the configured ones.
+ * `model` picks another model of that provider than its configured one (a workflow's llm step).
  */
-export async function resolveProvider(ctx: ServiceContext, requested: string | null | undefined): Promise<ChatProvider> {
+export async function resolveProvider(ctx: ServiceContext, requested: string | null | undefined, model?: string): Promise<ChatProvider> {
   const { default: fallback, providers, settings: known } = await providerSetup(ctx);
   const id = requested ?? fallback;
   const info = providers.find((p) => p.id === id);
@@ -170,26 +171,28 @@ export async function resolveProvider(ctx: ServiceContext, requested: string | n
     case "local":
       return localProvider();
     case "workers-ai":
-      return workersAiProvider(ctx.bindings.AI!, info.default_model!);
+      return workersAiProvider(ctx.bindings.AI!, model ?? info.default_model!);
     case "openai": {
       const settings = known.openai!;
-      const model = createOpenAICompatible({
+      const modelName = model ?? settings.model;
+      const openai = createOpenAICompatible({
         name: "openai",
         baseURL: settings.baseUrl ?? "https://api.openai.com/v1",
         apiKey: settings.apiKey,
         includeUsage: true,
         fetch: guardedFetch(policy, MAX_PROVIDER_RESPONSE_BYTES),
       });
-      return aiSdkProvider("openai", settings.model, model(settings.model));
+      return aiSdkProvider("openai", modelName, openai(modelName));
     }
     case "anthropic": {
       const settings = known.anthropic!;
-      const model = createAnthropic({
+      const modelName = model ?? settings.model;
+      const anthropic = createAnthropic({
         apiKey: settings.apiKey,
         ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
         fetch: guardedFetch(policy, MAX_PROVIDER_RESPONSE_BYTES),
       });
-      return aiSdkProvider("anthropic", settings.model, model(settings.model));
+      return aiSdkProvider("anthropic", modelName, anthropic(modelName));
     }
   }
 }

@@ -18,11 +18,7 @@ import type { ExecutionMessage } from "../core/messages";
  * Schedules and webhooks come through here; REST and manual runs through `startAndRun`, which
  * runs it right away.
  */
-export async function startExecution(
-  ctx: ServiceContext,
-  workflow: WorkflowRef,
-  run: { input: Record<string, unknown>; agentId?: string | null; replayOf?: string },
-): Promise<Execution> {
+export async function startExecution(ctx: ServiceContext, workflow: WorkflowRef, run: RunRequest): Promise<Execution> {
   const { execution } = await insertExecution(ctx, workflow, run);
   await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id);
   return execution;
@@ -43,10 +39,10 @@ export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
  * `leaseToken`, the row is born leased to the caller, who runs it at once. With an idempotency
  * key already used by this user within 24 h, nothing starts: the first run is returned (`replayed`).
  */
-async function insertExecution(
+export async function insertExecution(
   ctx: ServiceContext,
   workflow: WorkflowRef,
-  run: { input: Record<string, unknown>; agentId?: string | null; replayOf?: string },
+  run: RunRequest,
   leaseToken?: string,
   idempotency?: IdempotencyKey,
 ): Promise<{ execution: Execution; replayed: boolean }> {
@@ -56,7 +52,7 @@ async function insertExecution(
   if (idempotency && typeof workflow === "number") workflow = await getOwnedWorkflow(ctx, workflow);
   if (typeof workflow !== "number") assertRunnable(workflow);
   const now = Date.now();
-  const id = `exe_${randomToken(16)}`;
+  const id = run.child?.id ?? `exe_${randomToken(16)}`;
   const limit = ctx.config.quotas.runningExecutionsPerUser;
   const values = {
     id,
@@ -65,6 +61,8 @@ async function insertExecution(
     input: run.input,
     agentId: run.agentId ?? null,
     replayOf: run.replayOf ?? null,
+    parentExecutionId: run.child?.parentExecutionId ?? null,
+    depth: run.child?.depth ?? 0,
     // A run started inline never waits in the queue: it is running from the start.
     ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
   };
@@ -118,6 +116,16 @@ async function insertExecution(
   if (claimed.length === 0) return { execution: await firstRunOf(ctx, idempotency), replayed: true };
   if (refused.length) throw quotaExceeded(limit);
   return { execution, replayed: false };
+}
+
+/** What a new run is asked to do, beyond its workflow. */
+export interface RunRequest {
+  input: Record<string, unknown>;
+  agentId?: string | null;
+  /** The run whose input this replay runs again. */
+  replayOf?: string;
+  /** A child run of a `workflow` step: its id (derived from the step, so a resumed parent finds it) and its parent. */
+  child?: { id: string; parentExecutionId: string; depth: number };
 }
 
 /** A workflow in hand, or the id of one of the caller's workflows (read by the insert itself). */
@@ -243,12 +251,7 @@ export interface StartedRun {
  * Starts a run and drives it right away in this invocation (a delayed queue message is the
  * backstop), waiting for its end when asked to.
  */
-export async function startAndRun(
-  ctx: ServiceContext,
-  workflow: WorkflowRef,
-  run: { input: Record<string, unknown>; agentId?: string | null },
-  options: RunOptions,
-): Promise<StartedRun> {
+export async function startAndRun(ctx: ServiceContext, workflow: WorkflowRef, run: RunRequest, options: RunOptions): Promise<StartedRun> {
   const token = newLeaseToken();
   const { execution, replayed } = await insertExecution(ctx, workflow, run, token, options.idempotency);
   if (replayed) {
@@ -297,6 +300,8 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
     agent_id: execution.agentId,
     retry_of: execution.retryOf,
     replay_of: execution.replayOf,
+    parent_execution_id: execution.parentExecutionId,
+    tokens_used: execution.tokensUsed,
     created_at: execution.createdAt.toISOString(),
     started_at: execution.startedAt?.toISOString() ?? null,
     finished_at: execution.finishedAt?.toISOString() ?? null,
@@ -304,9 +309,13 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
       ? {
           steps: steps.map((s) => ({
             step_id: s.stepId,
+            // Steps inside a for_each run once per item: `send#3` is item 3's.
+            item: s.stepKey.includes("#") ? Number(s.stepKey.slice(s.stepKey.lastIndexOf("#") + 1)) : null,
             type: s.type,
             status: s.status,
             attempts: s.attempts,
+            duration_ms: s.startedAt && s.finishedAt ? s.finishedAt.getTime() - s.startedAt.getTime() : null,
+            tokens_used: s.tokensUsed,
             started_at: s.startedAt?.toISOString() ?? null,
             finished_at: s.finishedAt?.toISOString() ?? null,
             resume_at: s.resumeAt?.toISOString() ?? null,

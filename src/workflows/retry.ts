@@ -54,6 +54,7 @@ export async function retryExecution(ctx: ServiceContext, executionId: string): 
           position: executionSteps.position,
           startedAt: executionSteps.startedAt,
           finishedAt: executionSteps.finishedAt,
+          tokensUsed: executionSteps.tokensUsed,
         })
         .from(executionSteps)
         .where(and(eq(executionSteps.executionId, old.id), inArray(executionSteps.status, [...REUSED]))),

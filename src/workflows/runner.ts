@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { delegatedContext, type Runtime, type ServiceContext } from "../core/context";
 import type { Db } from "../db/client";
@@ -9,7 +9,10 @@ import { substitute } from "../lib/template";
 import { executeTool } from "../tools/executor";
 import { randomToken } from "../lib/crypto";
 import { credentialRevocation } from "../auth/credential-status";
-import type { RetryPolicy, Step } from "./steps";
+import { MAX_FOR_EACH_ITEMS, MAX_WORKFLOW_DEPTH, type RetryPolicy, type Step } from "./steps";
+import { type LlmAnswer, LlmStepFailed, askModel } from "./llm-step";
+import { childResult, childRunId, findChildRun, startChildRun, wakeParent } from "./child-runs";
+import { runNow } from "./run-now";
 import { agentOutcomeUpdate } from "./agent-outcome";
 
 /**
@@ -35,6 +38,8 @@ export const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
 const NO_RETRY: RetryPolicy = { max_attempts: 1, delay_seconds: 0, backoff: "fixed" };
 /** How many interrupted attempts a step without a larger retry policy survives. */
 const INTERRUPTED_ATTEMPTS = 3;
+/** How long a run parked for its child waits before looking again, should the child's wake-up be lost. */
+const CHILD_BACKSTOP_MS = 3600_000;
 /** Step results are checkpointed in D1; larger ones are kept as a truncated preview. */
 const MAX_RESULT_CHARS = 256 * 1024;
 
@@ -127,9 +132,32 @@ async function loadCheckpoints(db: Db, executionId: string): Promise<Map<string,
   return new Map(rows.map((row) => [row.stepKey, row]));
 }
 
+type StepOutcome = { result: unknown; status: string };
+
+/**
+ * Where steps run: the run itself, or one item of a for_each, which sees the run's variables and
+ * results plus `item` (or its `as` name) and `index`, keeps its own `set` values and results, and
+ * checkpoints its steps under keys with the item (`send#3`).
+ */
+class Scope {
+  constructor(
+    readonly context: Record<string, unknown>,
+    readonly results: Record<string, StepOutcome>,
+    readonly index: number | null,
+  ) {}
+
+  key(step: Step): string {
+    return this.index === null ? step.id : `${step.id}#${this.index}`;
+  }
+
+  forItem(as: string, item: unknown, index: number): Scope {
+    const results = { ...this.results };
+    return new Scope({ ...this.context, [as]: item, index, steps: results }, results, index);
+  }
+}
+
 class ExecutionRun {
-  private context: Record<string, unknown>;
-  private stepResults: Record<string, { result: unknown; status: string }> = {};
+  private root: Scope;
   /** Checkpoints of pure steps not written yet (see `checkpoint`). */
   private unwritten = new Map<string, StepRow>();
 
@@ -143,66 +171,75 @@ class ExecutionRun {
   ) {
     this.db = ctx.db;
     const input = execution.input ?? {};
-    this.context = {
+    const results: Record<string, StepOutcome> = {};
+    const context = {
       ...execution.variables,
       ...input,
       input,
-      steps: this.stepResults,
+      steps: results,
       execution: { id: execution.id, started_at: (execution.startedAt ?? new Date()).toISOString(), workflow_version: execution.workflowVersion },
       ...(execution.agentId ? { agent: { id: execution.agentId } } : {}),
     };
+    this.root = new Scope(context, results, null);
   }
 
-  async walk(steps: Step[]): Promise<void> {
-    for (const step of steps) await this.runStep(step);
+  async walk(steps: Step[], scope: Scope = this.root): Promise<void> {
+    for (const step of steps) await this.runStep(step, scope);
   }
 
-  private async runStep(step: Step): Promise<void> {
+  private async runStep(step: Step, scope: Scope): Promise<void> {
     try {
-      await this.runStepOnce(step);
+      await this.runStepOnce(step, scope);
     } catch (error) {
-      if (error instanceof StepEvaluationFailed) return this.failStep(error.step, 1, error.reason);
+      if (error instanceof StepEvaluationFailed) return this.failStep(error.step, scope, 1, error.reason);
       throw error;
     }
   }
 
-  private async runStepOnce(step: Step): Promise<void> {
-    const done = this.checkpoints.get(step.id);
+  private async runStepOnce(step: Step, scope: Scope): Promise<void> {
+    const done = this.checkpoints.get(scope.key(step));
     if (done?.status === "skipped" && step.type === "wait_for_event") {
       // Timed out earlier and set to continue: nothing arrived, on replay as the first time.
-      this.stepResults[step.id] = { result: null, status: "skipped" };
+      scope.results[step.id] = { result: null, status: "skipped" };
       return;
     }
     if (done?.status === "succeeded") {
       // Replay: the step ran before; take its result, never its side effects again.
-      this.apply(step, done.result);
-      if (step.type === "condition") await this.walk((done.result as { branch: string }).branch === "then" ? step.then : step.else);
+      this.apply(step, scope, done.result);
+      if (step.type === "condition") await this.walk((done.result as { branch: string }).branch === "then" ? step.then : step.else, scope);
       return;
     }
     switch (step.type) {
       case "set": {
-        const values = this.evaluate(step, () => substitute(step.values, this.context).value as Record<string, unknown>);
-        if (JSON.stringify(values).length > MAX_RESULT_CHARS) return this.failStep(step, 1, `The values are larger than ${MAX_RESULT_CHARS / 1024} KiB.`);
-        await this.checkpoint(step, { status: "succeeded", result: values, attempts: 1 }, { deferred: true });
-        this.apply(step, values);
+        const values = this.evaluate(step, () => substitute(step.values, scope.context).value as Record<string, unknown>);
+        if (JSON.stringify(values).length > MAX_RESULT_CHARS)
+          return this.failStep(step, scope, 1, `The values are larger than ${MAX_RESULT_CHARS / 1024} KiB.`);
+        await this.checkpoint(step, scope, { status: "succeeded", result: values, attempts: 1 }, { deferred: true });
+        this.apply(step, scope, values);
         return;
       }
       case "condition": {
-        const outcome = this.evaluate(step, () => evaluateCondition(step.condition, this.context));
+        const outcome = this.evaluate(step, () => evaluateCondition(step.condition, scope.context));
         const branch = outcome.result ? "then" : "else";
         // The compared values may be large; only the branch matters on replay.
         const result = { ...(bounded(outcome) as object), branch };
-        await this.checkpoint(step, { status: "succeeded", result, attempts: 1 }, { deferred: true });
-        this.apply(step, result);
-        await this.walk(outcome.result ? step.then : step.else);
+        await this.checkpoint(step, scope, { status: "succeeded", result, attempts: 1 }, { deferred: true });
+        this.apply(step, scope, result);
+        await this.walk(outcome.result ? step.then : step.else, scope);
         return;
       }
       case "delay":
-        return this.delay(step, done);
+        return this.delay(step, scope, done);
       case "tool":
-        return this.tool(step, done);
+        return this.tool(step, scope, done);
       case "wait_for_event":
-        return this.waitForEvent(step, done);
+        return this.waitForEvent(step, scope, done);
+      case "llm":
+        return this.llm(step, scope, done);
+      case "for_each":
+        return this.forEach(step, scope);
+      case "workflow":
+        return this.childWorkflow(step, scope, done);
     }
   }
 
@@ -219,21 +256,21 @@ class ExecutionRun {
     }
   }
 
-  private apply(step: Step, result: unknown) {
-    this.stepResults[step.id] = { result, status: "succeeded" };
-    if (step.type === "set") Object.assign(this.context, result as Record<string, unknown>);
+  private apply(step: Step, scope: Scope, result: unknown) {
+    scope.results[step.id] = { result, status: "succeeded" };
+    if (step.type === "set") Object.assign(scope.context, result as Record<string, unknown>);
   }
 
   /** A delay holds no worker: the step records when it may end and the message comes back then. */
-  private async delay(step: Extract<Step, { type: "delay" }>, done: ExecutionStep | undefined) {
+  private async delay(step: Extract<Step, { type: "delay" }>, scope: Scope, done: ExecutionStep | undefined) {
     const now = Date.now();
     const resumeAt = done?.status === "waiting" && done.resumeAt ? done.resumeAt.getTime() : now + step.seconds * 1000;
     if (resumeAt <= now) {
-      await this.checkpoint(step, { status: "succeeded", result: { waited_seconds: step.seconds }, attempts: 1 });
-      this.apply(step, { waited_seconds: step.seconds });
+      await this.checkpoint(step, scope, { status: "succeeded", result: { waited_seconds: step.seconds }, attempts: 1 });
+      this.apply(step, scope, { waited_seconds: step.seconds });
       return;
     }
-    if (done?.status !== "waiting") await this.checkpoint(step, { status: "waiting", resumeAt: new Date(resumeAt), attempts: 1 });
+    if (done?.status !== "waiting") await this.checkpoint(step, scope, { status: "waiting", resumeAt: new Date(resumeAt), attempts: 1 });
     await this.pause(resumeAt);
   }
 
@@ -243,35 +280,54 @@ class ExecutionRun {
    * The execution is `waiting` and holds no lease or worker; its lease time is the timeout, when
    * a queued wake-up (or the sweep) brings it back here.
    */
-  private async waitForEvent(step: Extract<Step, { type: "wait_for_event" }>, done: ExecutionStep | undefined) {
+  private async waitForEvent(step: Extract<Step, { type: "wait_for_event" }>, scope: Scope, done: ExecutionStep | undefined) {
     const now = Date.now();
     const timeoutAt = done?.status === "waiting" && done.resumeAt ? done.resumeAt.getTime() : now + step.timeout_seconds * 1000;
     if (timeoutAt > now) {
-      if (done?.status !== "waiting") await this.checkpoint(step, { status: "waiting", resumeAt: new Date(timeoutAt), attempts: 1 });
+      if (done?.status !== "waiting") await this.checkpoint(step, scope, { status: "waiting", resumeAt: new Date(timeoutAt), attempts: 1 });
       await this.pause(timeoutAt, "waiting");
     }
     const reason = `No "${step.event}" event arrived within ${step.timeout_seconds} s.`;
-    if (step.on_timeout === "fail") return this.failStep(step, 1, reason);
-    await this.checkpoint(step, { status: "skipped", attempts: 1, error: `${reason} The run continued.` });
-    this.stepResults[step.id] = { result: null, status: "skipped" };
+    if (step.on_timeout === "fail") return this.failStep(step, scope, 1, reason);
+    await this.checkpoint(step, scope, { status: "skipped", attempts: 1, error: `${reason} The run continued.` });
+    scope.results[step.id] = { result: null, status: "skipped" };
   }
 
-  private async tool(step: Extract<Step, { type: "tool" }>, done: ExecutionStep | undefined) {
-    const now = Date.now();
-    if (done?.status === "retrying" && done.resumeAt && done.resumeAt.getTime() > now) await this.pause(done.resumeAt.getTime());
+  /**
+   * The attempt about to start under the step's retry policy (else the workflow's): waits out a
+   * retry's delay first, and fails a step that has no attempts left.
+   */
+  private async nextAttempt(step: Step & { retry?: RetryPolicy }, scope: Scope, done: ExecutionStep | undefined) {
+    if (done?.status === "retrying" && done.resumeAt && done.resumeAt.getTime() > Date.now()) await this.pause(done.resumeAt.getTime());
     const attempt = (done?.attempts ?? 0) + 1;
     const policy = step.retry ?? (this.execution.settings.retry as RetryPolicy | undefined) ?? NO_RETRY;
     // A step found `running` was interrupted (its consumer died mid-step). That attempt counts:
     // a crash is survived a few times, but a step that keeps killing its consumer fails rather
     // than being tried forever.
     const limit = done?.status === "running" ? Math.max(policy.max_attempts, INTERRUPTED_ATTEMPTS) : policy.max_attempts;
-    if (attempt > limit) return this.failStep(step, attempt - 1, done?.errorMessage ?? "The step was interrupted too many times.");
+    if (attempt > limit) return this.failStep(step, scope, attempt - 1, done?.errorMessage ?? "The step was interrupted too many times.");
+    return { attempt, policy };
+  }
+
+  /** A failed attempt: tried again after the policy's delay while attempts are left, else the step fails. */
+  private async retryOrFail(step: Step, scope: Scope, attempt: number, policy: RetryPolicy, error: string, tokensUsed?: number): Promise<never> {
+    if (attempt < policy.max_attempts) {
+      const waitMs = 1000 * policy.delay_seconds * (policy.backoff === "exponential" ? 2 ** (attempt - 1) : 1);
+      await this.checkpoint(step, scope, { status: "retrying", attempts: attempt, resumeAt: new Date(Date.now() + waitMs), error, tokensUsed });
+      await this.pause(Date.now() + waitMs);
+    }
+    return this.failStep(step, scope, attempt, error, tokensUsed);
+  }
+
+  private async tool(step: Extract<Step, { type: "tool" }>, scope: Scope, done: ExecutionStep | undefined) {
+    const now = Date.now();
+    const { attempt, policy } = await this.nextAttempt(step, scope, done);
     // Side effects run with the credential that started the run: a revoked API key or OAuth
     // grant stops the run before its next tool call.
     const revoked = await credentialRevocation(this.db, this.execution.credentialId);
-    if (revoked) return this.fail(step, `The run was stopped before step "${step.id}": ${revoked}`);
-    const args = this.evaluate(step, () => substitute(step.arguments, this.context).value as Record<string, unknown>);
-    await this.checkpoint(step, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date(now) });
+    if (revoked) return this.fail(step, `The run was stopped before step "${scope.key(step)}": ${revoked}`);
+    const args = this.evaluate(step, () => substitute(step.arguments, scope.context).value as Record<string, unknown>);
+    await this.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date(now) });
     let result: Awaited<ReturnType<typeof executeTool>> | undefined;
     let error: string;
     try {
@@ -280,7 +336,7 @@ class ExecutionRun {
           source: `workflow:${this.execution.workflowId}`,
           signal,
           // One key per execution, step and item: a re-run after a crash repeats it.
-          idempotencyKey: `${this.execution.id}:${step.id}:0`,
+          idempotencyKey: `${this.execution.id}:${step.id}:${scope.index ?? 0}`,
         }),
       );
       error = result.error_message ?? "The tool failed.";
@@ -289,7 +345,7 @@ class ExecutionRun {
       if (thrown instanceof HubError && thrown.code === "rate_limited") {
         // Over the tool-call limit: wait for the window without spending an attempt.
         const retryAfter = thrown.hints.retryAfterSeconds ?? 30;
-        await this.checkpoint(step, { status: "retrying", attempts: attempt - 1, resumeAt: new Date(now + retryAfter * 1000), error: thrown.message });
+        await this.checkpoint(step, scope, { status: "retrying", attempts: attempt - 1, resumeAt: new Date(now + retryAfter * 1000), error: thrown.message });
         await this.pause(now + retryAfter * 1000);
       }
       // Refusals (unknown tool, bad arguments) and our own faults alike are a failed attempt.
@@ -299,16 +355,124 @@ class ExecutionRun {
       // Outside the try: failing to record a success must not count as a failed attempt (that
       // would run the side effect again as a retry); the drive fails and resumes from here.
       const stored = bounded(result.result);
-      await this.checkpoint(step, { status: "succeeded", result: stored, attempts: attempt });
-      this.apply(step, stored);
+      await this.checkpoint(step, scope, { status: "succeeded", result: stored, attempts: attempt });
+      this.apply(step, scope, stored);
       return;
     }
-    if (attempt < policy.max_attempts) {
-      const waitMs = 1000 * policy.delay_seconds * (policy.backoff === "exponential" ? 2 ** (attempt - 1) : 1);
-      await this.checkpoint(step, { status: "retrying", attempts: attempt, resumeAt: new Date(Date.now() + waitMs), error });
-      await this.pause(Date.now() + waitMs);
+    return this.retryOrFail(step, scope, attempt, policy, error);
+  }
+
+  /** A model call. Its answer and tokens are checkpointed: a resumed run never asks again. */
+  private async llm(step: Extract<Step, { type: "llm" }>, scope: Scope, done: ExecutionStep | undefined) {
+    const { attempt, policy } = await this.nextAttempt(step, scope, done);
+    const prompt = this.evaluate(step, () => asText(substitute(step.prompt, scope.context).value));
+    const system = step.system === undefined ? undefined : this.evaluate(step, () => asText(substitute(step.system, scope.context).value));
+    await this.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date() });
+    // Tokens of earlier attempts stay counted.
+    const spent = done?.tokensUsed ?? 0;
+    let answer: LlmAnswer | undefined;
+    let failure: LlmStepFailed | undefined;
+    try {
+      answer = await this.withHeartbeat((signal) => askModel(this.ctx, step, prompt, system, signal));
+    } catch (thrown) {
+      if (thrown instanceof Pause) throw thrown;
+      failure =
+        thrown instanceof LlmStepFailed
+          ? thrown
+          : new LlmStepFailed(`The step failed unexpectedly: ${thrown instanceof Error ? thrown.message : String(thrown)}`, false);
     }
-    return this.failStep(step, attempt, error);
+    if (answer) {
+      const stored = bounded(answer.result);
+      await this.checkpoint(step, scope, { status: "succeeded", result: stored, attempts: attempt, tokensUsed: spent + answer.tokensUsed });
+      this.apply(step, scope, stored);
+      return;
+    }
+    const tokensUsed = spent + (failure?.tokensUsed ?? 0);
+    if (failure?.permanent) return this.failStep(step, scope, attempt, failure.message, tokensUsed);
+    return this.retryOrFail(step, scope, attempt, policy, failure?.message ?? "The model call failed.", tokensUsed);
+  }
+
+  /**
+   * Runs the inner steps once per item, at most `concurrency` items at a time. Each item's steps
+   * are checkpointed under their own keys (`send#3`), so a resumed run replays finished items and
+   * never repeats their side effects. The result is, per item, its steps' results by id.
+   */
+  private async forEach(step: Extract<Step, { type: "for_each" }>, scope: Scope) {
+    const items = this.evaluate(step, () => substitute(step.items, scope.context).value);
+    if (!Array.isArray(items)) return this.failStep(step, scope, 1, `"items" must be an array; it is ${items === null ? "null" : typeof items}.`);
+    if (items.length > MAX_FOR_EACH_ITEMS) return this.failStep(step, scope, 1, `"items" has ${items.length} items; at most ${MAX_FOR_EACH_ITEMS}.`);
+    await this.checkpoint(
+      step,
+      scope,
+      { status: "running", attempts: 1, startedAt: this.checkpoints.get(scope.key(step))?.startedAt ?? new Date() },
+      { deferred: true },
+    );
+    const results: unknown[] = new Array(items.length).fill(null);
+    let next = 0;
+    let stopped: { error: unknown } | undefined;
+    // Workers take the next item until none is left; the first failure or pause stops new items,
+    // and items already started finish their current step before it is passed on.
+    const worker = async () => {
+      while (!stopped && next < items.length) {
+        const index = next++;
+        const itemScope = scope.forItem(step.as, items[index], index);
+        try {
+          await this.walk(step.steps, itemScope);
+          const own = Object.entries(itemScope.results).filter(([id]) => !(id in scope.results));
+          results[index] = Object.fromEntries(own.map(([id, outcome]) => [id, outcome.result]));
+        } catch (error) {
+          stopped ??= { error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(step.concurrency, items.length) }, worker));
+    if (stopped) throw stopped.error;
+    const stored = bounded(results);
+    await this.checkpoint(step, scope, { status: "succeeded", result: stored, attempts: 1 });
+    this.apply(step, scope, stored);
+  }
+
+  /**
+   * Runs another of the user's workflows as a child run and takes its result. The child runs
+   * here and now (this run's lease renewed meanwhile); a child that parks (a wait, a delay) parks
+   * this run too, until the child's end wakes it. The child's id comes from this step, so a
+   * resumed run finds the child it started rather than starting another.
+   */
+  private async childWorkflow(step: Extract<Step, { type: "workflow" }>, scope: Scope, done: ExecutionStep | undefined) {
+    const childId = await childRunId(this.execution.id, scope.key(step));
+    let child = await findChildRun(this.ctx, childId);
+    if (!child) {
+      if (this.execution.depth >= MAX_WORKFLOW_DEPTH) return this.failStep(step, scope, 1, `Workflow steps nest ${MAX_WORKFLOW_DEPTH} deep at most.`);
+      const input = this.evaluate(step, () => substitute(step.input, scope.context).value as Record<string, unknown>);
+      await this.checkpoint(step, scope, { status: "running", attempts: 1, result: { execution_id: childId }, startedAt: done?.startedAt ?? new Date() });
+      const token = newLeaseToken();
+      try {
+        child = await startChildRun(this.ctx, this.execution, childId, step.workflow_id, input, token);
+      } catch (error) {
+        if (error instanceof HubError) return this.failStep(step, scope, 1, `The workflow ${step.workflow_id} could not start: ${error.message}`);
+        throw error;
+      }
+      const started = child;
+      await this.withHeartbeat(() => runNow(this.ctx, started, token));
+      child = (await findChildRun(this.ctx, childId)) ?? child;
+    }
+    if (child.status === "succeeded") {
+      const result = bounded(await childResult(this.ctx, child));
+      await this.checkpoint(step, scope, { status: "succeeded", result, attempts: 1, tokensUsed: child.tokensUsed });
+      this.apply(step, scope, result);
+      return;
+    }
+    if (child.status === "failed" || child.status === "cancelled") {
+      const reason = child.errorMessage ?? `It was ${child.status}.`;
+      return this.failStep(step, scope, 1, `The child run ${child.id} ${child.status}: ${reason}`, child.tokensUsed);
+    }
+    // The child goes on without us: park until its end wakes this run (the backstop only guards a lost wake-up).
+    const childStillRunning = child.id;
+    await this.pause(Date.now() + CHILD_BACKSTOP_MS, "waiting", async () => {
+      // It may have ended between the look above and the park: then nobody else would wake us.
+      const now = await findChildRun(this.ctx, childStillRunning);
+      if (now && isFinished(now.status)) await wakeParent(this.ctx, this.execution.id);
+    });
   }
 
   /**
@@ -347,9 +511,9 @@ class ExecutionRun {
   }
 
   /** Marks the step and the whole execution failed (once), and stops walking. */
-  private async failStep(step: Step, attempt: number, error: string): Promise<never> {
-    await this.checkpoint(step, { status: "failed", attempts: attempt, error });
-    return this.fail(step, `Step "${step.id}" failed after ${attempt} attempt(s): ${error}`);
+  private async failStep(step: Step, scope: Scope, attempt: number, error: string, tokensUsed?: number): Promise<never> {
+    await this.checkpoint(step, scope, { status: "failed", attempts: attempt, error, tokensUsed });
+    return this.fail(step, `Step "${scope.key(step)}" failed after ${attempt} attempt(s): ${error}`);
   }
 
   /** Ends the execution as failed with `message` (counted once for its agent) and stops walking. */
@@ -366,9 +530,10 @@ class ExecutionRun {
     const now = new Date();
     const { id, agentId } = this.execution;
     const stillHeld = sql`exists (select 1 from executions where id = ${id} and lease_token = ${this.token} and status in ('queued', 'running'))`;
+    const tokensUsed = [...this.checkpoints.values()].reduce((sum, step) => sum + (step.tokensUsed ?? 0), 0);
     const finalState = this.db
       .update(executions)
-      .set({ ...final, finishedAt: now, leaseToken: null, leaseUntil: null, updatedAt: now })
+      .set({ ...final, tokensUsed, finishedAt: now, leaseToken: null, leaseUntil: null, updatedAt: now })
       .where(and(eq(executions.id, id), inArray(executions.status, ["queued", "running"]), eq(executions.leaseToken, this.token)))
       // Only what this write changed comes back; the rest of the row is already in hand.
       .returning({ id: executions.id, startedAt: executions.startedAt, updatedAt: executions.updatedAt });
@@ -390,10 +555,12 @@ class ExecutionRun {
       failedStepId: final.status === "failed" ? final.failedStepId : this.execution.failedStepId,
       leaseToken: null,
       leaseUntil: null,
+      tokensUsed,
       finishedAt: now,
       startedAt: written.startedAt,
       updatedAt: written.updatedAt,
     };
+    if (ended.parentExecutionId) await wakeParent(this.ctx, ended.parentExecutionId);
     return { done: true, ended: { execution: ended, steps: [...this.checkpoints.values()].sort((a, b) => a.position - b.position) } };
   }
 
@@ -401,12 +568,13 @@ class ExecutionRun {
    * Releases the lease until `resumeAt` (the wake-up the queue will bring) and stops walking;
    * `waiting` marks a run parked for an event rather than a delay or a retry.
    */
-  private async pause(resumeAt: number, status?: "waiting"): Promise<never> {
+  private async pause(resumeAt: number, status?: "waiting", afterPark?: () => Promise<void>): Promise<never> {
     await this.flush();
     await this.db
       .update(executions)
       .set({ leaseToken: null, leaseUntil: new Date(resumeAt), updatedAt: new Date(), ...(status ? { status } : {}) })
       .where(and(eq(executions.id, this.execution.id), eq(executions.leaseToken, this.token)));
+    await afterPark?.();
     throw new Pause({ done: false, resumeInSeconds: Math.max(0, Math.ceil((resumeAt - Date.now()) / 1000)) });
   }
 
@@ -418,15 +586,25 @@ class ExecutionRun {
    */
   private async checkpoint(
     step: Step,
-    state: { status: ExecutionStep["status"]; attempts: number; result?: unknown; error?: string; resumeAt?: Date; startedAt?: Date },
+    scope: Scope,
+    state: {
+      status: ExecutionStep["status"];
+      attempts: number;
+      result?: unknown;
+      error?: string;
+      resumeAt?: Date;
+      startedAt?: Date;
+      tokensUsed?: number;
+    },
     options: { deferred?: boolean } = {},
   ) {
     const now = new Date();
     const finished = state.status === "succeeded" || state.status === "failed" || state.status === "skipped";
-    const existing = this.checkpoints.get(step.id);
+    const key = scope.key(step);
+    const existing = this.checkpoints.get(key);
     const row: StepRow = {
       executionId: this.execution.id,
-      stepKey: step.id,
+      stepKey: key,
       stepId: step.id,
       type: step.type,
       status: state.status,
@@ -437,9 +615,10 @@ class ExecutionRun {
       position: existing?.position ?? this.checkpoints.size,
       startedAt: state.startedAt ?? existing?.startedAt ?? now,
       finishedAt: finished ? now : null,
+      tokensUsed: state.tokensUsed ?? existing?.tokensUsed ?? 0,
     };
-    this.checkpoints.set(step.id, { ...row } as ExecutionStep);
-    this.unwritten.set(step.id, row);
+    this.checkpoints.set(key, { ...row } as ExecutionStep);
+    this.unwritten.set(key, row);
     if (!options.deferred) await this.flush();
   }
 
@@ -490,6 +669,7 @@ class ExecutionRun {
             resumeAt: sql`excluded.resume_at`,
             finishedAt: sql`excluded.finished_at`,
             startedAt: sql`excluded.started_at`,
+            tokensUsed: sql`excluded.tokens_used`,
           },
           setWhere: sql`exists (select 1 from executions where id = ${this.execution.id} and lease_token = ${this.token})`,
         }),
@@ -497,8 +677,8 @@ class ExecutionRun {
   }
 }
 
-/** Twelve columns a row plus the lease guard's two parameters stay within D1's limit of 100. */
-const ROWS_PER_STATEMENT = 8;
+/** A row's columns plus the lease guard's two parameters stay within D1's limit of 100 bound parameters. */
+const ROWS_PER_STATEMENT = Math.floor((100 - 2) / Object.keys(getTableColumns(executionSteps)).length);
 
 type StepRow = typeof executionSteps.$inferInsert;
 
@@ -516,4 +696,9 @@ class StepEvaluationFailed extends Error {
   ) {
     super(reason);
   }
+}
+
+/** A substituted prompt as text: strings as they are, anything else as JSON. */
+function asText(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
 }

@@ -26,9 +26,15 @@ export const WorkflowSchema = z
 
 export const StepRecordSchema = z.object({
   step_id: z.string(),
+  /** For a step inside a for_each, the item (0-based) this record is for. */
+  item: z.number().int().nullable(),
   type: z.string(),
   status: z.enum(["running", "waiting", "retrying", "succeeded", "failed", "skipped"]),
   attempts: z.number().int(),
+  /** From its first start to its end, retries and waits included. */
+  duration_ms: z.number().int().nullable(),
+  /** Model tokens (llm steps; a workflow step counts its child run's). */
+  tokens_used: z.number().int(),
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
   resume_at: Timestamp.nullable(),
@@ -50,6 +56,10 @@ export const ExecutionSchema = z
     retry_of: z.string().nullable(),
     /** The run whose input this one ran again, from the start. */
     replay_of: z.string().nullable(),
+    /** Set on the child run of a `workflow` step. */
+    parent_execution_id: z.string().nullable(),
+    /** Model tokens spent by the run's steps. */
+    tokens_used: z.number().int(),
     created_at: Timestamp,
     started_at: Timestamp.nullable(),
     finished_at: Timestamp.nullable(),

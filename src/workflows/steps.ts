@@ -32,7 +32,29 @@ export type Step =
   | { id: string; type: "condition"; name?: string; condition: Condition; then: Step[]; else: Step[] }
   | { id: string; type: "set"; name?: string; values: Record<string, unknown> }
   | { id: string; type: "delay"; name?: string; seconds: number }
-  | { id: string; type: "wait_for_event"; name?: string; event: string; timeout_seconds: number; on_timeout: "fail" | "continue" };
+  | { id: string; type: "wait_for_event"; name?: string; event: string; timeout_seconds: number; on_timeout: "fail" | "continue" }
+  | {
+      id: string;
+      type: "llm";
+      name?: string;
+      prompt: string;
+      system?: string;
+      provider?: string;
+      model?: string;
+      output: "text" | "json";
+      schema?: Record<string, unknown>;
+      retry?: RetryPolicy;
+    }
+  | { id: string; type: "for_each"; name?: string; items: string | unknown[]; as: string; steps: Step[]; concurrency: number }
+  | { id: string; type: "workflow"; name?: string; workflow_id: number; input: Record<string, unknown> };
+
+/** The most items a for_each runs, and the most it runs at once. */
+export const MAX_FOR_EACH_ITEMS = 1000;
+export const MAX_FOR_EACH_CONCURRENCY = 20;
+/** How deep `workflow` steps may nest (a top-level run is depth 0). */
+export const MAX_WORKFLOW_DEPTH = 5;
+/** Step types that may run inside a for_each: none of them parks the run (a wait holds the loop). */
+const IN_LOOP = new Set<Step["type"]>(["tool", "set", "condition", "llm"]);
 
 const Name = z.string().max(200).optional();
 /** What a `wait_for_event` step waits for and `POST /v1/executions/{id}/events` delivers. */
@@ -75,12 +97,46 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
         on_timeout: z.enum(["fail", "continue"]).default("fail"),
       })
       .strict(),
+    z
+      .object({
+        id: StepId,
+        type: z.literal("llm"),
+        name: Name,
+        prompt: z.string().min(1).max(20_000),
+        system: z.string().max(20_000).optional(),
+        provider: z.string().max(50).optional(),
+        model: z.string().max(200).optional(),
+        output: z.enum(["text", "json"]).default("text"),
+        schema: z.record(z.string(), z.unknown()).optional(),
+        retry: RetryPolicySchema.optional(),
+      })
+      .strict(),
+    z
+      .object({
+        id: StepId,
+        type: z.literal("for_each"),
+        name: Name,
+        items: z.union([z.string().min(1).max(500), z.array(z.unknown()).max(MAX_FOR_EACH_ITEMS)]),
+        as: VariableName.default("item"),
+        steps: z.array(StepSchema).min(1),
+        concurrency: z.number().int().min(1).max(MAX_FOR_EACH_CONCURRENCY).default(1),
+      })
+      .strict(),
+    z
+      .object({
+        id: StepId,
+        type: z.literal("workflow"),
+        name: Name,
+        workflow_id: z.number().int().positive(),
+        input: z.record(z.string(), z.unknown()).default({}),
+      })
+      .strict(),
   ]),
 ) as z.ZodType<Step>;
 
 export const StepsSchema = z.array(z.unknown()).max(MAX_STEPS).openapi({
   description:
-    "Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}, wait_for_event {event, timeout_seconds, on_timeout?: fail|continue} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step's result).",
+    "Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}, wait_for_event {event, timeout_seconds, on_timeout?: fail|continue} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step's result), llm {prompt, system?, provider?, model?, output?: text|json, schema?} (result {text} or {json}, tokens recorded), for_each {items, as?: item, steps, concurrency?} (inside: {{item}}, {{index}}; result: per item, its steps' results), workflow {workflow_id, input?} (runs another of your workflows as a child execution, depth at most 5).",
 });
 
 export const SettingsSchema = z.object({ retry: RetryPolicySchema.optional() }).strict().openapi("WorkflowSettings");
@@ -107,7 +163,7 @@ export function validateSteps(raw: unknown[], field = "steps"): { steps: Step[];
 
   const seen = new Set<string>();
   let count = 0;
-  const walk = (list: Step[], path: string) =>
+  const walk = (list: Step[], path: string, inLoop = false) =>
     list.forEach((step, index) => {
       const here = `${path}.${index}`;
       count++;
@@ -121,13 +177,32 @@ export function validateSteps(raw: unknown[], field = "steps"): { steps: Step[];
       if (step.type === "tool" && !parseToolName(step.tool)) {
         errors.push({ location: "body", field: `${here}.tool`, message: `Step "${step.id}": no tool named "${step.tool}".` });
       }
+      if (inLoop && !IN_LOOP.has(step.type)) {
+        errors.push({
+          location: "body",
+          field: `${here}.type`,
+          message: `Step "${step.id}": a for_each may hold ${[...IN_LOOP].join(", ")} steps, not ${step.type}.`,
+        });
+      }
+      if (step.type === "llm" && step.schema && step.output !== "json") {
+        errors.push({ location: "body", field: `${here}.schema`, message: `Step "${step.id}": a schema needs output "json".` });
+      }
+      if (step.type === "llm" && step.schema && JSON.stringify(step.schema).length > 20_000) {
+        errors.push({ location: "body", field: `${here}.schema`, message: `Step "${step.id}": the schema is larger than 20,000 characters.` });
+      }
+      if (step.type === "for_each") {
+        if (RESERVED.includes(step.as) || step.as === "index") {
+          errors.push({ location: "body", field: `${here}.as`, message: `Step "${step.id}": ${[...RESERVED, "index"].join(", ")} are reserved names.` });
+        }
+        walk(step.steps, `${here}.steps`, true);
+      }
       if (step.type === "condition") {
         for (const pattern of patternsOf(step.condition)) {
           const problem = patternProblem(pattern);
           if (problem) errors.push({ location: "body", field: `${here}.condition`, message: `Step "${step.id}": ${problem}` });
         }
-        walk(step.then, `${here}.then`);
-        walk(step.else, `${here}.else`);
+        walk(step.then, `${here}.then`, inLoop);
+        walk(step.else, `${here}.else`, inLoop);
       }
     });
   walk(steps, field);
@@ -142,14 +217,19 @@ function patternsOf(condition: Condition): string[] {
   return condition.operator === "matches" && typeof condition.value === "string" ? [condition.value] : [];
 }
 
-/** The step with this id, wherever it sits (branches included). */
+/** The steps directly inside a step: a condition's branches, a for_each's body. */
+export function innerSteps(step: Step): Step[] {
+  if (step.type === "condition") return [...step.then, ...step.else];
+  if (step.type === "for_each") return step.steps;
+  return [];
+}
+
+/** The step with this id, wherever it sits (branches and loops included). */
 export function findStep(steps: Step[], id: string): Step | undefined {
   for (const step of steps) {
     if (step.id === id) return step;
-    if (step.type === "condition") {
-      const inside = findStep(step.then, id) ?? findStep(step.else, id);
-      if (inside) return inside;
-    }
+    const inside = findStep(innerSteps(step), id);
+    if (inside) return inside;
   }
   return undefined;
 }
