@@ -5,6 +5,7 @@ import type { WorkflowRunMessage } from "./core/messages";
 import { removeExpiredCredentials } from "./scheduled/housekeeping";
 import { removeUnusedClients } from "./auth/client-registration";
 import { forgetOldExecutionKeys, resumeStaleExecutions } from "./workflows/executions";
+import { resumeDueNotifications } from "./workflows/notifications";
 import { forgetOldDeliveries } from "./agents/webhook-delivery";
 import { sweepOverdueAgents } from "./agents/firing";
 import { consumeWorkflowRuns } from "./workflows/queue-consumer";
@@ -30,6 +31,7 @@ export default {
         removeExpiredCredentials(runtime.db),
         removeUnusedClients(runtime.db),
         resumeStaleExecutions(runtime),
+        resumeDueNotifications(runtime),
         forgetOldExecutionKeys(runtime.db),
         forgetOldDeliveries(runtime.db),
         sweepOverdueAgents(runtime),

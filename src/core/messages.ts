@@ -4,5 +4,11 @@ export interface ExecutionMessage {
   execution_id: string;
 }
 
+/** Queue message that sends (or retries) one execution notification (`settings.notify`). */
+export interface NotificationMessage {
+  kind: "notification";
+  notification_id: string;
+}
+
 /** Messages on the `workflow-runs` queue; unknown kinds are acked and logged. */
-export type WorkflowRunMessage = ExecutionMessage | { kind: string; [field: string]: unknown };
+export type WorkflowRunMessage = ExecutionMessage | NotificationMessage | { kind: string; [field: string]: unknown };

@@ -230,6 +230,8 @@ export const workflows = sqliteTable(
     variables: text("variables", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
     metadata: text("workflow_metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
     settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    /** Signs `settings.notify` deliveries (sealed); shown once, when notify is first set. */
+    notifySecret: text("notify_secret"),
     steps: text("steps", { mode: "json" }).$type<unknown[]>().notNull(),
     createdAt: createdAt(),
     updatedAt: stampedAt("updated_at"),
@@ -349,6 +351,32 @@ export const executionSteps = sqliteTable(
     tokensUsed: integer("tokens_used").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.executionId, t.stepKey] })],
+);
+
+/**
+ * A signed POST of a finished execution to its workflow's `settings.notify.url`, retried with
+ * backoff; `attempt_log` keeps each attempt's outcome for the execution's detail.
+ */
+export const executionNotifications = sqliteTable(
+  "execution_notifications",
+  {
+    id: text("id").primaryKey(),
+    executionId: text("execution_id")
+      .notNull()
+      .references(() => executions.id, { onDelete: "cascade" }),
+    event: text("event").notNull(),
+    url: text("url").notNull(),
+    /** pending (due at next_attempt_at), sending (claimed until next_attempt_at), delivered, failed. */
+    status: text("status", { enum: ["pending", "sending", "delivered", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    attemptLog: text("attempt_log", { mode: "json" }).$type<{ at: string; status_code: number | null; error: string | null }[]>().notNull().default([]),
+    nextAttemptAt: timestamp("next_attempt_at").notNull(),
+    deliveredAt: timestamp("delivered_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("execution_notifications_execution_idx").on(t.executionId), index("execution_notifications_due_idx").on(t.status, t.nextAttemptAt)],
 );
 
 export type Workflow = typeof workflows.$inferSelect;

@@ -2,11 +2,12 @@ import { z } from "@hono/zod-openapi";
 import { authedRoute, conflictError, createRouter, notFoundError } from "../http/router";
 import { PageQuery, pageOf, paginate } from "../http/pagination";
 import { cancelExecution, getOwnedExecution, listWorkflowExecutions, presentExecution, runWorkflow } from "./executions";
-import { ExecutionSchema, JsonObject, PreferHeader, WorkflowId } from "./schemas";
+import { ExecutionSchema, JsonObject, NotificationSchema, PreferHeader, WorkflowId } from "./schemas";
 import { preferredWait } from "../http/prefer";
 import { REPLAYED_HEADER, readIdempotencyKey } from "../http/idempotency";
 import { MAX_WAIT_SECONDS } from "./run-now";
 import { deliverEvent } from "./events";
+import { presentNotifications } from "./notifications";
 import { EventName } from "./steps";
 
 /** An event's payload becomes a step result, so it is held to a step result's size. */
@@ -57,7 +58,10 @@ const execution = authedRoute("data:read", {
   tags: ["Workflows"],
   summary: "Get an execution with its step records",
   request: { params: ExecutionIdParam },
-  responses: { 200: { description: "The execution", content: { "application/json": { schema: ExecutionSchema } } }, ...notFoundError },
+  responses: {
+    200: { description: "The execution", content: { "application/json": { schema: ExecutionSchema.extend({ notifications: z.array(NotificationSchema) }) } } },
+    ...notFoundError,
+  },
 });
 
 const cancel = authedRoute("workflow:execute", {
@@ -133,7 +137,8 @@ export const executionRoutes = createRouter()
   })
   .openapi(execution, async (c) => {
     const row = await getOwnedExecution(c.var.ctx, c.req.valid("param").execution_id);
-    return c.json(await presentExecution(c.var.ctx.db, row, true), 200);
+    const [execution, notifications] = await Promise.all([presentExecution(c.var.ctx.db, row, true), presentNotifications(c.var.ctx.db, row.id)]);
+    return c.json({ ...execution, notifications }, 200);
   })
   .openapi(events, async (c) => {
     const { event, payload } = c.req.valid("json");

@@ -1,6 +1,6 @@
 import type { Runtime, ServiceContext } from "../core/context";
-import { type SQLWrapper, SQL, and, asc, desc, eq, getTableColumns, inArray, is, isNull, lt, notExists, notInArray, or, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { type SQL, and, asc, desc, eq, inArray, isNull, lt, notExists, notInArray, or, sql } from "drizzle-orm";
+import { insertSelectList } from "../db/insert-select";
 import type { Db } from "../db/client";
 import { executionKeys, executionSteps, executions, workflows, type Execution, type ExecutionStep, type Workflow } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
@@ -11,6 +11,7 @@ import { z } from "@hono/zod-openapi";
 import { decodeCursor } from "../http/pagination";
 import { isFinished, logInlineFailure, runAndWait, runNow, watchUntilEnded } from "./run-now";
 import { type EndedRun, LEASE_MS, newLeaseToken } from "./runner";
+import type { WorkflowSettings } from "./steps";
 import type { ExecutionMessage } from "../core/messages";
 
 /**
@@ -140,32 +141,24 @@ function assertRunnable(workflow: Workflow) {
 /**
  * `INSERT … SELECT` from the caller's workflow, pinning its version, steps, settings and
  * variables: the ownership and status checks and the copy happen in the insert, so starting a run
- * by id costs no read of the workflow first. Every insertable column is listed, in table order
- * (as drizzle's insert-select expects): from the workflow, from `values`, or its default.
+ * by id costs no read of the workflow first.
  */
-function insertFromWorkflow(ctx: ServiceContext, workflowId: number, values: Partial<Record<keyof Execution, unknown>>) {
-  const fromWorkflow: Partial<Record<keyof Execution, SQLWrapper>> = {
+export function insertFromWorkflow(ctx: ServiceContext, workflowId: number, values: Partial<Record<keyof Execution, unknown>>, alsoRequired?: SQL) {
+  const selected = insertSelectList(executions, values, {
     workflowId: workflows.id,
     workflowVersion: workflows.version,
     steps: workflows.steps,
     settings: workflows.settings,
     variables: workflows.variables,
-  };
-  const columns = Object.entries(getTableColumns(executions)) as [keyof Execution, SQLiteColumn][];
-  // (`executions` has no generated column, which drizzle would leave out of the list.)
-  const selected = columns.map(([key, column]) => {
-    if (fromWorkflow[key]) return fromWorkflow[key];
-    if (values[key] !== undefined) return sql.param(values[key], column);
-    if (is(column.default, SQL)) return column.default;
-    return column.default === undefined ? sql`null` : sql.param(column.default, column);
   });
   return ctx.db
     .insert(executions)
     .select(
-      sql`select ${sql.join(selected, sql`, `)} from ${workflows} where ${and(
+      sql`select ${selected} from ${workflows} where ${and(
         eq(workflows.id, workflowId),
         eq(workflows.userId, ctx.user.id),
         notInArray(workflows.status, ["paused", "archived"]),
+        alsoRequired,
       )}`,
     );
 }
@@ -260,11 +253,28 @@ export async function startAndRun(ctx: ServiceContext, workflow: WorkflowRef, ru
     const finished = isFinished(execution.status) ? { execution } : await watchUntilEnded(ctx, execution.id, options.waitSeconds);
     return { execution, finished, replayed };
   }
+  if ((execution.settings as WorkflowSettings).concurrency) {
+    // The workflow limits how many of its runs go at once: the queue's consumer takes turns.
+    const queued = await handToQueue(ctx, execution, token);
+    const finished = options.waitSeconds ? await watchUntilEnded(ctx, execution.id, options.waitSeconds) : undefined;
+    return { execution: queued, finished };
+  }
   if (options.waitSeconds && options.waitSeconds > 0) {
     return { execution, finished: await runAndWait(ctx, execution, token, options.waitSeconds) };
   }
   ctx.waitUntil(runNow(ctx, execution, token).catch((error) => logInlineFailure(execution.id, error)));
   return { execution };
+}
+
+/** Gives up the lease a run was born with and queues it instead. */
+async function handToQueue(ctx: ServiceContext, execution: Execution, token: string): Promise<Execution> {
+  const [queued] = await ctx.db
+    .update(executions)
+    .set({ status: "queued", leaseToken: null, leaseUntil: null, startedAt: null })
+    .where(and(eq(executions.id, execution.id), eq(executions.leaseToken, token)))
+    .returning();
+  await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id);
+  return queued ?? execution;
 }
 
 /** Executions of one of the caller's workflows, newest first; the cursor is the last row's (created_at, id). */

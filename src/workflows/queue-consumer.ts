@@ -2,6 +2,7 @@ import type { Runtime } from "../core/context";
 import { MAX_QUEUE_DELAY_SECONDS, driveExecution } from "./runner";
 import type { ExecutionMessage, WorkflowRunMessage } from "../core/messages";
 import { loggableError } from "../lib/safe-log";
+import { handleNotificationMessage } from "./notifications";
 
 /**
  * Each message is handled on its own (concurrently: executions are independent and
@@ -14,6 +15,12 @@ export async function consumeWorkflowRuns(batch: MessageBatch<WorkflowRunMessage
 
 async function handle(message: Message<WorkflowRunMessage>, runtime: Runtime): Promise<void> {
   const body = message.body;
+  if (body?.kind === "notification" && typeof body.notification_id === "string") {
+    // Its own retries are scheduled by the row (and the sweep), never by redelivery.
+    await handleNotificationMessage(runtime, body.notification_id);
+    message.ack();
+    return;
+  }
   if (body?.kind !== "execution" || typeof body.execution_id !== "string") {
     console.warn(JSON.stringify({ level: "warn", message: "unhandled workflow-runs message", kind: body?.kind, id: message.id }));
     message.ack();

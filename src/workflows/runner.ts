@@ -9,10 +9,11 @@ import { substitute } from "../lib/template";
 import { executeTool } from "../tools/executor";
 import { randomToken } from "../lib/crypto";
 import { credentialRevocation } from "../auth/credential-status";
-import { MAX_FOR_EACH_ITEMS, MAX_WORKFLOW_DEPTH, type RetryPolicy, type Step } from "./steps";
+import { MAX_FOR_EACH_ITEMS, MAX_WORKFLOW_DEPTH, type RetryPolicy, type Step, type WorkflowSettings } from "./steps";
 import { type LlmAnswer, LlmStepFailed, askModel } from "./llm-step";
 import { childResult, childRunId, findChildRun, startChildRun, wakeParent } from "./child-runs";
 import { runNow } from "./run-now";
+import { type FinalState, followUpsOfEnd } from "./follow-ups";
 import { agentOutcomeUpdate } from "./agent-outcome";
 
 /**
@@ -61,11 +62,19 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
   // Most messages (backstops of runs that ended inline) find the run finished: read only what
   // decides that; the lease update below returns the whole row.
   const execution = await db
-    .select({ status: executions.status, leaseToken: executions.leaseToken, leaseUntil: executions.leaseUntil, startedAt: executions.startedAt })
+    .select({
+      status: executions.status,
+      leaseToken: executions.leaseToken,
+      leaseUntil: executions.leaseUntil,
+      startedAt: executions.startedAt,
+      workflowId: executions.workflowId,
+      settings: executions.settings,
+    })
     .from(executions)
     .where(eq(executions.id, executionId))
     .get();
   if (!execution || isFinished(execution.status)) return { done: true };
+  const concurrency = (execution.settings as WorkflowSettings).concurrency;
 
   const token = newLeaseToken();
   const now = Date.now();
@@ -84,10 +93,14 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
         // A waiting run's lease time is its event's timeout: it is taken back once that passes.
         inArray(executions.status, ["queued", "running", "waiting"]),
         or(isNull(executions.leaseUntil), lt(executions.leaseUntil, new Date(now))),
+        concurrency ? slotFree(execution.workflowId, executionId, concurrency, now) : undefined,
       ),
     )
     .returning();
   if (leased.length === 0) {
+    const free = !execution.leaseUntil || execution.leaseUntil.getTime() < now;
+    // Leasable but for the workflow's concurrency: its turn comes when a slot frees up.
+    if (concurrency && free && execution.status !== "waiting") return { done: false, resumeInSeconds: CONCURRENCY_RECHECK_SECONDS };
     // Someone holds the lease. While it is running the run, this message comes back just after
     // the lease would run out, so a runner that dies (an isolate cut off mid-run) is followed
     // within one lease. A paused run (no holder) has its own wake-up message queued: this one
@@ -96,6 +109,14 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
     return heldUntil > now ? { done: false, resumeInSeconds: Math.ceil((heldUntil - now) / 1000) + 1 } : { done: true };
   }
   return walkLeased(runtime, leased[0]!, token, await loadCheckpoints(db, executionId));
+}
+
+/** How soon a run held back by its workflow's `settings.concurrency` looks for a free slot again. */
+const CONCURRENCY_RECHECK_SECONDS = 2;
+
+/** Fewer than `limit` of the workflow's other runs hold a live lease (are running a step now). */
+function slotFree(workflowId: number, executionId: string, limit: number, now: number) {
+  return sql`(select count(*) from executions where workflow_id = ${workflowId} and id != ${executionId} and lease_token is not null and lease_until > ${now}) < ${limit}`;
 }
 
 /**
@@ -526,7 +547,7 @@ class ExecutionRun {
    * final state go in one D1 batch, all guarded by the lease, so a run is counted once and a crash
    * never leaves it finished but uncounted.
    */
-  async end(final: { status: "succeeded" } | { status: "failed"; errorMessage: string; failedStepId: string | null }): Promise<DriveOutcome> {
+  async end(final: FinalState): Promise<DriveOutcome> {
     const now = new Date();
     const { id, agentId } = this.execution;
     const stillHeld = sql`exists (select 1 from executions where id = ${id} and lease_token = ${this.token} and status in ('queued', 'running'))`;
@@ -538,11 +559,13 @@ class ExecutionRun {
       // Only what this write changed comes back; the rest of the row is already in hand.
       .returning({ id: executions.id, startedAt: executions.startedAt, updatedAt: executions.updatedAt });
     const outcome = final.status === "succeeded" ? { success: true } : { success: false, error: final.errorMessage };
-    // Checkpoints and the agent's count go before the final state: they are guarded by the lease
-    // that it releases, so a runner that lost the lease writes none of them.
+    const followUps = followUpsOfEnd(this.ctx, this.execution, final, stillHeld);
+    // Checkpoints, the agent's count and the follow-ups go before the final state: they are
+    // guarded by the lease that it releases, so a runner that lost the lease writes none of them.
     const writes: BatchItem<"sqlite">[] = [
       ...this.takeUnwritten(),
       ...(agentId ? [agentOutcomeUpdate(this.db, this.execution, outcome, stillHeld)] : []),
+      ...followUps.writes,
       finalState,
     ];
     const results = await this.db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
@@ -560,6 +583,7 @@ class ExecutionRun {
       startedAt: written.startedAt,
       updatedAt: written.updatedAt,
     };
+    await followUps.send();
     if (ended.parentExecutionId) await wakeParent(this.ctx, ended.parentExecutionId);
     return { done: true, ended: { execution: ended, steps: [...this.checkpoints.values()].sort((a, b) => a.position - b.position) } };
   }

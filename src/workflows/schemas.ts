@@ -18,6 +18,7 @@ export const WorkflowSchema = z
     variables: JsonObject,
     workflow_metadata: JsonObject,
     settings: JsonObject,
+    notify_secret: z.string().optional().openapi({ description: "Signs `settings.notify` deliveries; in the answer only when it is made (notify first set)." }),
     steps: z.array(JsonObject),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -41,6 +42,20 @@ export const StepRecordSchema = z.object({
   result: z.unknown(),
   error_message: z.string().nullable(),
 });
+
+/** A `settings.notify` delivery of a finished execution, with every attempt. */
+export const NotificationSchema = z
+  .object({
+    id: z.string(),
+    event: z.string().openapi({ example: "execution.succeeded" }),
+    url: z.string(),
+    status: z.enum(["pending", "delivered", "failed"]),
+    attempts: z.number().int(),
+    next_attempt_at: Timestamp.nullable(),
+    delivered_at: Timestamp.nullable(),
+    attempt_log: z.array(z.object({ at: Timestamp, status_code: z.number().int().nullable(), error: z.string().nullable() })),
+  })
+  .openapi("ExecutionNotification");
 
 export const ExecutionSchema = z
   .object({

@@ -3,7 +3,8 @@ import { and, count, desc, eq, lt } from "drizzle-orm";
 import { workflowVersions, workflows, type Workflow } from "../db/schema";
 import type { Db } from "../db/client";
 import { HubError, notFound } from "../core/errors";
-import { validateSteps } from "./steps";
+import { type WorkflowSettings, validateSteps } from "./steps";
+import { randomToken } from "../lib/crypto";
 
 export interface WorkflowInput {
   name: string;
@@ -25,7 +26,7 @@ export function checkedSteps(raw: unknown[], field = "steps") {
 }
 
 /** Creates a workflow for the caller, within the account's quota (MAX_WORKFLOWS_PER_USER). */
-export async function createWorkflow(ctx: ServiceContext, input: WorkflowInput): Promise<Workflow> {
+export async function createWorkflow(ctx: ServiceContext, input: WorkflowInput): Promise<SavedWorkflow> {
   const maxWorkflows = ctx.config.quotas.workflowsPerUser;
   const steps = checkedSteps(input.steps);
   const [held] = await ctx.db.select({ n: count() }).from(workflows).where(eq(workflows.userId, ctx.user.id));
@@ -46,7 +47,7 @@ export async function createWorkflow(ctx: ServiceContext, input: WorkflowInput):
     })
     .returning();
   await recordVersion(ctx.db, row!);
-  return row!;
+  return syncNotifySecret(ctx, row!);
 }
 
 export async function getOwnedWorkflow(ctx: ServiceContext, id: number): Promise<Workflow> {
@@ -81,7 +82,7 @@ export function listActiveWorkflows(ctx: ServiceContext, limit: number) {
 }
 
 /** Applies the fields given; the version goes up by one when the steps change. */
-export async function updateWorkflow(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<Workflow> {
+export async function updateWorkflow(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<SavedWorkflow> {
   const current = await getOwnedWorkflow(ctx, id);
   const steps = patch.steps ? checkedSteps(patch.steps) : undefined;
   const stepsChanged = steps !== undefined && JSON.stringify(steps) !== JSON.stringify(current.steps);
@@ -102,8 +103,26 @@ export async function updateWorkflow(ctx: ServiceContext, id: number, patch: Par
     .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
     .returning();
   if (stepsChanged) await recordVersion(ctx.db, row!);
-  return row!;
+  return syncNotifySecret(ctx, row!);
 }
+
+/** A workflow just saved; `revealedNotifySecret` is set the one time its notify secret is made. */
+export type SavedWorkflow = Workflow & { revealedNotifySecret?: string };
+
+/**
+ * A workflow whose settings ask for notifications gets a signing secret the first time (stored
+ * sealed, the plaintext returned this once); one whose settings no longer ask loses it.
+ */
+async function syncNotifySecret(ctx: ServiceContext, row: Workflow): Promise<SavedWorkflow> {
+  const wantsNotify = Boolean((row.settings as WorkflowSettings).notify);
+  if (wantsNotify === Boolean(row.notifySecret)) return row;
+  const secret = wantsNotify ? `whsec_${randomToken(32)}` : null;
+  const sealed = secret ? await (await ctx.secrets()).seal(secret, notifySecretContext(row.id)) : null;
+  await ctx.db.update(workflows).set({ notifySecret: sealed }).where(eq(workflows.id, row.id));
+  return { ...row, notifySecret: sealed, ...(secret ? { revealedNotifySecret: secret } : {}) };
+}
+
+export const notifySecretContext = (workflowId: number) => `workflow:${workflowId}:notify_secret`;
 
 /** Records the steps of a workflow's current version (on create, and when the steps change); see versions.ts. */
 async function recordVersion(db: Db, workflow: Pick<Workflow, "id" | "version" | "steps">): Promise<void> {
@@ -118,8 +137,9 @@ export async function deleteWorkflow(ctx: ServiceContext, id: number): Promise<v
   if (deleted.length === 0) throw notFound("Workflow");
 }
 
-export function presentWorkflow(row: Workflow) {
+export function presentWorkflow(row: SavedWorkflow) {
   return {
+    ...(row.revealedNotifySecret ? { notify_secret: row.revealedNotifySecret } : {}),
     id: row.id,
     name: row.name,
     description: row.description,

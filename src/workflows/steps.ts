@@ -139,7 +139,46 @@ export const StepsSchema = z.array(z.unknown()).max(MAX_STEPS).openapi({
     "Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}, wait_for_event {event, timeout_seconds, on_timeout?: fail|continue} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step's result), llm {prompt, system?, provider?, model?, output?: text|json, schema?} (result {text} or {json}, tokens recorded), for_each {items, as?: item, steps, concurrency?} (inside: {{item}}, {{index}}; result: per item, its steps' results), workflow {workflow_id, input?} (runs another of your workflows as a child execution, depth at most 5).",
 });
 
-export const SettingsSchema = z.object({ retry: RetryPolicySchema.optional() }).strict().openapi("WorkflowSettings");
+export const NOTIFY_EVENTS = ["execution.succeeded", "execution.failed"] as const;
+export const MAX_WORKFLOW_CONCURRENCY = 100;
+
+export const SettingsSchema = z
+  .object({
+    retry: RetryPolicySchema.optional(),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_WORKFLOW_CONCURRENCY)
+      .optional()
+      .openapi({ description: "At most this many of the workflow's executions run at once; the others wait their turn, queued." }),
+    on_failure: z
+      .object({ workflow_id: z.number().int().positive() })
+      .strict()
+      .optional()
+      .openapi({ description: "An error workflow: run with `{execution, error}` when an execution of this one fails." }),
+    notify: z
+      .object({
+        url: z
+          .string()
+          .url()
+          .max(2000)
+          .refine((url) => /^https?:\/\//i.test(url), "Use an http or https URL."),
+        events: z
+          .array(z.enum(NOTIFY_EVENTS))
+          .min(1)
+          .default([...NOTIFY_EVENTS]),
+      })
+      .strict()
+      .optional()
+      .openapi({
+        description:
+          'Signed POSTs of finished executions to `url` (X-Hub-Timestamp, X-Hub-Signature: sha256=<HMAC of "<timestamp>.<body>"> with the workflow\'s `notify_secret`, shown once when notify is first set), retried with backoff.',
+      }),
+  })
+  .strict()
+  .openapi("WorkflowSettings");
+export type WorkflowSettings = z.infer<typeof SettingsSchema>;
 
 /**
  * Parses and checks a step list: shapes, unique ids across nested branches, tools that exist,

@@ -91,10 +91,12 @@ describe("for_each steps", () => {
     });
     const execution = await settled(key, await execute(key, workflow.id));
     expect(execution.status).toBe("succeeded");
-    const spans = execution.steps.filter((s: any) => s.step_id === "slow").map((s: any) => [Date.parse(s.started_at), Date.parse(s.finished_at)]);
+    const spans: { start: number; end: number }[] = execution.steps
+      .filter((s: any) => s.step_id === "slow")
+      .map((s: any) => ({ start: Date.parse(s.started_at), end: Date.parse(s.finished_at) }));
     expect(spans).toHaveLength(6);
     // The most items running at any one moment: two, never more (and never one at a time).
-    const overlap = Math.max(...spans.map(([start]: number[]) => spans.filter(([s, f]: number[]) => s <= start! && start! < f!).length));
+    const overlap = Math.max(...spans.map(({ start }) => spans.filter((other) => other.start <= start && start < other.end).length));
     expect(overlap).toBe(2);
   });
 
