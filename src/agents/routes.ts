@@ -30,7 +30,18 @@ export const AgentSchema = z
       last_run_at: Timestamp.nullable(),
       next_run_at: Timestamp.nullable(),
     }),
-    performance_metrics: z.object({ average_duration_ms: z.number().nullable(), last_duration_ms: z.number().nullable() }),
+    performance_metrics: z.object({
+      average_duration_ms: z.number().nullable(),
+      last_duration_ms: z.number().nullable(),
+      // From the agent's finished runs of the last 30 days; on GET /v1/agents/{agent_id} only.
+      window_days: z.number().int().optional(),
+      runs_in_window: z.number().int().optional(),
+      p50_duration_ms: z.number().nullable().optional(),
+      p95_duration_ms: z.number().nullable().optional(),
+      runs_per_day: z.number().optional().openapi({ description: "Average over the last 7 days." }),
+      tokens_used: z.number().int().optional(),
+      average_tokens_per_run: z.number().nullable().optional(),
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

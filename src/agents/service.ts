@@ -10,6 +10,7 @@ import { applySchedule } from "./schedules";
 import { credentialRevocation } from "../auth/credential-status";
 import { randomToken } from "../lib/crypto";
 import { getOwnedWorkflow } from "../workflows/service";
+import { agentRunMetrics } from "./metrics";
 
 /** Deploys one of the caller's workflows as an agent; the webhook secret is returned once. */
 /** The agent acts with the credential that deployed it, for its owner. */
@@ -61,7 +62,7 @@ export async function recordAgentRefusal(db: Db, agentId: string, reason: string
   await db.update(agents).set({ lastError: reason, updatedAt: new Date() }).where(eq(agents.id, agentId));
 }
 
-/** The agent as the API shows it, with its workflow's name, read in one query. */
+/** The agent as the API shows it, with its workflow's name, and metrics from its recent runs. */
 export async function presentOwnedAgent(ctx: ServiceContext, id: string) {
   const row = await ctx.db
     .select({ agent: agents, workflowName: workflows.name })
@@ -70,7 +71,8 @@ export async function presentOwnedAgent(ctx: ServiceContext, id: string) {
     .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
     .get();
   if (!row) throw notFound("Agent");
-  return presentAgent(row.agent, row.workflowName);
+  const shown = presentAgent(row.agent, row.workflowName);
+  return { ...shown, performance_metrics: { ...shown.performance_metrics, ...(await agentRunMetrics(ctx.db, row.agent.id)) } };
 }
 
 export async function getOwnedAgent(ctx: ServiceContext, id: string): Promise<Agent> {

@@ -299,6 +299,8 @@ export const executions = sqliteTable(
     index("executions_workflow_idx").on(t.workflowId, t.createdAt),
     index("executions_replay_of_idx").on(t.replayOf),
     index("executions_parent_idx").on(t.parentExecutionId),
+    // An agent's recent runs (its performance metrics).
+    index("executions_agent_idx").on(t.agentId, t.finishedAt),
     index("executions_status_idx").on(t.status, t.leaseUntil),
     // Unfinished runs per user (the quota), and runs still relying on a credential (clean-up).
     index("executions_user_status_idx").on(t.userId, t.status),

@@ -98,6 +98,53 @@ describe("agents", () => {
   });
 });
 
+describe("agent performance metrics", () => {
+  it("computes duration percentiles, runs per day and tokens from the agent's recent runs", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
+    const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
+    const empty = (await json(await call(`/v1/agents/${agent.agent_id}`, { token: key }))).performance_metrics;
+    expect(empty).toMatchObject({
+      runs_in_window: 0,
+      p50_duration_ms: null,
+      p95_duration_ms: null,
+      runs_per_day: 0,
+      tokens_used: 0,
+      average_tokens_per_run: null,
+    });
+
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const started = await json(await call(`/v1/agents/${agent.agent_id}/execute`, { token: key, json: {} }));
+      ids.push((await settled(key, started.execution_id)).id);
+    }
+    // Known durations and tokens (as llm steps would record them); one run is older than a week.
+    const now = Date.now();
+    const shapes = [
+      [100, 10, 1],
+      [200, 20, 2],
+      [1000, 30, 3],
+      [400, 40, 10],
+    ];
+    for (const [index, [duration, tokens, daysAgo]] of shapes.entries()) {
+      const finished = now - daysAgo! * 24 * 3600 * 1000;
+      await env.DB.prepare("UPDATE executions SET started_at = ?, finished_at = ?, tokens_used = ? WHERE id = ?")
+        .bind(finished - duration!, finished, tokens, ids[index])
+        .run();
+    }
+    const metrics = (await json(await call(`/v1/agents/${agent.agent_id}`, { token: key }))).performance_metrics;
+    expect(metrics).toMatchObject({
+      window_days: 30,
+      runs_in_window: 4,
+      p50_duration_ms: 200,
+      p95_duration_ms: 1000,
+      runs_per_day: 0.43,
+      tokens_used: 100,
+      average_tokens_per_run: 25,
+    });
+  });
+});
+
 describe("chat agent from a description", () => {
   it("creates the workflow, the agent and a conversation together", async () => {
     const { key } = await newApiKey(await newUser());

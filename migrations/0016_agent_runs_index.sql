@@ -1,0 +1,1 @@
+CREATE INDEX `executions_agent_idx` ON `executions` (`agent_id`,`finished_at`);
