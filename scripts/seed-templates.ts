@@ -1,6 +1,7 @@
 // Writes the built-in template catalog (src/templates/catalog.ts) into a D1 migration, so the
-// catalog lives in D1 like everything else: `npm run db:seed-templates` after changing it.
-// Re-running replaces the catalog rows' content and keeps their use counts.
+// catalog lives in D1 like everything else. After changing the catalog, write it into a new
+// migration (`npm run db:seed-templates -- migrations/00NN_templates_<what>.sql`): applied
+// migrations never run again. Each upsert replaces a catalog row's content and keeps its use count.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { TEMPLATES } from "../src/templates/catalog";

@@ -88,7 +88,7 @@ const extract = authedRoute("data:write", {
   tags: ["Workflows"],
   summary: "Extract a workflow from a conversation",
   description:
-    "The conversation's successful tool calls (or those in `selected_step_ids`, by tool_call_id) become tool steps in order; each of `parameterize_fields` (an argument name, or `<tool_call_id>.<argument>`) becomes a `{{variable}}` whose default is its value in the conversation.",
+    "The conversation's successful tool calls (or those in `selected_step_ids`, by tool_call_id) become tool steps in order; each of `parameterize_fields` (an argument name, or `<tool_call_id>.<argument>`) becomes a `{{variable}}` whose default is its value in the conversation. With `loop_repeated_calls`, consecutive calls of one tool that differ only in some arguments become one `for_each` step over those values (`{{item.<argument>}}`).",
   request: {
     body: {
       required: true,
@@ -100,6 +100,7 @@ const extract = authedRoute("data:write", {
             description: Description.optional(),
             selected_step_ids: z.array(z.string().max(200)).max(100).optional(),
             parameterize_fields: z.array(z.string().max(300)).max(100).optional(),
+            loop_repeated_calls: z.boolean().default(false),
             trigger_type: TriggerType.default("manual"),
             trigger_config: JsonObject.optional(),
           }),
@@ -120,6 +121,7 @@ export const builderRoutes = createRouter()
       description: body.description,
       selectedStepIds: body.selected_step_ids,
       parameterizeFields: body.parameterize_fields,
+      loopRepeatedCalls: body.loop_repeated_calls,
       triggerType: body.trigger_type,
       triggerConfig: body.trigger_config,
     });

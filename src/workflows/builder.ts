@@ -43,9 +43,20 @@ export function buildLocally(description: string, catalog: ToolInfo[]): { steps:
     .filter(Boolean);
   const steps: Step[] = [];
   const variables: Record<string, unknown> = {};
-  for (const sentence of sentences) {
+  const taken = new Set<string>();
+  const uniqueId = (base: string) => {
+    const clean = base.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40);
+    const start = /^[A-Za-z]/.test(clean) ? clean : `step_${clean}`;
+    let id = start;
+    for (let n = 2; taken.has(id); n++) id = `${start}_${n}`;
+    taken.add(id);
+    return id;
+  };
+  /** The step a sentence (or the rest of one) asks for: a model call, a tool, or nothing. */
+  const stepFor = (sentence: string): Step | undefined => {
+    if (LLM_VERBS.test(sentence)) return { id: uniqueId("draft"), type: "llm", name: sentence.slice(0, 200), prompt: sentence, output: "text" };
     const best = rankTools(sentence, catalog, 1)[0];
-    if (!best || best.score < MIN_SCORE) continue;
+    if (!best || best.score < MIN_SCORE) return undefined;
     const filled = fillArguments(sentence, best.tool.input_schema);
     const args: Record<string, unknown> = { ...filled.args };
     if (!filled.ok) {
@@ -54,13 +65,42 @@ export function buildLocally(description: string, catalog: ToolInfo[]): { steps:
         variables[field] = null;
       }
     }
-    const base = best.tool.name
-      .replace(/^mcp_\d+_/, "")
-      .replace(/[^A-Za-z0-9_-]/g, "_")
-      .slice(0, 40);
-    let id = /^[A-Za-z]/.test(base) ? base : `step_${base}`;
-    for (let n = 2; steps.some((s) => s.id === id); n++) id = `${base}_${n}`;
-    steps.push({ id, type: "tool", name: sentence.slice(0, 200), tool: best.tool.name, arguments: args });
+    return { id: uniqueId(best.tool.name.replace(/^mcp_\d+_/, "")), type: "tool", name: sentence.slice(0, 200), tool: best.tool.name, arguments: args };
+  };
+  for (const sentence of sentences) {
+    const approval = APPROVAL.exec(sentence);
+    if (approval) {
+      steps.push({
+        id: uniqueId("approval"),
+        type: "wait_for_event",
+        name: sentence.slice(0, 200),
+        event: "approved",
+        timeout_seconds: timeoutOf(sentence),
+        on_timeout: "fail",
+      });
+      continue;
+    }
+    const loop = FOR_EACH.exec(sentence);
+    if (loop) {
+      // "For each lead, send …": the rest of the sentence runs once per item of {{input.leads}}.
+      const noun = loop[1]!.toLowerCase();
+      const inner = stepFor(sentence.slice(loop[0].length));
+      if (inner) {
+        const plural = noun.endsWith("s") ? noun : `${noun}s`;
+        steps.push({
+          id: uniqueId(`each_${noun}`),
+          type: "for_each",
+          name: sentence.slice(0, 200),
+          items: `{{input.${plural}}}`,
+          as: noun,
+          steps: [inner],
+          concurrency: 1,
+        });
+        continue;
+      }
+    }
+    const step = stepFor(sentence);
+    if (step) steps.push(step);
   }
   if (steps.length === 0) {
     throw new HubError("validation_failed", "No sentence of the description names a tool this account can use. Name tools (GET /v1/tools), one per sentence.", {
@@ -70,9 +110,24 @@ export function buildLocally(description: string, catalog: ToolInfo[]): { steps:
   return { steps, variables };
 }
 
+/** "Wait for approval", "ask for sign-off", "get approval from …": a human approval step. */
+const APPROVAL = /\b(wait|ask|get|require|needs?)\b.{0,40}\b(approv|sign[- ]?off)/i;
+/** "For each lead, …", "for every contact …". */
+const FOR_EACH = /^for (?:each|every) ([A-Za-z][A-Za-z_]{0,30})\b,?\s*/i;
+/** Sentences that ask for writing, which a model step does. */
+const LLM_VERBS = /^(draft|write|compose|summari[sz]e|rewrite|translate)\b/i;
+
+/** "within 2 days", "within 3 hours": the approval's timeout; a day without one. */
+function timeoutOf(sentence: string): number {
+  const within = /\bwithin (\d{1,3}) (minute|hour|day)s?\b/i.exec(sentence);
+  if (!within) return 24 * 3600;
+  const unit = { minute: 60, hour: 3600, day: 86400 }[within[2]!.toLowerCase() as "minute" | "hour" | "day"];
+  return Math.min(Number(within[1]) * unit, 30 * 24 * 3600);
+}
+
 const STEP_GUIDE = [
   'Answer with JSON only: {"steps": [...], "variables": {...}}.',
-  'Step types: {"id","type":"tool","tool","arguments"}, {"id","type":"condition","condition":{"field","operator","value"},"then":[...],"else":[...]}, {"id","type":"set","values":{...}}, {"id","type":"delay","seconds"}.',
+  'Step types: {"id","type":"tool","tool","arguments"}, {"id","type":"condition","condition":{"field","operator","value"},"then":[...],"else":[...]}, {"id","type":"set","values":{...}}, {"id","type":"delay","seconds"}, {"id","type":"llm","prompt","system"?,"output":"text"|"json","schema"?} (a model call; result {text} or {json}), {"id","type":"for_each","items":"{{input.list}}","as":"item","steps":[...],"concurrency"?} (inner steps use {{item}} and {{index}}; only tool, set, condition and llm inside), {"id","type":"wait_for_event","event","timeout_seconds","on_timeout":"fail"|"continue"} (a human approval: the run waits until the event arrives; its payload is the result), {"id","type":"workflow","workflow_id","input"?} (runs another workflow).',
   "Ids are unique, start with a letter and use letters, digits, _ or -. Use only the tools listed. Reference earlier results as {{steps.<id>.result...}} and inputs as {{input.<name>}}.",
 ].join("\n");
 

@@ -13,7 +13,7 @@ import { createWorkflow } from "./service";
  */
 export function extractSteps(
   messages: MessageRecord[],
-  options: { selectedStepIds?: string[]; parameterizeFields?: string[] },
+  options: { selectedStepIds?: string[]; parameterizeFields?: string[]; loopRepeatedCalls?: boolean },
 ): { steps: Step[]; variables: Record<string, unknown> } {
   const calls = messages.filter((m) => m.role === "assistant").flatMap((m) => m.tools_called.filter((c) => c.success));
   const chosen = options.selectedStepIds?.length ? calls.filter((c) => options.selectedStepIds!.includes(c.id)) : calls;
@@ -41,7 +41,48 @@ export function extractSteps(
     }
     return { id: `step_${index + 1}`, type: "tool", name: `${call.name} (from the conversation)`, tool: call.name, arguments: args };
   });
-  return { steps, variables };
+  return { steps: options.loopRepeatedCalls ? loopRepeatedCalls(steps) : steps, variables };
+}
+
+type ToolStep = Extract<Step, { type: "tool" }>;
+
+/**
+ * Consecutive calls of one tool with the same argument names (the same message sent to three
+ * leads, say) become one `for_each` over the values that differ, the calls' own values as its
+ * items; arguments equal in every call stay as they are.
+ */
+export function loopRepeatedCalls(steps: Step[]): Step[] {
+  const out: Step[] = [];
+  for (let i = 0; i < steps.length; ) {
+    const first = steps[i] as ToolStep;
+    let end = i + 1;
+    while (end < steps.length && sameShape(first, steps[end] as ToolStep)) end++;
+    const run = steps.slice(i, end) as ToolStep[];
+    i = end;
+    const varying = Object.keys(first.arguments).filter((name) =>
+      run.some((step) => JSON.stringify(step.arguments[name]) !== JSON.stringify(first.arguments[name])),
+    );
+    if (run.length < 2 || varying.length === 0) {
+      out.push(...run);
+      continue;
+    }
+    const items = run.map((step) => Object.fromEntries(varying.map((name) => [name, step.arguments[name]])));
+    const args = Object.fromEntries(Object.entries(first.arguments).map(([name, value]) => [name, varying.includes(name) ? `{{item.${name}}}` : value]));
+    out.push({
+      id: `each_${first.id}`,
+      type: "for_each",
+      name: `${first.tool} for each of ${run.length} (from the conversation)`,
+      items,
+      as: "item",
+      concurrency: 1,
+      steps: [{ ...first, arguments: args }],
+    });
+  }
+  return out;
+}
+
+function sameShape(a: ToolStep, b: ToolStep): boolean {
+  return a.tool === b.tool && JSON.stringify(Object.keys(a.arguments).sort()) === JSON.stringify(Object.keys(b.arguments).sort());
 }
 
 /** Turns the tool calls of one of the caller's conversations into a saved workflow. */
@@ -53,12 +94,17 @@ export async function createWorkflowFromConversation(
     description?: string | null;
     selectedStepIds?: string[];
     parameterizeFields?: string[];
+    loopRepeatedCalls?: boolean;
     triggerType?: string;
     triggerConfig?: Record<string, unknown>;
   },
 ) {
   const messages = await conversationMessages(ctx, input.conversationId, {});
-  const { steps, variables } = extractSteps(messages, { selectedStepIds: input.selectedStepIds, parameterizeFields: input.parameterizeFields });
+  const { steps, variables } = extractSteps(messages, {
+    selectedStepIds: input.selectedStepIds,
+    parameterizeFields: input.parameterizeFields,
+    loopRepeatedCalls: input.loopRepeatedCalls,
+  });
   return createWorkflow(ctx, {
     name: input.name,
     description: input.description ?? `Extracted from conversation ${input.conversationId}.`,

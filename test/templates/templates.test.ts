@@ -6,11 +6,14 @@ import { validateSteps } from "../../src/workflows/steps";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { newWorkflow } from "../workflows/helpers";
 
+/** Every step, branches and loops included. */
+const allSteps = (steps: any[]): any[] =>
+  steps.flatMap((s) => [s, ...(s.type === "condition" ? allSteps([...s.then, ...s.else]) : s.type === "for_each" ? allSteps(s.steps) : [])]);
+
 function platformsOf(steps: any[]): string[] {
-  return steps
-    .flatMap((s) => (s.type === "tool" ? [parseToolName(s.tool)] : s.type === "condition" ? [] : []))
-    .flatMap((r) => (r?.kind === "platform" ? [r.platform.id] : []))
-    .concat(steps.filter((s) => s.type === "condition").flatMap((s) => platformsOf([...s.then, ...s.else])));
+  return allSteps(steps)
+    .flatMap((s) => (s.type === "tool" ? [parseToolName(s.tool)] : []))
+    .flatMap((r) => (r?.kind === "platform" ? [r.platform.id] : []));
 }
 
 describe("the template catalog", () => {
@@ -27,7 +30,17 @@ describe("the template catalog", () => {
       // Every platform its tools use is declared as a required connection.
       for (const platform of platformsOf(t.steps as any[])) expect(t.required_connections, t.id).toContain(platform);
       if (t.trigger_type === "schedule") expect(t.trigger_config, t.id).toMatchObject({ type: "cron", cron_expression: expect.any(String) });
+      // A model step needs a model provider connected.
+      if (allSteps(t.steps as any[]).some((s) => s.type === "llm")) expect(t.required_connections, t.id).toContain("openai");
     }
+  });
+
+  it("uses the richer step types: approvals, model steps and loops, in at least five templates", () => {
+    const using = (type: string) => TEMPLATES.filter((t) => allSteps(t.steps as any[]).some((s) => s.type === type)).map((t) => t.id);
+    expect(new Set([...using("llm"), ...using("for_each"), ...using("wait_for_event")]).size).toBeGreaterThanOrEqual(5);
+    expect(using("wait_for_event")).toContain("campaign-approval-before-send");
+    expect(using("llm")).toContain("campaign-approval-before-send");
+    expect(using("for_each")).toContain("personal-outreach-for-each-lead");
   });
 
   it("is stored in D1 by the seed migration, matching the code", async () => {

@@ -27,6 +27,23 @@ describe("building workflows", () => {
     expect(run.steps[1].result).toEqual({ result: 57 });
   });
 
+  it("knows approvals, loops and writing steps in a description", async () => {
+    const { key } = await newApiKey(await newUser());
+    const description = "Draft a short welcome note for the new leads. Wait for approval within 2 days. For each lead, generate a uuid.";
+    const built = await json(await call("/v1/workflows/build", { token: key, json: { description } }));
+    expect(built.steps).toEqual([
+      expect.objectContaining({ id: "draft", type: "llm", prompt: "Draft a short welcome note for the new leads.", output: "text" }),
+      expect.objectContaining({ id: "approval", type: "wait_for_event", event: "approved", timeout_seconds: 172800, on_timeout: "fail" }),
+      expect.objectContaining({
+        id: "each_lead",
+        type: "for_each",
+        items: "{{input.leads}}",
+        as: "lead",
+        steps: [expect.objectContaining({ type: "tool", tool: "uuid_generate" })],
+      }),
+    ]);
+  });
+
   it("refuses a description that names no tool", async () => {
     const { key } = await newApiKey(await newUser());
     await expectProblem(await call("/v1/workflows/build", { token: key, json: { description: "Make marketing great again." } }), 422, "validation_failed");
@@ -88,6 +105,32 @@ describe("extracting a workflow from a conversation", () => {
     expect(run.steps.map((s: any) => s.result)).toEqual([{ result: 24 }, { result: 14 }]);
     const overridden = await settled(key, await execute(key, workflow.id, { expression: "1 + 2" }));
     expect(overridden.steps[0].result).toEqual({ result: 3 });
+  });
+
+  it("turns repeated calls of one tool into a loop over what differed, with loop_repeated_calls", async () => {
+    const { key } = await newApiKey(await newUser());
+    const conversation = await newConversation(key);
+    for (const content of ["generate a uuid please", "math evaluate expression: 1 + 1", "math evaluate expression: 2 + 2", "math evaluate expression: 3 + 3"]) {
+      await call(`/v1/conversations/${conversation}/messages`, { token: key, json: { content } });
+    }
+    const workflow = await json(
+      await call("/v1/workflows/extract", { token: key, json: { conversation_id: conversation, workflow_name: "Sums", loop_repeated_calls: true } }),
+    );
+    expect(workflow.steps).toEqual([
+      expect.objectContaining({ id: "step_1", type: "tool", tool: "uuid_generate" }),
+      expect.objectContaining({
+        id: "each_step_2",
+        type: "for_each",
+        items: [{ expression: "1 + 1" }, { expression: "2 + 2" }, { expression: "3 + 3" }],
+        steps: [expect.objectContaining({ tool: "math_evaluate", arguments: { expression: "{{item.expression}}" } })],
+      }),
+    ]);
+    const run = await settled(key, await execute(key, workflow.id));
+    expect(run.steps.find((s: any) => s.step_id === "each_step_2").result).toEqual([
+      { step_2: { result: 2 } },
+      { step_2: { result: 4 } },
+      { step_2: { result: 6 } },
+    ]);
   });
 
   it("refuses unknown step ids and another user's conversation", async () => {
