@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { authedRoute, conflictError, createRouter, notFoundError } from "../http/router";
 import { PageQuery, pageOf, paginate } from "../http/pagination";
-import { cancelExecution, getOwnedExecution, listWorkflowExecutions, presentExecution, runWorkflow } from "./executions";
-import { ExecutionSchema, JsonObject, NotificationSchema, PreferHeader, WorkflowId } from "./schemas";
+import { cancelExecution, childExecutions, getOwnedExecution, listWorkflowExecutions, presentExecution, runWorkflow } from "./executions";
+import { ChildExecutionSchema, ExecutionSchema, JsonObject, NotificationSchema, PreferHeader, WorkflowId } from "./schemas";
 import { preferredWait } from "../http/prefer";
 import { REPLAYED_HEADER, readIdempotencyKey } from "../http/idempotency";
 import { MAX_WAIT_SECONDS } from "./run-now";
@@ -59,7 +59,12 @@ const execution = authedRoute("data:read", {
   summary: "Get an execution with its step records",
   request: { params: ExecutionIdParam },
   responses: {
-    200: { description: "The execution", content: { "application/json": { schema: ExecutionSchema.extend({ notifications: z.array(NotificationSchema) }) } } },
+    200: {
+      description: "The execution",
+      content: {
+        "application/json": { schema: ExecutionSchema.extend({ notifications: z.array(NotificationSchema), child_executions: z.array(ChildExecutionSchema) }) },
+      },
+    },
     ...notFoundError,
   },
 });
@@ -137,8 +142,12 @@ export const executionRoutes = createRouter()
   })
   .openapi(execution, async (c) => {
     const row = await getOwnedExecution(c.var.ctx, c.req.valid("param").execution_id);
-    const [execution, notifications] = await Promise.all([presentExecution(c.var.ctx.db, row, true), presentNotifications(c.var.ctx.db, row.id)]);
-    return c.json({ ...execution, notifications }, 200);
+    const [execution, notifications, children] = await Promise.all([
+      presentExecution(c.var.ctx.db, row, true),
+      presentNotifications(c.var.ctx.db, row.id),
+      childExecutions(c.var.ctx.db, row.id),
+    ]);
+    return c.json({ ...execution, notifications, child_executions: children }, 200);
   })
   .openapi(events, async (c) => {
     const { event, payload } = c.req.valid("json");

@@ -294,6 +294,32 @@ export async function listWorkflowExecutions(ctx: ServiceContext, workflowId: nu
     .all();
 }
 
+/** The runs this one started (`workflow` steps' children, its error workflow's run), oldest first. */
+export async function childExecutions(db: Db, executionId: string) {
+  const rows = await db
+    .select({
+      id: executions.id,
+      workflowId: executions.workflowId,
+      status: executions.status,
+      tokensUsed: executions.tokensUsed,
+      createdAt: executions.createdAt,
+      finishedAt: executions.finishedAt,
+    })
+    .from(executions)
+    .where(eq(executions.parentExecutionId, executionId))
+    .orderBy(asc(executions.createdAt))
+    .limit(100)
+    .all();
+  return rows.map((row) => ({
+    id: row.id,
+    workflow_id: row.workflowId,
+    status: row.status,
+    tokens_used: row.tokensUsed,
+    created_at: row.createdAt.toISOString(),
+    finished_at: row.finishedAt?.toISOString() ?? null,
+  }));
+}
+
 /** With `withSteps`, the steps are read unless the caller already holds them (`known`, in order). */
 export async function presentExecution(db: Db, execution: Execution, withSteps: boolean, known?: ExecutionStep[]) {
   const steps = withSteps

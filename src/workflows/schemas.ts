@@ -57,6 +57,18 @@ export const NotificationSchema = z
   })
   .openapi("ExecutionNotification");
 
+/** A run started by this one: a `workflow` step's child, or its `settings.on_failure` error run. */
+export const ChildExecutionSchema = z
+  .object({
+    id: z.string(),
+    workflow_id: z.number().int(),
+    status: z.string(),
+    tokens_used: z.number().int(),
+    created_at: Timestamp,
+    finished_at: Timestamp.nullable(),
+  })
+  .openapi("ChildExecution");
+
 export const ExecutionSchema = z
   .object({
     id: z.string(),

@@ -245,6 +245,8 @@ describe("workflow steps (child runs)", () => {
     expect(execution.status).toBe("succeeded");
     expect(execution.steps[1].result.text).toBe("Child said 42");
     const childId = execution.steps[0].result.execution_id;
+    const detail = await json(await call(`/v1/executions/${execution.id}`, { token: key }));
+    expect(detail.child_executions).toEqual([expect.objectContaining({ id: childId, workflow_id: child.id, status: "succeeded" })]);
     const childRun = await json(await call(`/v1/executions/${childId}`, { token: key }));
     expect(childRun).toMatchObject({ status: "succeeded", workflow_id: child.id, parent_execution_id: execution.id, input_data: { n: 21 } });
   });
