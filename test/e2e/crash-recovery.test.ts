@@ -43,6 +43,8 @@ let hub: ChildProcess | undefined;
 /** Every process group started, so none outlives the test even if a kill went wrong. */
 const groups: number[] = [];
 let hubLog = "";
+/** The API key the first start printed (a restart on the same state does not make another). */
+let firstKey: string | undefined;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -142,6 +144,7 @@ describe("npm start killed mid-work", () => {
   it("finishes every execution after repeated SIGKILLs of the whole process group, never repeating a succeeded step", async () => {
     const key = await startNpmStart();
     expect(key).toBeTruthy();
+    firstKey = key;
     const origin = `http://127.0.0.1:${port}`;
     const api = async (pathname: string, body?: unknown) => {
       const response = await fetch(`${origin}${pathname}`, {
@@ -242,4 +245,75 @@ describe("npm start killed mid-work", () => {
         `${effects.length} side effects for ${EXECUTIONS * TOOL_STEPS.length} tool steps (${repeated} repeated, each with its step's idempotency key)`,
     );
   }, 300_000);
+
+  it("a loop and an approval survive SIGKILLs: finished items never run again, a waiting run waits on", async () => {
+    // The hub the first drill left running is killed, mid-loop and then mid-wait.
+    const key = await startOrReuse();
+    const origin = `http://127.0.0.1:${port}`;
+    const api = async (pathname: string, body?: unknown) => {
+      const response = await fetch(`${origin}${pathname}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${pathname}: ${response.status} ${text}`);
+      return JSON.parse(text);
+    };
+    const call = (id: string, url: string) => ({ id, type: "tool", tool: "http_request", arguments: { method: "POST", url, body: {} } });
+    const workflow = await api("/v1/workflows", {
+      workflow_name: "Loop and approval drill",
+      description: "six calls, two at a time, then an approval, then one more call",
+      steps: [
+        {
+          id: "each",
+          type: "for_each",
+          items: [0, 1, 2, 3, 4, 5],
+          concurrency: 2,
+          steps: [call("visit", `${sinkOrigin}/e/{{execution.id}}/visit-{{index}}`)],
+        },
+        { id: "approve", type: "wait_for_event", event: "go", timeout_seconds: 3600 },
+        call("after", `${sinkOrigin}/e/{{execution.id}}/after`),
+      ],
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await api(`/v1/workflows/${workflow.id}/execute`, {})).execution_id);
+    // Mid-loop: items take 0.8 s each, two at a time.
+    await sleep(1500);
+    await killGroup(hub!.pid!);
+    await startNpmStart();
+    const statusOf = async () => Promise.all(ids.map(async (id) => (await api(`/v1/executions/${id}`)).status as string));
+    const until = async (wanted: string) => {
+      const deadline = Date.now() + DRAIN_LIMIT_MS;
+      while (Date.now() < deadline && !(await statusOf()).every((status) => status === wanted)) await sleep(500);
+      expect(await statusOf(), `local D1:\n${await d1Report(ids)}`).toEqual(ids.map(() => wanted));
+    };
+    await until("waiting");
+    // Mid-wait: nothing is running, so nothing may be lost either.
+    await killGroup(hub!.pid!);
+    await startNpmStart();
+    for (const id of ids) await api(`/v1/executions/${id}/events`, { event: "go", payload: { by: "drill" } });
+    await until("succeeded");
+
+    for (const id of ids) {
+      const execution = await api(`/v1/executions/${id}`);
+      const mine = effects.filter((e) => e.execution === id);
+      for (const record of execution.steps.filter((r: any) => r.type === "tool")) {
+        const target = record.item === null ? record.step_id : `${record.step_id}-${record.item}`;
+        const calls = mine.filter((e) => e.step === target);
+        expect(calls.length, `${id} ${target}: calls seen`).toBeGreaterThanOrEqual(1);
+        // A finished item is never called again; one cut off mid-call is repeated with its own key.
+        expect(calls.length, `${id} ${target}: calls vs attempts`).toBeLessThanOrEqual(record.attempts);
+        expect(new Set(calls.map((c) => c.idempotencyKey)), `${id} ${target}`).toEqual(new Set([`${id}:${record.step_id}:${record.item ?? 0}`]));
+      }
+      expect(execution.steps.filter((r: any) => r.step_id === "visit")).toHaveLength(6);
+      expect(execution.steps.find((r: any) => r.step_id === "approve").result).toEqual({ by: "drill" });
+    }
+  }, 300_000);
 });
+
+/** The hub still running from the drill before (with the key it printed), or a fresh one on the same state. */
+async function startOrReuse(): Promise<string | undefined> {
+  if (hub && hub.exitCode === null && firstKey) return firstKey;
+  return (await startNpmStart()) ?? firstKey;
+}
