@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // Timestamps are stored as epoch milliseconds and surface as Date objects in code.
 const stampedAt = (name: string) => integer(name, { mode: "timestamp_ms" }).notNull().default(sql`(unixepoch('subsec') * 1000)`);
@@ -297,7 +297,9 @@ export const executions = sqliteTable(
   },
   (t) => [
     index("executions_workflow_idx").on(t.workflowId, t.createdAt),
-    index("executions_replay_of_idx").on(t.replayOf),
+    // A run is retried once and replayed once (a second request finds the first's run).
+    uniqueIndex("executions_replay_of_unique").on(t.replayOf),
+    uniqueIndex("executions_retry_of_unique").on(t.retryOf),
     index("executions_parent_idx").on(t.parentExecutionId),
     // An agent's recent runs (its performance metrics).
     index("executions_agent_idx").on(t.agentId, t.finishedAt),

@@ -12,6 +12,7 @@ import { decodeCursor } from "../http/pagination";
 import { isFinished, logInlineFailure, runAndWait, runNow, watchUntilEnded } from "./run-now";
 import { type EndedRun, LEASE_MS, newLeaseToken } from "./runner";
 import type { WorkflowSettings } from "./steps";
+import { wakeParent } from "./child-runs";
 import type { ExecutionMessage } from "../core/messages";
 
 /**
@@ -267,7 +268,7 @@ export async function startAndRun(ctx: ServiceContext, workflow: WorkflowRef, ru
 }
 
 /** Gives up the lease a run was born with and queues it instead. */
-async function handToQueue(ctx: ServiceContext, execution: Execution, token: string): Promise<Execution> {
+export async function handToQueue(ctx: ServiceContext, execution: Execution, token: string): Promise<Execution> {
   const [queued] = await ctx.db
     .update(executions)
     .set({ status: "queued", leaseToken: null, leaseUntil: null, startedAt: null })
@@ -408,12 +409,28 @@ export async function resumeStaleExecutions({ db, bindings }: Runtime, now = Dat
  */
 export async function cancelExecution(ctx: ServiceContext, id: string): Promise<Execution> {
   const now = new Date();
+  const stop = { status: "cancelled" as const, finishedAt: now, leaseToken: null, leaseUntil: null, updatedAt: now };
+  const unfinished = inArray(executions.status, ["queued", "running", "waiting"]);
   const [cancelled] = await ctx.db
     .update(executions)
-    .set({ status: "cancelled", errorMessage: "Cancelled on request.", finishedAt: now, leaseToken: null, leaseUntil: null, updatedAt: now })
-    .where(and(eq(executions.id, id), eq(executions.userId, ctx.user.id), inArray(executions.status, ["queued", "running", "waiting"])))
+    .set({ ...stop, errorMessage: "Cancelled on request." })
+    .where(and(eq(executions.id, id), eq(executions.userId, ctx.user.id), unfinished))
     .returning();
-  if (cancelled) return cancelled;
+  if (cancelled) {
+    // Its child runs go with it, level by level (workflow steps nest at most 5 deep).
+    let parents = [cancelled.id];
+    for (let depth = 0; depth < 6 && parents.length; depth++) {
+      const children = await ctx.db
+        .update(executions)
+        .set({ ...stop, errorMessage: "Cancelled with the run that started it." })
+        .where(and(inArray(executions.parentExecutionId, parents), unfinished))
+        .returning({ id: executions.id });
+      parents = children.map((child) => child.id);
+    }
+    // A parent waiting for this run hears that it ended (its step fails with the reason).
+    if (cancelled.parentExecutionId) await wakeParent(ctx, cancelled.parentExecutionId);
+    return cancelled;
+  }
   const existing = await getOwnedExecution(ctx, id);
   throw new HubError("conflict", `The execution has already ${existing.status === "cancelled" ? "been cancelled" : existing.status}.`);
 }

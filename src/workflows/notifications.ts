@@ -1,4 +1,4 @@
-import { and, asc, eq, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Runtime } from "../core/context";
 import type { Db } from "../db/client";
 import { executionNotifications, executions, workflows } from "../db/schema";
@@ -44,16 +44,18 @@ export function enqueueNotification(queue: Queue<WorkflowRunMessage>, id: string
 export async function deliverNotification(runtime: Runtime, id: string): Promise<void> {
   const { db } = runtime;
   const now = Date.now();
+  // The claim counts the attempt (a sender that dies mid-send has spent it) and its end time is
+  // the claim's token: only this sender may record the outcome.
+  const claimedUntil = new Date(now + CLAIM_MS);
   const [claimed] = await db
     .update(executionNotifications)
-    .set({ status: "sending", nextAttemptAt: new Date(now + CLAIM_MS) })
+    .set({ status: "sending", nextAttemptAt: claimedUntil, attempts: sql`${executionNotifications.attempts} + 1` })
     .where(
       and(
         eq(executionNotifications.id, id),
-        or(
-          and(eq(executionNotifications.status, "pending"), lte(executionNotifications.nextAttemptAt, new Date(now))),
-          and(eq(executionNotifications.status, "sending"), lte(executionNotifications.nextAttemptAt, new Date(now))),
-        ),
+        or(eq(executionNotifications.status, "pending"), eq(executionNotifications.status, "sending")),
+        lte(executionNotifications.nextAttemptAt, new Date(now)),
+        lt(executionNotifications.attempts, MAX_NOTIFY_ATTEMPTS),
       ),
     )
     .returning();
@@ -106,7 +108,7 @@ export async function deliverNotification(runtime: Runtime, id: string): Promise
     }
   }
 
-  const attempts = claimed.attempts + 1;
+  const attempts = claimed.attempts;
   const log = [...claimed.attemptLog, { at: new Date(now).toISOString(), status_code: statusCode, error }];
   const retryIn = FIRST_RETRY_SECONDS * 3 ** (attempts - 1);
   const giveUp = error !== null && (attempts >= MAX_NOTIFY_ATTEMPTS || !row?.secret || refused);
@@ -121,7 +123,7 @@ export async function deliverNotification(runtime: Runtime, id: string): Promise
           ? { status: "failed" as const }
           : { status: "pending" as const, nextAttemptAt: new Date(now + retryIn * 1000) }),
     })
-    .where(and(eq(executionNotifications.id, id), eq(executionNotifications.status, "sending")));
+    .where(and(eq(executionNotifications.id, id), eq(executionNotifications.status, "sending"), eq(executionNotifications.nextAttemptAt, claimedUntil)));
   if (error !== null && !giveUp) await enqueueNotification(runtime.bindings.WORKFLOW_RUNS, id, retryIn);
 }
 
@@ -136,6 +138,17 @@ export async function handleNotificationMessage(runtime: Runtime, id: string): P
 
 /** The sweep: notifications due (or claimed by a sender that died) whose message was lost are queued again. */
 export async function resumeDueNotifications({ db, bindings }: Runtime, now = Date.now()): Promise<number> {
+  // A sender that died holding the last attempt leaves nothing to try: that notification failed.
+  await db
+    .update(executionNotifications)
+    .set({ status: "failed" })
+    .where(
+      and(
+        eq(executionNotifications.status, "sending"),
+        lte(executionNotifications.nextAttemptAt, new Date(now)),
+        gte(executionNotifications.attempts, MAX_NOTIFY_ATTEMPTS),
+      ),
+    );
   const due = await db
     .select({ id: executionNotifications.id })
     .from(executionNotifications)
@@ -144,6 +157,7 @@ export async function resumeDueNotifications({ db, bindings }: Runtime, now = Da
         or(eq(executionNotifications.status, "pending"), eq(executionNotifications.status, "sending")),
         // Slack for the message that is already on its way.
         lte(executionNotifications.nextAttemptAt, new Date(now - 10_000)),
+        lt(executionNotifications.attempts, MAX_NOTIFY_ATTEMPTS),
       ),
     )
     .limit(100)

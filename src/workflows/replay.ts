@@ -49,8 +49,14 @@ export async function replayExecutions(
       started.push(await startExecution(ctx, workflow, { input: source.input, replayOf: source.id }));
     } catch (error) {
       if (error instanceof HubError && error.code === "quota_exceeded" && started.length > 0) return { started, quotaReached: true };
+      // Replayed meanwhile by a request at the same moment (a run is replayed once: a unique index).
+      if (await alreadyReplayed(ctx, source.id)) continue;
       throw error;
     }
   }
   return { started, quotaReached: false };
+}
+
+async function alreadyReplayed(ctx: ServiceContext, id: string): Promise<boolean> {
+  return Boolean(await ctx.db.select({ id: executions.id }).from(executions).where(eq(executions.replayOf, id)).get());
 }

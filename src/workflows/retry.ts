@@ -5,6 +5,7 @@ import { HubError } from "../core/errors";
 import { randomToken } from "../lib/crypto";
 import { getOwnedExecution, quotaExceeded, removeIfOverQuota } from "./executions";
 import { resumeNow } from "./run-now";
+import { getOwnedWorkflow } from "./service";
 
 /** Step states a retry takes over as they are: done, never run again. */
 const REUSED = ["succeeded", "skipped"] as const;
@@ -20,8 +21,30 @@ export async function retryExecution(ctx: ServiceContext, executionId: string): 
   if (old.status !== "failed" && old.status !== "cancelled") {
     throw new HubError("conflict", `Only a failed or cancelled execution can be retried; this one is ${old.status}.`);
   }
+  // The workflow's rules hold for retries as for any start: a paused or archived one does not run.
+  const workflow = await getOwnedWorkflow(ctx, old.workflowId);
+  if (workflow.status === "paused" || workflow.status === "archived") {
+    throw new HubError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
+  }
   const id = `exe_${randomToken(16)}`;
-  const [[retry], , refused] = await ctx.db.batch([
+  let written: Awaited<ReturnType<typeof insertRetry>>;
+  try {
+    written = await insertRetry(ctx, old, id);
+  } catch (error) {
+    // A run is retried once (a unique index): a second retry, even at the same moment, is refused.
+    const earlier = await ctx.db.select({ id: executions.id }).from(executions).where(eq(executions.retryOf, old.id)).get();
+    if (earlier) throw new HubError("conflict", `This execution was already retried as ${earlier.id}; retry that one if it failed.`);
+    throw error;
+  }
+  const [[retry], , refused] = written;
+  if (refused.length) throw quotaExceeded(ctx.config.quotas.runningExecutionsPerUser);
+  resumeNow(ctx, retry!.id);
+  return retry!;
+}
+
+/** The retry's row, the old run's finished steps as its checkpoints, and the quota check, in one batch. */
+function insertRetry(ctx: ServiceContext, old: Execution, id: string) {
+  return ctx.db.batch([
     ctx.db
       .insert(executions)
       .values({
@@ -36,6 +59,7 @@ export async function retryExecution(ctx: ServiceContext, executionId: string): 
         input: old.input,
         agentId: old.agentId,
         retryOf: old.id,
+        depth: old.depth,
       })
       .returning(),
     // The old run's finished steps become the new run's checkpoints (every column, in table order).
@@ -54,14 +78,12 @@ export async function retryExecution(ctx: ServiceContext, executionId: string): 
           position: executionSteps.position,
           startedAt: executionSteps.startedAt,
           finishedAt: executionSteps.finishedAt,
-          tokensUsed: executionSteps.tokensUsed,
+          // Reused, not spent again: this run's tokens are its own.
+          tokensUsed: sql`0`.as("tokens_used"),
         })
         .from(executionSteps)
         .where(and(eq(executionSteps.executionId, old.id), inArray(executionSteps.status, [...REUSED]))),
     ),
     removeIfOverQuota(ctx, id),
   ]);
-  if (refused.length) throw quotaExceeded(ctx.config.quotas.runningExecutionsPerUser);
-  resumeNow(ctx, retry!.id);
-  return retry!;
 }

@@ -12,6 +12,7 @@ import { credentialRevocation } from "../auth/credential-status";
 import { MAX_FOR_EACH_ITEMS, MAX_WORKFLOW_DEPTH, type RetryPolicy, type Step, type WorkflowSettings } from "./steps";
 import { type LlmAnswer, LlmStepFailed, askModel } from "./llm-step";
 import { childResult, childRunId, findChildRun, startChildRun, wakeParent } from "./child-runs";
+import { handToQueue } from "./executions";
 import { runNow } from "./run-now";
 import { type FinalState, followUpsOfEnd } from "./follow-ups";
 import { agentOutcomeUpdate } from "./agent-outcome";
@@ -100,7 +101,7 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
   if (leased.length === 0) {
     const free = !execution.leaseUntil || execution.leaseUntil.getTime() < now;
     // Leasable but for the workflow's concurrency: its turn comes when a slot frees up.
-    if (concurrency && free && execution.status !== "waiting") return { done: false, resumeInSeconds: CONCURRENCY_RECHECK_SECONDS };
+    if (concurrency && free) return { done: false, resumeInSeconds: CONCURRENCY_RECHECK_SECONDS };
     // Someone holds the lease. While it is running the run, this message comes back just after
     // the lease would run out, so a runner that dies (an isolate cut off mid-run) is followed
     // within one lease. A paused run (no holder) has its own wake-up message queued: this one
@@ -177,8 +178,19 @@ class Scope {
   }
 }
 
+/** A for_each item that must pause or fail, handed to the loop, which does it once all items in progress have stopped. */
+class ItemStopped {
+  readonly resumeAt?: number;
+  readonly failure?: { step: Step | null; message: string };
+  constructor(stop: { resumeAt: number } | { failure: { step: Step | null; message: string } }) {
+    Object.assign(this, stop);
+  }
+}
+
 class ExecutionRun {
   private root: Scope;
+  /** While a for_each runs items, a pause or failure inside one is the loop's to carry out. */
+  private itemsInFlight = false;
   /** Checkpoints of pure steps not written yet (see `checkpoint`). */
   private unwritten = new Map<string, StepRow>();
 
@@ -343,10 +355,7 @@ class ExecutionRun {
   private async tool(step: Extract<Step, { type: "tool" }>, scope: Scope, done: ExecutionStep | undefined) {
     const now = Date.now();
     const { attempt, policy } = await this.nextAttempt(step, scope, done);
-    // Side effects run with the credential that started the run: a revoked API key or OAuth
-    // grant stops the run before its next tool call.
-    const revoked = await credentialRevocation(this.db, this.execution.credentialId);
-    if (revoked) return this.fail(step, `The run was stopped before step "${scope.key(step)}": ${revoked}`);
+    await this.stopIfRevoked(step, scope);
     const args = this.evaluate(step, () => substitute(step.arguments, scope.context).value as Record<string, unknown>);
     await this.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date(now) });
     let result: Awaited<ReturnType<typeof executeTool>> | undefined;
@@ -383,9 +392,19 @@ class ExecutionRun {
     return this.retryOrFail(step, scope, attempt, policy, error);
   }
 
+  /**
+   * Side effects (tool calls, model calls, child runs) act with the credential that started the
+   * run: a revoked API key or OAuth grant stops the run before its next one.
+   */
+  private async stopIfRevoked(step: Step, scope: Scope) {
+    const revoked = await credentialRevocation(this.db, this.execution.credentialId);
+    if (revoked) await this.fail(step, `The run was stopped before step "${scope.key(step)}": ${revoked}`);
+  }
+
   /** A model call. Its answer and tokens are checkpointed: a resumed run never asks again. */
   private async llm(step: Extract<Step, { type: "llm" }>, scope: Scope, done: ExecutionStep | undefined) {
     const { attempt, policy } = await this.nextAttempt(step, scope, done);
+    await this.stopIfRevoked(step, scope);
     const prompt = this.evaluate(step, () => asText(substitute(step.prompt, scope.context).value));
     const system = step.system === undefined ? undefined : this.evaluate(step, () => asText(substitute(step.system, scope.context).value));
     await this.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date() });
@@ -430,11 +449,14 @@ class ExecutionRun {
     );
     const results: unknown[] = new Array(items.length).fill(null);
     let next = 0;
-    let stopped: { error: unknown } | undefined;
-    // Workers take the next item until none is left; the first failure or pause stops new items,
-    // and items already started finish their current step before it is passed on.
+    const stops: unknown[] = [];
+    // Workers take the next item until none is left. An item that must pause (a retry's delay)
+    // or fail does not release the lease itself (`ItemStopped`): the others would lose it in the
+    // middle of their calls. New items stop, the items in progress finish and checkpoint their
+    // current step, and only then does the run pause or fail, once.
+    this.itemsInFlight = true;
     const worker = async () => {
-      while (!stopped && next < items.length) {
+      while (stops.length === 0 && next < items.length) {
         const index = next++;
         const itemScope = scope.forItem(step.as, items[index], index);
         try {
@@ -442,12 +464,23 @@ class ExecutionRun {
           const own = Object.entries(itemScope.results).filter(([id]) => !(id in scope.results));
           results[index] = Object.fromEntries(own.map(([id, outcome]) => [id, outcome.result]));
         } catch (error) {
-          stopped ??= { error };
+          stops.push(error);
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(step.concurrency, items.length) }, worker));
-    if (stopped) throw stopped.error;
+    try {
+      await Promise.all(Array.from({ length: Math.min(step.concurrency, items.length) }, worker));
+    } finally {
+      this.itemsInFlight = false;
+    }
+    if (stops.length) {
+      const failure = stops.find((stop) => stop instanceof ItemStopped && stop.failure);
+      if (failure instanceof ItemStopped && failure.failure) return this.fail(failure.failure.step, failure.failure.message);
+      // Anything else (the lease lost, a fault) goes up as it came.
+      const other = stops.find((stop) => !(stop instanceof ItemStopped));
+      if (other !== undefined) throw other;
+      await this.pause(Math.min(...stops.map((stop) => (stop as ItemStopped).resumeAt ?? Date.now())));
+    }
     const stored = bounded(results);
     await this.checkpoint(step, scope, { status: "succeeded", result: stored, attempts: 1 });
     this.apply(step, scope, stored);
@@ -464,6 +497,7 @@ class ExecutionRun {
     let child = await findChildRun(this.ctx, childId);
     if (!child) {
       if (this.execution.depth >= MAX_WORKFLOW_DEPTH) return this.failStep(step, scope, 1, `Workflow steps nest ${MAX_WORKFLOW_DEPTH} deep at most.`);
+      await this.stopIfRevoked(step, scope);
       const input = this.evaluate(step, () => substitute(step.input, scope.context).value as Record<string, unknown>);
       await this.checkpoint(step, scope, { status: "running", attempts: 1, result: { execution_id: childId }, startedAt: done?.startedAt ?? new Date() });
       const token = newLeaseToken();
@@ -474,8 +508,13 @@ class ExecutionRun {
         throw error;
       }
       const started = child;
-      await this.withHeartbeat(() => runNow(this.ctx, started, token));
-      child = (await findChildRun(this.ctx, childId)) ?? child;
+      if ((started.settings as WorkflowSettings).concurrency) {
+        // Its workflow limits how many of its runs go at once: it takes its turn in the queue.
+        child = await handToQueue(this.ctx, started, token);
+      } else {
+        await this.withHeartbeat(() => runNow(this.ctx, started, token));
+        child = (await findChildRun(this.ctx, childId)) ?? child;
+      }
     }
     if (child.status === "succeeded") {
       const result = bounded(await childResult(this.ctx, child));
@@ -539,6 +578,7 @@ class ExecutionRun {
 
   /** Ends the execution as failed with `message` (counted once for its agent) and stops walking. */
   private async fail(step: Step | null, message: string): Promise<never> {
+    if (this.itemsInFlight) throw new ItemStopped({ failure: { step, message } });
     throw new Pause(await this.end({ status: "failed", errorMessage: message, failedStepId: step?.id ?? null }));
   }
 
@@ -593,6 +633,7 @@ class ExecutionRun {
    * `waiting` marks a run parked for an event rather than a delay or a retry.
    */
   private async pause(resumeAt: number, status?: "waiting", afterPark?: () => Promise<void>): Promise<never> {
+    if (this.itemsInFlight) throw new ItemStopped({ resumeAt });
     await this.flush();
     await this.db
       .update(executions)

@@ -1,5 +1,5 @@
 import type { ServiceContext } from "../core/context";
-import { and, count, desc, eq, lt } from "drizzle-orm";
+import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
 import { workflowVersions, workflows, type Workflow } from "../db/schema";
 import type { Db } from "../db/client";
 import { HubError, notFound } from "../core/errors";
@@ -116,10 +116,19 @@ export type SavedWorkflow = Workflow & { revealedNotifySecret?: string };
 async function syncNotifySecret(ctx: ServiceContext, row: Workflow): Promise<SavedWorkflow> {
   const wantsNotify = Boolean((row.settings as WorkflowSettings).notify);
   if (wantsNotify === Boolean(row.notifySecret)) return row;
-  const secret = wantsNotify ? `whsec_${randomToken(32)}` : null;
-  const sealed = secret ? await (await ctx.secrets()).seal(secret, notifySecretContext(row.id)) : null;
-  await ctx.db.update(workflows).set({ notifySecret: sealed }).where(eq(workflows.id, row.id));
-  return { ...row, notifySecret: sealed, ...(secret ? { revealedNotifySecret: secret } : {}) };
+  if (!wantsNotify) {
+    await ctx.db.update(workflows).set({ notifySecret: null }).where(eq(workflows.id, row.id));
+    return { ...row, notifySecret: null };
+  }
+  const secret = `whsec_${randomToken(32)}`;
+  const sealed = await (await ctx.secrets()).seal(secret, notifySecretContext(row.id));
+  // Only if none was set meanwhile (two saves at once): the secret shown is the one kept.
+  const [kept] = await ctx.db
+    .update(workflows)
+    .set({ notifySecret: sealed })
+    .where(and(eq(workflows.id, row.id), isNull(workflows.notifySecret)))
+    .returning({ id: workflows.id });
+  return kept ? { ...row, notifySecret: sealed, revealedNotifySecret: secret } : row;
 }
 
 export const notifySecretContext = (workflowId: number) => `workflow:${workflowId}:notify_secret`;

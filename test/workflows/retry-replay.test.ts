@@ -68,6 +68,13 @@ describe("POST /v1/executions/{id}/retry", () => {
     const again = await json(await call(`/v1/executions/${waiting}/retry`, { method: "POST", token: owner.key }));
     await reaches(again.execution_id, "waiting");
     await call(`/v1/executions/${again.execution_id}/cancel`, { method: "POST", token: owner.key });
+    // A run is retried once: the next retry is of the retry.
+    const twice = await expectProblem(await call(`/v1/executions/${waiting}/retry`, { method: "POST", token: owner.key }), 409, "conflict");
+    expect(twice.detail).toContain(again.execution_id);
+    // A paused workflow does not run, retries included.
+    await call(`/v1/workflows/${workflow.id}`, { method: "PUT", token: owner.key, json: { status: "paused" } });
+    const paused = await expectProblem(await call(`/v1/executions/${again.execution_id}/retry`, { method: "POST", token: owner.key }), 409, "conflict");
+    expect(paused.detail).toContain("paused");
 
     const quick = await newWorkflow(owner.key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
     const succeeded = await settled(owner.key, await execute(owner.key, quick.id));

@@ -100,6 +100,47 @@ describe("for_each steps", () => {
     expect(overlap).toBe(2);
   });
 
+  it("lets the items in progress finish before an item's retry pauses the run or its failure ends it", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = newScenario("loopstop");
+    const workflow = await newWorkflow(key, {
+      steps: [
+        {
+          id: "each",
+          type: "for_each",
+          items: [
+            { slow: 1, expression: "1 + 1" },
+            { slow: 0, expression: "1 +" },
+            { slow: 0, expression: "2 + 2" },
+          ],
+          concurrency: 2,
+          steps: [
+            hit("visit", scenario, "{{index}}"),
+            { id: "pause", type: "tool", tool: "wait", arguments: { seconds: "{{item.slow}}" } },
+            {
+              id: "total",
+              type: "tool",
+              tool: "math_evaluate",
+              arguments: { expression: "{{item.expression}}" },
+              retry: { max_attempts: 2, delay_seconds: 1 },
+            },
+          ],
+        },
+      ],
+    });
+    const execution = await settled(key, await execute(key, workflow.id), 30_000);
+    expect(execution).toMatchObject({ status: "failed", failed_step_id: "total" });
+    expect(execution.error_message).toContain('Step "total#1" failed after 2 attempt(s)');
+    // Item 0 was mid-wait when item 1 first failed: it finished, and nothing of it ran twice.
+    const hits = await hitsOf(scenario);
+    expect(Object.values(hits).every((n) => n === 1)).toBe(true);
+    expect(hits["/things/0"]).toBe(1);
+    const record = (id: string, item: number) => execution.steps.find((s: any) => s.step_id === id && s.item === item);
+    expect(record("pause", 0)).toMatchObject({ status: "succeeded", attempts: 1 });
+    expect(record("total", 0)).toMatchObject({ status: "succeeded", attempts: 1 });
+    expect(record("total", 1)).toMatchObject({ status: "failed", attempts: 2 });
+  }, 40_000);
+
   it("fails with the reason when items is not an array, and refuses steps that cannot run in a loop", async () => {
     const { key } = await newApiKey(await newUser());
     const workflow = await newWorkflow(key, {
@@ -271,6 +312,27 @@ describe("workflow steps (child runs)", () => {
     const done = await settled(key, id);
     expect(done.status).toBe("succeeded");
     expect(done.steps[1].result).toEqual({ by: "Ada" });
+  });
+
+  it("cancelling a parent cancels its child; cancelling a child fails the parent's step at once", async () => {
+    const { key } = await newApiKey(await newUser());
+    const child = await newWorkflow(key, { steps: [{ id: "approve", type: "wait_for_event", event: "ok", timeout_seconds: 3600 }] });
+    const parent = await newWorkflow(key, { steps: [{ id: "child", type: "workflow", workflow_id: child.id }] });
+
+    const first = await execute(key, parent.id);
+    await reaches(first, "waiting");
+    const firstChild = (await json(await call(`/v1/executions/${first}`, { token: key }))).steps[0].result.execution_id;
+    await call(`/v1/executions/${first}/cancel`, { method: "POST", token: key });
+    const orphan = await json(await call(`/v1/executions/${firstChild}`, { token: key }));
+    expect(orphan).toMatchObject({ status: "cancelled", error_message: "Cancelled with the run that started it." });
+
+    const second = await execute(key, parent.id);
+    await reaches(second, "waiting");
+    const secondChild = (await json(await call(`/v1/executions/${second}`, { token: key }))).steps[0].result.execution_id;
+    await call(`/v1/executions/${secondChild}/cancel`, { method: "POST", token: key });
+    const woken = await settled(key, second);
+    expect(woken).toMatchObject({ status: "failed", failed_step_id: "child" });
+    expect(woken.error_message).toContain(`The child run ${secondChild} cancelled`);
   });
 
   it("fails the step for a workflow that is not the user's, and stops recursion at depth 5", async () => {
