@@ -175,11 +175,11 @@ function printWelcome(origin, credentials, stateDir = path.join(root, ".wrangler
   const file = path.join(stateDir, "local-credentials.txt");
   // Relative when it is in the repository, absolute when HUB_STATE_DIR points elsewhere.
   const saved = path.relative(root, file).startsWith("..") ? file : path.relative(root, file);
-  const lines = [``, `Agent Automation Hub is running at ${origin}  (API: ${origin}/v1, docs: ${origin}/docs)`];
+  const lines = [``, `Agent Automation Hub is running at ${origin}  (API: ${origin}/v1, docs: ${origin}/docs)`, `Dashboard: ${origin}/`];
   if (credentials) {
     lines.push(
       ``,
-      `A local user was created (this is shown once; it is also saved in ${saved}):`,
+      `A local user was created; sign in to the dashboard with it (this is shown once; it is also saved in ${saved}):`,
       `  email:    ${credentials.email}`,
       `  password: ${credentials.password}`,
       `  API key:  ${credentials.apiKey}`,
@@ -188,7 +188,7 @@ function printWelcome(origin, credentials, stateDir = path.join(root, ".wrangler
       `  curl -s ${origin}/v1/me -H "Authorization: Bearer ${credentials.apiKey}"`,
     );
     mkdirSync(stateDir, { recursive: true });
-    writeFileSync(path.join(stateDir, "local-credentials.txt"), `${lines.slice(3).join("\n")}\n`, { mode: 0o600 });
+    writeFileSync(path.join(stateDir, "local-credentials.txt"), `${lines.slice(4).join("\n")}\n`, { mode: 0o600 });
   } else if (existsSync(path.join(stateDir, "local-credentials.txt"))) {
     lines.push(`Local credentials from the first start: ${saved}`);
   }

@@ -30,7 +30,7 @@ import { agentRoutes } from "./agents/routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { templateRoutes } from "./templates/routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
-import { homePage } from "./pages/home";
+import { dashboardPages } from "./dashboard/routes";
 import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/routes";
 
 /**
@@ -49,7 +49,7 @@ export function createApp() {
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   // Pages a person uses in a browser.
-  app.route("/", homePage);
+  app.route("/", dashboardPages);
   app.route("/", authorizePage);
   app.route("/", oauthMetadata);
 

@@ -9,7 +9,8 @@ import { apiKeys, grants, oauthApps } from "../db/schema";
  * - An API key (`key_<id>`) stops working when it is revoked or expires.
  * - An OAuth grant stops working when it is revoked (the person revoked the app, a refresh token
  *   was replayed) or its app is deleted.
- * - A first-party login grant belongs to the user: work it started survives logout.
+ * - A first-party login grant (API login or browser sign-in) belongs to the user: work it
+ *   started survives logout.
  *
  * Answers null while the credential may act.
  */
@@ -31,7 +32,7 @@ export async function credentialRevocation(db: Db, credentialId: string): Promis
     .get();
   // Grants that work still depends on are kept by the clean-up, so a missing one was revoked.
   if (!row) return "the authorization it runs with was revoked.";
-  if (row.kind === "login") return null;
+  if (row.kind === "login" || row.kind === "browser") return null;
   if (row.clientId && (!row.appId || row.appRevokedAt)) return "the OAuth app it runs with was deleted.";
   if (row.revokedAt) return "the OAuth authorization it runs with was revoked.";
   return null;

@@ -69,7 +69,8 @@ export const grants = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     clientId: text("client_id"),
-    kind: text("kind", { enum: ["login", "authorization_code", "client_credentials"] }).notNull(),
+    /** `browser`: a sign-in of the dashboard or the authorize page (its cookie, no tokens). */
+    kind: text("kind", { enum: ["login", "browser", "authorization_code", "client_credentials"] }).notNull(),
     scopes: text("scopes").notNull(),
     createdAt: createdAt(),
     revokedAt: timestamp("revoked_at"),

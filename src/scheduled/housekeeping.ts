@@ -1,7 +1,8 @@
-import { and, eq, exists, inArray, isNotNull, lt, ne, not, notExists, or } from "drizzle-orm";
+import { and, eq, exists, inArray, isNotNull, lt, not, notExists, notInArray, or } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agents, authorizationCodes, executions, grants, refreshTokens } from "../db/schema";
 import { ACCESS_TOKEN_TTL_SECONDS } from "../auth/jwt";
+import { SESSION_TTL_SECONDS as BROWSER_SESSION_TTL_SECONDS } from "../auth/browser-session";
 
 /** Used codes stay for a day, so that a replay within that day is still recognised as reuse. */
 const USED_CODE_RETENTION_MS = 24 * 3600 * 1000;
@@ -45,9 +46,11 @@ export async function removeExpiredCredentials(db: Db, now = Date.now()): Promis
         not(stillActingFor!),
         or(
           and(eq(grants.kind, "client_credentials"), lt(grants.createdAt, accessTokenLifetime)),
+          // A browser sign-in has no tokens: it lasts as long as its cookie.
+          and(eq(grants.kind, "browser"), lt(grants.createdAt, new Date(now - BROWSER_SESSION_TTL_SECONDS * 1000))),
           and(isNotNull(grants.revokedAt), lt(grants.revokedAt, new Date(now - USED_CODE_RETENTION_MS))),
           and(
-            ne(grants.kind, "client_credentials"),
+            notInArray(grants.kind, ["client_credentials", "browser"]),
             lt(grants.createdAt, accessTokenLifetime),
             notExists(db.select({ one: refreshTokens.tokenHash }).from(refreshTokens).where(eq(refreshTokens.grantId, grants.id))),
           ),

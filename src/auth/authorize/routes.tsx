@@ -6,7 +6,7 @@ import { clientAddress, consumeRateLimits } from "../../http/rate-limit";
 import { checkPassword, findUser } from "../accounts";
 import { createAuthorizationCode } from "../authorization-codes";
 import { formatScopes } from "../../core/scopes";
-import { browserSessionUser, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, startBrowserSession } from "./browser-session";
+import { browserSessionUser, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, sameOriginPost, startBrowserSession } from "../browser-session";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
 import { checkAuthorizeRequest, redirectBack, type AuthorizeRequest } from "./request";
 
@@ -60,7 +60,7 @@ export const authorizePage = new Hono<AppEnv>()
 
     const userId = sessionUser;
     if (!userId || step === "sign_out") {
-      endBrowserSession(c);
+      await endBrowserSession(c);
       return renderSignIn(c, request, step === "sign_out" ? {} : { error: "Your sign-in expired. Sign in again." });
     }
     if (step === "deny") {
@@ -81,14 +81,6 @@ export const authorizePage = new Hono<AppEnv>()
     }
     return renderError(c, "Unknown form action.");
   });
-
-function sameOriginPost(c: Context<AppEnv>): boolean {
-  const origin = c.req.header("Origin");
-  const fetchSite = c.req.header("Sec-Fetch-Site");
-  if (fetchSite && fetchSite !== "same-origin" && fetchSite !== "none") return false;
-  if (origin === "null") return fetchSite === "same-origin";
-  return !origin || origin === new URL(c.req.url).origin;
-}
 
 const str = (value: unknown) => (typeof value === "string" ? value : undefined);
 

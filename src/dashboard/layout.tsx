@@ -1,0 +1,99 @@
+import type { Child } from "hono/jsx";
+import { raw } from "hono/html";
+import { HtmlDocument } from "../http/html-document";
+
+/**
+ * Plain, readable pages: system fonts, contrast well above WCAG AA, visible focus, and one column
+ * that fits a 375 px screen. No script and nothing from another origin.
+ */
+const STYLE = `
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1a1a1a;background:#fafafa;line-height:1.5}
+h1,h2,p{overflow-wrap:anywhere}
+header{background:#1f2937;color:#fff;padding:12px 16px;display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center}
+header a{color:#fff}
+header .brand{font-weight:700;margin-right:auto;text-decoration:none}
+nav ul{list-style:none;display:flex;flex-wrap:wrap;gap:4px 16px;margin:0;padding:0}
+main{max-width:960px;margin:0 auto;padding:16px}
+a{color:#1d4ed8}
+:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+form.inline{display:inline}
+label{display:block;font-weight:600;margin:12px 0 4px}
+input[type=text],input[type=email],input[type=password]{width:100%;max-width:420px;padding:8px;border:1px solid #6b7280;border-radius:4px;font-size:16px}
+fieldset{border:1px solid #d1d5db;border-radius:6px;padding:8px 12px;margin:12px 0}
+fieldset label{font-weight:400;display:flex;gap:8px;align-items:flex-start}
+button{font-size:16px;padding:8px 14px;border-radius:4px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;margin-top:12px}
+button.secondary{background:#fff;color:#1d4ed8}
+button.danger{background:#b91c1c;border-color:#b91c1c;margin-top:0}
+header button{margin:0;background:transparent;border-color:#fff}
+.card{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:16px;margin:16px 0}
+.columns{display:flex;flex-wrap:wrap;gap:16px}.columns>.card{flex:1 1 280px}
+.notice{background:#ecfdf5;border:1px solid #047857;border-radius:6px;padding:12px;overflow-wrap:anywhere}
+.error{background:#fef2f2;border:1px solid #b91c1c;border-radius:6px;padding:12px}
+code{background:#f3f4f6;padding:2px 4px;border-radius:3px;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:8px;border-bottom:1px solid #e5e7eb;vertical-align:top}
+.table-wrap{overflow-x:auto}
+@media (max-width:600px){
+table,thead,tbody,tr,th,td{display:block}thead tr{position:absolute;left:-9999px}
+tr{border-bottom:1px solid #e5e7eb;padding:8px 0}td{border:none;padding:2px 0}
+td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
+}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+`;
+
+export function Page(props: { title: string; email?: string; csrf?: string; children: Child }) {
+  return (
+    <HtmlDocument>
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{`${props.title} · Agent Automation Hub`}</title>
+          {/* The style sheet is a constant of this file: raw, so its quotes are not escaped. */}
+          <style>{raw(STYLE)}</style>
+        </head>
+        <body>
+          <header>
+            <a class="brand" href="/">
+              Agent Automation Hub
+            </a>
+            {props.email ? (
+              <>
+                <nav aria-label="Sections">
+                  <ul>
+                    <li>
+                      <a href="/">Overview</a>
+                    </li>
+                    <li>
+                      <a href="/app/keys">API keys</a>
+                    </li>
+                    <li>
+                      <a href="/docs">API reference</a>
+                    </li>
+                  </ul>
+                </nav>
+                <form class="inline" method="post" action="/">
+                  <input type="hidden" name="csrf_token" value={props.csrf} />
+                  <button type="submit" name="step" value="sign_out" aria-label={`Sign out ${props.email}`}>
+                    Sign out
+                  </button>
+                </form>
+              </>
+            ) : (
+              <a href="/docs">API reference</a>
+            )}
+          </header>
+          <main>{props.children}</main>
+        </body>
+      </html>
+    </HtmlDocument>
+  );
+}
+
+export function ErrorNote(props: { message?: string }) {
+  return props.message ? (
+    <p class="error" role="alert">
+      {props.message}
+    </p>
+  ) : null;
+}

@@ -1,0 +1,179 @@
+import type { Context } from "hono";
+import type { HtmlEscapedString } from "hono/utils/html";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { checkPassword, findUser, registerUser } from "../auth/accounts";
+import { createApiKey, listApiKeys, presentApiKey, revokeApiKey } from "../auth/api-keys";
+import { browserSession, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, sameOriginPost, startBrowserSession } from "../auth/browser-session";
+import { Email, Password } from "../auth/schemas";
+import { contextForPrincipal, type ServiceContext } from "../core/context";
+import { HubError } from "../core/errors";
+import { ALL_SCOPES, isScope } from "../core/scopes";
+import type { AppEnv } from "../http/app-env";
+import { clientAddress, consumeRateLimits } from "../http/rate-limit";
+import { OverviewPage, SignInPage } from "./home";
+import { KeysPage } from "./keys";
+import { ErrorNote, Page } from "./layout";
+
+const MAX_FORM_BYTES = 16 * 1024;
+
+/**
+ * The dashboard: server-rendered pages over the same services as the API. A person signs in at
+ * `/` (a browser session cookie); every form posts back with a CSRF token bound to who is signed
+ * in, from this origin only.
+ */
+export const dashboardPages = new Hono<AppEnv>()
+  .get("/", async (c) => {
+    const signedIn = await signedInContext(c);
+    if (!signedIn) return renderSignIn(c);
+    const keys = await listApiKeys(signedIn.ctx, 100);
+    return page(c, <OverviewPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.user.id)} keys={keys.length} />);
+  })
+  .post("/", formGuard, async (c) => {
+    const form = await c.req.parseBody({ all: true });
+    const step = str(form.step);
+    const session = await browserSession(c);
+    // The sign-in and register forms were rendered for nobody; every other form for the signed-in person.
+    const anonymousForm = step === "sign_in" || step === "register";
+    if (!(await csrfValid(c, str(form.csrf_token), anonymousForm ? undefined : session?.userId))) return expired(c);
+
+    if (step === "sign_out") {
+      await endBrowserSession(c);
+      return c.redirect("/", 303);
+    }
+    if (!anonymousForm) return renderError(c, "Unknown form action.", 400);
+    const [limit] = await consumeRateLimits(c.get("runtime").bindings.RATE_LIMITER, `addr:${clientAddress(c)}`, [
+      { name: "auth", limit: c.get("config").limits.authAttemptsPerMinute },
+    ]);
+    const email = str(form.email) ?? "";
+    if (!limit!.allowed) return renderSignIn(c, { email, error: `Too many attempts. Try again in ${limit!.resetSeconds} s.` }, 429);
+
+    let userId: number;
+    if (step === "register") {
+      if (!c.get("config").allowRegistration) return renderSignIn(c, { error: "Registration is closed on this deployment." }, 403);
+      const parsed = { email: Email.safeParse(email), password: Password.safeParse(str(form.password) ?? "") };
+      if (!parsed.email.success) return renderSignIn(c, { error: "Enter a valid email address." }, 422);
+      if (!parsed.password.success) return renderSignIn(c, { error: "Use a password of at least 8 characters." }, 422);
+      const name = (str(form.name) ?? "").trim().slice(0, 100) || null;
+      try {
+        userId = (await registerUser(c.get("db"), { email: parsed.email.data, password: parsed.password.data, name })).id;
+      } catch (error) {
+        if (error instanceof HubError) return renderSignIn(c, { error: error.message }, 409);
+        throw error;
+      }
+    } else {
+      const user = await checkPassword(c.get("db"), email, str(form.password) ?? "");
+      if (!user) return renderSignIn(c, { email, error: "Wrong email or password." }, 401);
+      userId = user.id;
+    }
+    // A new session and a new CSRF nonce: nothing from before the sign-in carries over.
+    await startBrowserSession(c, userId);
+    rotateCsrfNonce(c);
+    return c.redirect("/", 303);
+  })
+  .get("/app/keys", async (c) => {
+    const signedIn = await signedInContext(c);
+    if (!signedIn) return c.redirect("/", 303);
+    return renderKeys(c, signedIn);
+  })
+  .post("/app/keys", formGuard, async (c) => {
+    const signedIn = await signedInContext(c);
+    if (!signedIn) return c.redirect("/", 303);
+    const form = await c.req.parseBody({ all: true });
+    if (!(await csrfValid(c, str(form.csrf_token), signedIn.ctx.user.id))) return expired(c);
+    try {
+      if (str(form.step) === "create") {
+        const name = (str(form.name) ?? "").trim();
+        if (!name || name.length > 100) return renderKeys(c, signedIn, { error: "Give the key a name (at most 100 characters)." }, 422);
+        const scopes = [form.scopes].flat().filter((s): s is string => typeof s === "string");
+        if (scopes.length === 0 || !scopes.every(isScope)) return renderKeys(c, signedIn, { error: "Choose at least one scope." }, 422);
+        const created = await createApiKey(signedIn.ctx, { name, scopes: ALL_SCOPES.filter((s) => scopes.includes(s)) });
+        return renderKeys(c, signedIn, { created: { name, secret: created.secret } }, 201);
+      }
+      if (str(form.step) === "revoke") {
+        await revokeApiKey(signedIn.ctx, Number(str(form.key_id)));
+        return c.redirect("/app/keys", 303);
+      }
+    } catch (error) {
+      if (error instanceof HubError) return renderKeys(c, signedIn, { error: error.message }, 422);
+      throw error;
+    }
+    return renderError(c, "Unknown form action.", 400);
+  });
+
+interface SignedIn {
+  ctx: ServiceContext;
+  email: string;
+}
+
+/** The signed-in person's service context (a first-party session: every scope), or nothing. */
+async function signedInContext(c: Context<AppEnv>): Promise<SignedIn | undefined> {
+  const session = await browserSession(c);
+  if (!session) return undefined;
+  const user = await findUser(c.get("db"), session.userId);
+  if (!user) return undefined;
+  const ctx = contextForPrincipal(c.get("runtime"), {
+    userId: user.id,
+    scopes: [...ALL_SCOPES],
+    kind: "session",
+    credentialId: session.grantId,
+    clientId: null,
+  });
+  return { ctx, email: user.email };
+}
+
+/** Forms: small, url-encoded (or multipart), and from this origin only. */
+async function formGuard(c: Context<AppEnv>, next: () => Promise<void>) {
+  if (!sameOriginPost(c)) return renderError(c, "Cross-site form submission refused.", 403);
+  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(c.req.header("Content-Type") ?? "")) {
+    return renderError(c, "Unsupported form encoding.", 415);
+  }
+  return bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (inner) => renderError(inner, "The form is too large.", 413) })(c, next);
+}
+
+async function renderKeys(
+  c: Context<AppEnv>,
+  signedIn: SignedIn,
+  extra: { created?: { name: string; secret: string }; error?: string } = {},
+  status: 200 | 201 | 422 = 200,
+) {
+  const keys = (await listApiKeys(signedIn.ctx, 100)).map(presentApiKey);
+  return page(c, <KeysPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.user.id)} keys={keys} {...extra} />, status);
+}
+
+async function renderSignIn(c: Context<AppEnv>, extra: { email?: string; error?: string } = {}, status: 200 | 401 | 403 | 409 | 422 | 429 = 200) {
+  const csrf = await csrfToken(c, undefined);
+  return page(c, <SignInPage csrf={csrf} registrationOpen={c.get("config").allowRegistration} {...extra} />, status);
+}
+
+function expired(c: Context<AppEnv>) {
+  return renderError(c, "The form expired or did not come from this page. Go back, reload and try again.", 403);
+}
+
+function renderError(c: Context<AppEnv>, message: string, status: 400 | 403 | 413 | 415) {
+  return page(
+    c,
+    <Page title="Something went wrong">
+      <ErrorNote message={message} />
+      <p>
+        <a href="/">Back to the start</a>
+      </p>
+    </Page>,
+    status,
+  );
+}
+
+/** Pages are never framed or cached, load nothing from elsewhere, and post only here. */
+function page(
+  c: Context<AppEnv>,
+  body: HtmlEscapedString | Promise<HtmlEscapedString>,
+  status: 200 | 201 | 400 | 401 | 403 | 409 | 413 | 415 | 422 | 429 = 200,
+) {
+  c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  c.header("X-Frame-Options", "DENY");
+  c.header("Cache-Control", "no-store");
+  c.header("Referrer-Policy", "same-origin");
+  return c.html(body, status);
+}
+
+const str = (value: unknown) => (typeof value === "string" ? value : undefined);

@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import { call, newApp, newUser } from "../helpers/api";
+
+/** A browser in miniature: keeps cookies between requests and reads the CSRF token from pages. */
+class Browser {
+  cookies = new Map<string, string>();
+
+  async request(path: string, options: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { ...options.headers };
+    if (this.cookies.size) headers.Cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+    let response: Response;
+    if (options.form) {
+      const body = new URLSearchParams();
+      for (const [name, value] of Object.entries(options.form)) for (const v of [value].flat()) body.append(name, v);
+      response = await call(path, { method: "POST", body: body.toString(), headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers } });
+    } else {
+      response = await call(path, { headers });
+    }
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const [name, value] = pair!.split("=");
+      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === "") this.cookies.delete(name!);
+      else this.cookies.set(name!, value!);
+    }
+    return response;
+  }
+
+  async csrf(path = "/") {
+    const html = await (await this.request(path)).text();
+    return html.match(/name="csrf_token" value="([^"]+)"/)![1]!;
+  }
+
+  async register(email: string) {
+    return this.request("/", { form: { step: "register", email, password: "correct horse battery", csrf_token: await this.csrf() } });
+  }
+}
+
+const newEmail = () => `dash${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+
+describe("the dashboard's sign-in, session and API keys pages", () => {
+  it("registers, signs in with a cookie session, creates a key shown once, revokes it, and signs out", async () => {
+    const browser = new Browser();
+    const landing = await browser.request("/");
+    expect(landing.status).toBe(200);
+    expect(landing.headers.get("Content-Security-Policy")).toContain("frame-ancestors 'none'");
+    const page = await landing.text();
+    expect(page).toContain('<label for="register-email">Email</label>');
+
+    const registered = await browser.register(newEmail());
+    expect(registered.status).toBe(303);
+    const cookie = registered.headers.getSetCookie().find((line) => line.startsWith("ahk_session="))!;
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Path=\//);
+    // Local http: no Secure flag (it would stop the cookie); https deployments get it.
+    expect(cookie).not.toMatch(/Secure/i);
+    expect(await (await browser.request("/")).text()).toContain("Welcome,");
+
+    const csrf = await browser.csrf("/app/keys");
+    const created = await browser.request("/app/keys", { form: { step: "create", name: "CI pipeline", scopes: ["data:read"], csrf_token: csrf } });
+    expect(created.status).toBe(201);
+    const secret = (await created.text()).match(/<code id="new-key-secret">([^<]+)<\/code>/)![1]!;
+    const me = await call("/v1/me", { token: secret });
+    expect(me.status).toBe(200);
+    // The key has only the scope chosen.
+    expect((await call("/v1/workflows", { token: secret, json: { workflow_name: "x", description: "", steps: [] } })).status).toBe(403);
+    // Shown once: the list shows the prefix, never the secret.
+    const listed = await (await browser.request("/app/keys")).text();
+    expect(listed).toContain("CI pipeline");
+    expect(listed).not.toContain(secret);
+
+    const keyId = listed.match(/name="key_id" value="(\d+)"/)![1]!;
+    const revoked = await browser.request("/app/keys", { form: { step: "revoke", key_id: keyId, csrf_token: await browser.csrf("/app/keys") } });
+    expect(revoked.status).toBe(303);
+    expect((await call("/v1/me", { token: secret })).status).toBe(401);
+
+    // Signing out ends the session for good: the old cookie, replayed, is nobody.
+    const stolen = browser.cookies.get("ahk_session")!;
+    expect((await browser.request("/", { form: { step: "sign_out", csrf_token: await browser.csrf("/") } })).status).toBe(303);
+    expect(browser.cookies.has("ahk_session")).toBe(false);
+    const replay = await call("/", { headers: { Cookie: `ahk_session=${stolen}` } });
+    expect(await replay.text()).toContain("Create an account");
+  });
+
+  it("refuses forms without this session's CSRF token, from another origin, or in another encoding", async () => {
+    const victim = new Browser();
+    await victim.register(newEmail());
+    const attacker = new Browser();
+    await attacker.register(newEmail());
+    const attackerToken = await attacker.csrf("/app/keys");
+
+    const form = { step: "create", name: "planted", scopes: "data:read" };
+    expect((await victim.request("/app/keys", { form })).status).toBe(403);
+    expect((await victim.request("/app/keys", { form: { ...form, csrf_token: attackerToken } })).status).toBe(403);
+    const victimToken = await victim.csrf("/app/keys");
+    expect((await victim.request("/app/keys", { form: { ...form, csrf_token: victimToken }, headers: { Origin: "https://evil.example" } })).status).toBe(403);
+    expect((await victim.request("/app/keys", { form: { ...form, csrf_token: victimToken }, headers: { "Sec-Fetch-Site": "cross-site" } })).status).toBe(403);
+    const json = await call("/app/keys", {
+      json: { ...form, csrf_token: victimToken },
+      headers: { Cookie: [...victim.cookies].map(([n, v]) => `${n}=${v}`).join("; ") },
+    });
+    expect(json.status).toBe(415);
+    expect(await (await victim.request("/app/keys")).text()).not.toContain("planted");
+    // Signed out, the keys page sends the person to sign in.
+    expect((await call("/app/keys")).status).toBe(303);
+  });
+
+  it("never turns a cookie planted before sign-in into the person's session (session fixation)", async () => {
+    // A cookie the hub really issued, then signed out: what an attacker could plant.
+    const attacker = new Browser();
+    await attacker.register(newEmail());
+    const planted = attacker.cookies.get("ahk_session")!;
+    await attacker.request("/", { form: { step: "sign_out", csrf_token: await attacker.csrf("/") } });
+
+    // The victim's browser carries it, then the victim registers (and so signs in).
+    const victim = new Browser();
+    victim.cookies.set("ahk_session", planted);
+    const email = newEmail();
+    await victim.register(email);
+    const issued = victim.cookies.get("ahk_session")!;
+    expect(issued).not.toBe(planted);
+    expect(await (await victim.request("/")).text()).toContain(`Welcome, ${email}`);
+    // The planted cookie was not brought to life by the victim's sign-in: it is nobody's session.
+    const attackerView = await (await call("/", { headers: { Cookie: `ahk_session=${planted}` } })).text();
+    expect(attackerView).not.toContain(email);
+    expect(attackerView).toContain("Create an account");
+  });
+
+  it("the authorize page takes the dashboard's session: a signed-in person goes straight to consent", async () => {
+    const developer = await newUser();
+    const app = await newApp(developer);
+    const browser = new Browser();
+    const email = newEmail();
+    await browser.register(email);
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: app.client_id,
+      redirect_uri: app.redirect_uris[0]!,
+      scope: "data:read",
+      state: "s1",
+    });
+    const consent = await (await browser.request(`/auth/authorize?${query}`)).text();
+    expect(consent).toContain(email);
+    expect(consent).toContain('value="approve"');
+  });
+
+  it("answers a wrong password on the page, and signs in with the right one", async () => {
+    const browser = new Browser();
+    const email = newEmail();
+    await browser.register(email);
+    await browser.request("/", { form: { step: "sign_out", csrf_token: await browser.csrf("/") } });
+    const wrong = await browser.request("/", { form: { step: "sign_in", email, password: "not the password", csrf_token: await browser.csrf("/") } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain("Wrong email or password.");
+    const right = await browser.request("/", { form: { step: "sign_in", email, password: "correct horse battery", csrf_token: await browser.csrf("/") } });
+    expect(right.status).toBe(303);
+    expect(await (await browser.request("/")).text()).toContain(`Welcome, ${email}`);
+  });
+});
