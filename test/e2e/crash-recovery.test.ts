@@ -145,17 +145,7 @@ describe("npm start killed mid-work", () => {
     const key = await startNpmStart();
     expect(key).toBeTruthy();
     firstKey = key;
-    const origin = `http://127.0.0.1:${port}`;
-    const api = async (pathname: string, body?: unknown) => {
-      const response = await fetch(`${origin}${pathname}`, {
-        method: body === undefined ? "GET" : "POST",
-        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${pathname}: ${response.status} ${text}`);
-      return JSON.parse(text);
-    };
+    const api = apiOf(key);
     const effect = (id: string) => ({
       id,
       type: "tool",
@@ -249,17 +239,7 @@ describe("npm start killed mid-work", () => {
   it("a loop and an approval survive SIGKILLs: finished items never run again, a waiting run waits on", async () => {
     // The hub the first drill left running is killed, mid-loop and then mid-wait.
     const key = await startOrReuse();
-    const origin = `http://127.0.0.1:${port}`;
-    const api = async (pathname: string, body?: unknown) => {
-      const response = await fetch(`${origin}${pathname}`, {
-        method: body === undefined ? "GET" : "POST",
-        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${pathname}: ${response.status} ${text}`);
-      return JSON.parse(text);
-    };
+    const api = apiOf(key);
     const call = (id: string, url: string) => ({ id, type: "tool", tool: "http_request", arguments: { method: "POST", url, body: {} } });
     const workflow = await api("/v1/workflows", {
       workflow_name: "Loop and approval drill",
@@ -311,6 +291,20 @@ describe("npm start killed mid-work", () => {
     }
   }, 300_000);
 });
+
+/** GETs (no body) and POSTs to the hub on `port` with `key`, answering the parsed JSON; a non-2xx throws. */
+function apiOf(key: string | undefined) {
+  return async (pathname: string, body?: unknown) => {
+    const response = await fetch(`http://127.0.0.1:${port}${pathname}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${pathname}: ${response.status} ${text}`);
+    return JSON.parse(text);
+  };
+}
 
 /** The hub still running from the drill before (with the key it printed), or a fresh one on the same state. */
 async function startOrReuse(): Promise<string | undefined> {

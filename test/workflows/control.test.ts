@@ -1,9 +1,9 @@
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { execute, newWorkflow, settled } from "./helpers";
+import { execute, newWorkflow, runCron, settled } from "./helpers";
 
 const stepStatus = (executionId: string, stepId: string) =>
   env.DB.prepare("SELECT status FROM execution_steps WHERE execution_id = ? AND step_id = ?").bind(executionId, stepId).first<{ status: string }>();
@@ -14,12 +14,6 @@ async function until(check: () => Promise<boolean>, timeoutMs = 10_000) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await scheduler.wait(25);
   }
-}
-
-async function runCron() {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: "* * * * *" }), env, ctx);
-  await waitOnExecutionContext(ctx);
 }
 
 describe("cancelling executions", () => {

@@ -1,9 +1,9 @@
-import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { newApiKey, newUser } from "../helpers/api";
-import { execute, newWorkflow, settled } from "./helpers";
+import { execute, killRunnerAndSweep, newWorkflow, settled, stepRunning } from "./helpers";
 
 /** Each step calls the fake server once; counting its requests counts the step's runs. */
 const hit = (scenario: string, step: string) => ({
@@ -29,22 +29,9 @@ describe("crash safety", () => {
     });
     const id = await execute(key, workflow.id);
 
-    // Wait until the first consumer is inside the slow step: two steps have succeeded.
-    for (let i = 0; i < 200; i++) {
-      const row = await env.DB.prepare("SELECT status FROM execution_steps WHERE execution_id = ? AND step_id = 'slow'").bind(id).first<{ status: string }>();
-      if (row?.status === "running") break;
-      await scheduler.wait(25);
-    }
-    // That consumer now "dies" mid-step: its lease is gone as if it had expired long ago, so
-    // nothing it does from here on (its next checkpoint included) counts.
-    await env.DB.prepare("UPDATE executions SET lease_token = 'dead-consumer', lease_until = ?, updated_at = ? WHERE id = ?")
-      .bind(Date.now() - 10 * 60_000, Date.now() - 10 * 60_000, id)
-      .run();
-
-    // The cron backstop finds the stale execution and queues it again; another consumer takes over.
-    const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: "* * * * *" }), env, ctx);
-    await waitOnExecutionContext(ctx);
+    // The first runner dies inside the slow step (two steps have succeeded); the sweep hands the run on.
+    await stepRunning(id, "slow");
+    await killRunnerAndSweep(id);
 
     const execution = await settled(key, id, 30_000);
     expect(execution.status).toBe("succeeded");

@@ -1,5 +1,7 @@
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import worker from "../../src/index";
 import { call, json } from "../helpers/api";
 
 export async function newWorkflow(key: string, body: Record<string, unknown>) {
@@ -27,4 +29,47 @@ export async function settled(key: string, executionId: string, timeoutMs = 20_0
     await scheduler.wait(50);
   }
   return json(await call(`/v1/executions/${executionId}`, { token: key }));
+}
+
+/** Waits (bounded) until the execution reaches `status` in D1. */
+export async function reaches(id: string, status: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await env.DB.prepare("SELECT status FROM executions WHERE id = ?").bind(id).first<{ status: string }>();
+    if (row?.status === status) return;
+    if (Date.now() > deadline) throw new Error(`execution ${id} is ${row?.status}, not ${status}`);
+    await scheduler.wait(50);
+  }
+}
+
+/** Waits (bounded) until one step record of the execution (by its key, `send#3` for an item) is running. */
+export async function stepRunning(executionId: string, stepKey: string) {
+  for (let i = 0; i < 400; i++) {
+    const row = await env.DB.prepare("SELECT status FROM execution_steps WHERE execution_id = ? AND step_key = ?")
+      .bind(executionId, stepKey)
+      .first<{ status: string }>();
+    if (row?.status === "running") return;
+    await scheduler.wait(25);
+  }
+  throw new Error(`step ${stepKey} of ${executionId} never started`);
+}
+
+/**
+ * The runner of an execution "dies" mid-step: its lease is gone as if it had expired long ago,
+ * so nothing it does from here on (its next checkpoint included) counts. Then the every-minute
+ * cron runs, as it would, and queues the stale execution again for another runner.
+ */
+export async function killRunnerAndSweep(executionId: string) {
+  const longAgo = Date.now() - 10 * 60_000;
+  await env.DB.prepare("UPDATE executions SET lease_token = 'dead-runner', lease_until = ?, updated_at = ? WHERE id = ?")
+    .bind(longAgo, longAgo, executionId)
+    .run();
+  await runCron();
+}
+
+/** One tick of the every-minute cron, as Cloudflare would run it. */
+export async function runCron() {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: "* * * * *" }), env, ctx);
+  await waitOnExecutionContext(ctx);
 }

@@ -1,20 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { execute, newWorkflow, settled } from "./helpers";
+import { execute, newWorkflow, reaches, settled } from "./helpers";
 
 const toolCalls = async (workflowId: number) =>
   (await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_logs WHERE source = ?").bind(`workflow:${workflowId}`).first<{ n: number }>())!.n;
-
-async function reaches(id: string, status: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const row = await env.DB.prepare("SELECT status FROM executions WHERE id = ?").bind(id).first<{ status: string }>();
-    if (row?.status === status) return;
-    if (Date.now() > deadline) throw new Error(`execution ${id} is ${row?.status}, not ${status}`);
-    await scheduler.wait(50);
-  }
-}
 
 describe("POST /v1/executions/{id}/retry", () => {
   it("starts at the step that failed, reusing the succeeded steps' results without running them again", async () => {

@@ -1,16 +1,8 @@
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { FAKE, newScenario } from "../conversations/helpers";
-import { execute, newWorkflow, settled } from "./helpers";
-
-async function runCron() {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: "* * * * *" }), env, ctx);
-  await waitOnExecutionContext(ctx);
-}
+import { execute, newWorkflow, runCron, settled } from "./helpers";
 
 async function hmacHex(secret: string, message: string) {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);

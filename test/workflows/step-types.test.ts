@@ -1,12 +1,10 @@
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { validateSteps } from "../../src/workflows/steps";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { FAKE, modelRequests, newScenario, openai, script } from "../conversations/helpers";
-import { execute, newWorkflow, settled } from "./helpers";
+import { execute, killRunnerAndSweep, newWorkflow, reaches, settled, stepRunning } from "./helpers";
 
 /** A tool step that calls the fake server once; counting its requests counts the step's runs. */
 const hit = (id: string, scenario: string, thing: string) => ({
@@ -21,16 +19,6 @@ const hitsOf = async (scenario: string) => {
   for (const r of requests) counts[r.path] = (counts[r.path] ?? 0) + 1;
   return counts;
 };
-
-async function reaches(id: string, status: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const row = await env.DB.prepare("SELECT status FROM executions WHERE id = ?").bind(id).first<{ status: string }>();
-    if (row?.status === status) return;
-    if (Date.now() > deadline) throw new Error(`execution ${id} is ${row?.status}, not ${status}`);
-    await scheduler.wait(50);
-  }
-}
 
 async function connectModel(key: string, scenario: string) {
   const response = await call("/v1/connections", {
@@ -188,21 +176,9 @@ describe("for_each steps", () => {
       ],
     });
     const id = await execute(key, workflow.id);
-    // Wait until the runner is inside item 2's slow step: items 0 and 1 are done.
-    for (let i = 0; i < 400; i++) {
-      const row = await env.DB.prepare("SELECT status FROM execution_steps WHERE execution_id = ? AND step_key = 'slow#2'")
-        .bind(id)
-        .first<{ status: string }>();
-      if (row?.status === "running") break;
-      await scheduler.wait(25);
-    }
-    // That runner dies: its lease is gone as if long expired, so nothing it does from here counts.
-    await env.DB.prepare("UPDATE executions SET lease_token = 'dead-runner', lease_until = ?, updated_at = ? WHERE id = ?")
-      .bind(Date.now() - 600_000, Date.now() - 600_000, id)
-      .run();
-    const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ scheduledTime: new Date(), cron: "* * * * *" }), env, ctx);
-    await waitOnExecutionContext(ctx);
+    // The runner dies inside item 2's slow step (items 0 and 1 are done); the sweep hands the run on.
+    await stepRunning(id, "slow#2");
+    await killRunnerAndSweep(id);
 
     const execution = await settled(key, id, 30_000);
     expect(execution.status).toBe("succeeded");

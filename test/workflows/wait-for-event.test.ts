@@ -7,7 +7,7 @@ import { validateSteps } from "../../src/workflows/steps";
 import worker from "../../src/index";
 import { createDb } from "../../src/db/client";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { execute, newWorkflow, settled } from "./helpers";
+import { execute, newWorkflow, reaches, settled } from "./helpers";
 
 /** An approval before a send: the draft is made, the run waits for "approved", then it sends. */
 const approvalFlow = (timeoutSeconds = 3600, onTimeout?: "fail" | "continue") => [
@@ -15,17 +15,6 @@ const approvalFlow = (timeoutSeconds = 3600, onTimeout?: "fail" | "continue") =>
   { id: "approve", type: "wait_for_event", event: "campaign.approved", timeout_seconds: timeoutSeconds, ...(onTimeout ? { on_timeout: onTimeout } : {}) },
   { id: "send", type: "tool", tool: "text_template", arguments: { template: "Sent, approved by {{steps.approve.result.by}}" } },
 ];
-
-/** Waits (bounded) until the execution reaches `status` in D1. */
-async function reaches(id: string, status: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const row = await env.DB.prepare("SELECT status FROM executions WHERE id = ?").bind(id).first<{ status: string }>();
-    if (row?.status === status) return;
-    if (Date.now() > deadline) throw new Error(`execution ${id} is ${row?.status}, not ${status}`);
-    await scheduler.wait(50);
-  }
-}
 
 const deliver = (key: string, id: string, body: unknown) => call(`/v1/executions/${id}/events`, { token: key, json: body });
 const toolCalls = async (workflowId: number) =>
