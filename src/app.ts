@@ -31,6 +31,7 @@ import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { templateRoutes } from "./templates/routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
 import { dashboardPages } from "./dashboard/routes";
+import { appsPages } from "./dashboard/apps.routes";
 import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/routes";
 
 /**
@@ -50,6 +51,7 @@ export function createApp() {
 
   // Pages a person uses in a browser.
   app.route("/", dashboardPages);
+  app.route("/", appsPages);
   app.route("/", authorizePage);
   app.route("/", oauthMetadata);
 

@@ -19,7 +19,7 @@ a{color:#1d4ed8}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 form.inline{display:inline}
 label{display:block;font-weight:600;margin:12px 0 4px}
-input[type=text],input[type=email],input[type=password]{width:100%;max-width:420px;padding:8px;border:1px solid #6b7280;border-radius:4px;font-size:16px}
+input[type=text],input[type=email],input[type=password],textarea{width:100%;max-width:420px;padding:8px;border:1px solid #6b7280;border-radius:4px;font-size:16px}
 fieldset{border:1px solid #d1d5db;border-radius:6px;padding:8px 12px;margin:12px 0}
 fieldset label{font-weight:400;display:flex;gap:8px;align-items:flex-start}
 button{font-size:16px;padding:8px 14px;border-radius:4px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;margin-top:12px}
@@ -66,6 +66,9 @@ export function Page(props: { title: string; email?: string; csrf?: string; chil
                     </li>
                     <li>
                       <a href="/app/keys">API keys</a>
+                    </li>
+                    <li>
+                      <a href="/app/apps">OAuth apps</a>
                     </li>
                     <li>
                       <a href="/docs">API reference</a>

@@ -1,21 +1,16 @@
 import type { Context } from "hono";
-import type { HtmlEscapedString } from "hono/utils/html";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { checkPassword, findUser, registerUser } from "../auth/accounts";
+import { checkPassword, registerUser } from "../auth/accounts";
 import { createApiKey, listApiKeys, presentApiKey, revokeApiKey } from "../auth/api-keys";
-import { browserSession, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, sameOriginPost, startBrowserSession } from "../auth/browser-session";
+import { browserSession, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, startBrowserSession } from "../auth/browser-session";
 import { Email, Password } from "../auth/schemas";
-import { contextForPrincipal, type ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
 import { ALL_SCOPES, isScope } from "../core/scopes";
 import type { AppEnv } from "../http/app-env";
 import { clientAddress, consumeRateLimits } from "../http/rate-limit";
 import { OverviewPage, SignInPage } from "./home";
 import { KeysPage } from "./keys";
-import { ErrorNote, Page } from "./layout";
-
-const MAX_FORM_BYTES = 16 * 1024;
+import { type SignedIn, expired, formGuard, page, renderError, signedInContext, str } from "./kit";
 
 /**
  * The dashboard: server-rendered pages over the same services as the API. A person signs in at
@@ -101,36 +96,6 @@ export const dashboardPages = new Hono<AppEnv>()
     return renderError(c, "Unknown form action.", 400);
   });
 
-interface SignedIn {
-  ctx: ServiceContext;
-  email: string;
-}
-
-/** The signed-in person's service context (a first-party session: every scope), or nothing. */
-async function signedInContext(c: Context<AppEnv>): Promise<SignedIn | undefined> {
-  const session = await browserSession(c);
-  if (!session) return undefined;
-  const user = await findUser(c.get("db"), session.userId);
-  if (!user) return undefined;
-  const ctx = contextForPrincipal(c.get("runtime"), {
-    userId: user.id,
-    scopes: [...ALL_SCOPES],
-    kind: "session",
-    credentialId: session.grantId,
-    clientId: null,
-  });
-  return { ctx, email: user.email };
-}
-
-/** Forms: small, url-encoded (or multipart), and from this origin only. */
-async function formGuard(c: Context<AppEnv>, next: () => Promise<void>) {
-  if (!sameOriginPost(c)) return renderError(c, "Cross-site form submission refused.", 403);
-  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(c.req.header("Content-Type") ?? "")) {
-    return renderError(c, "Unsupported form encoding.", 415);
-  }
-  return bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (inner) => renderError(inner, "The form is too large.", 413) })(c, next);
-}
-
 async function renderKeys(
   c: Context<AppEnv>,
   signedIn: SignedIn,
@@ -145,35 +110,3 @@ async function renderSignIn(c: Context<AppEnv>, extra: { email?: string; error?:
   const csrf = await csrfToken(c, undefined);
   return page(c, <SignInPage csrf={csrf} registrationOpen={c.get("config").allowRegistration} {...extra} />, status);
 }
-
-function expired(c: Context<AppEnv>) {
-  return renderError(c, "The form expired or did not come from this page. Go back, reload and try again.", 403);
-}
-
-function renderError(c: Context<AppEnv>, message: string, status: 400 | 403 | 413 | 415) {
-  return page(
-    c,
-    <Page title="Something went wrong">
-      <ErrorNote message={message} />
-      <p>
-        <a href="/">Back to the start</a>
-      </p>
-    </Page>,
-    status,
-  );
-}
-
-/** Pages are never framed or cached, load nothing from elsewhere, and post only here. */
-function page(
-  c: Context<AppEnv>,
-  body: HtmlEscapedString | Promise<HtmlEscapedString>,
-  status: 200 | 201 | 400 | 401 | 403 | 409 | 413 | 415 | 422 | 429 = 200,
-) {
-  c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
-  c.header("X-Frame-Options", "DENY");
-  c.header("Cache-Control", "no-store");
-  c.header("Referrer-Policy", "same-origin");
-  return c.html(body, status);
-}
-
-const str = (value: unknown) => (typeof value === "string" ? value : undefined);

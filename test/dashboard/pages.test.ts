@@ -156,4 +156,61 @@ describe("the dashboard's sign-in, session and API keys pages", () => {
     expect(right.status).toBe(303);
     expect(await (await browser.request("/")).text()).toContain(`Welcome, ${email}`);
   });
+
+  it("OAuth apps: registers one (client secret shown once), lists what the person approved, revokes and deletes", async () => {
+    const browser = new Browser();
+    await browser.register(newEmail());
+    const created = await browser.request("/app/apps", {
+      form: {
+        step: "create",
+        name: "Report sync",
+        redirect_uris: "https://sync.example/callback",
+        scopes: ["data:read"],
+        csrf_token: await browser.csrf("/app/apps"),
+      },
+    });
+    expect(created.status).toBe(201);
+    const html = await created.text();
+    const clientId = html.match(/<code id="new-client-id">([^<]+)<\/code>/)![1]!;
+    const secret = html.match(/<code id="new-client-secret">([^<]+)<\/code>/)![1]!;
+    const token = () => call("/v1/auth/token", { form: { grant_type: "client_credentials", client_id: clientId, client_secret: secret } });
+    expect((await token()).status).toBe(200);
+    expect(await (await browser.request("/app/apps")).text()).not.toContain(secret);
+
+    // The person approves the app on the authorize page (their dashboard session carries over)…
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: "https://sync.example/callback",
+      scope: "data:read",
+      state: "s",
+    });
+    const consent = await (await browser.request(`/auth/authorize?${query}`)).text();
+    const consentToken = consent.match(/name="csrf_token" value="([^"]+)"/)![1]!;
+    const approved = await browser.request(`/auth/authorize?${query}`, { form: { step: "approve", csrf_token: consentToken } });
+    expect(approved.status).toBe(302);
+    const code = new URL(approved.headers.get("Location")!).searchParams.get("code")!;
+    const exchanged = await call("/v1/auth/token", {
+      form: { grant_type: "authorization_code", code, redirect_uri: "https://sync.example/callback", client_id: clientId, client_secret: secret },
+    });
+    const { access_token } = await exchanged.json<{ access_token: string }>();
+    expect((await call("/v1/me", { token: access_token })).status).toBe(200);
+
+    // …sees it among the apps they approved, and revokes its access.
+    const listed = await (await browser.request("/app/apps")).text();
+    expect(listed).toContain("Revoke Report sync&#39;s access");
+    const revoked = await browser.request("/app/apps", { form: { step: "revoke", client_id: clientId, csrf_token: await browser.csrf("/app/apps") } });
+    expect(revoked.status).toBe(303);
+    expect((await call("/v1/me", { token: access_token })).status).toBe(401);
+
+    const deleted = await browser.request("/app/apps", { form: { step: "delete", client_id: clientId, csrf_token: await browser.csrf("/app/apps") } });
+    expect(deleted.status).toBe(303);
+    expect((await token()).status).toBe(401);
+    // A redirect URI that is not allowed is refused on the page, saying why.
+    const refused = await browser.request("/app/apps", {
+      form: { step: "create", name: "Bad", redirect_uris: "javascript:alert(1)", scopes: "data:read", csrf_token: await browser.csrf("/app/apps") },
+    });
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain("Must use https (or http for a loopback address).");
+  });
 });
