@@ -4,10 +4,9 @@ import { listAuthorizations, revokeAuthorization } from "../auth/authorizations"
 import { csrfToken, csrfValid } from "../auth/browser-session";
 import { createOAuthApp, deleteOAuthApp, listOAuthApps, presentOAuthApp } from "../auth/oauth-apps";
 import { HubError } from "../core/errors";
-import { ALL_SCOPES, isScope } from "../core/scopes";
 import type { AppEnv } from "../http/app-env";
 import { AppsPage } from "./apps";
-import { type SignedIn, expired, formGuard, page, renderError, signedInContext, str } from "./kit";
+import { type SignedIn, chosenScopes, expired, formGuard, page, renderError, signedInContext, str } from "./kit";
 
 const MAX_REDIRECT_URIS = 10;
 
@@ -35,9 +34,9 @@ export const appsPages = new Hono<AppEnv>()
         if (redirectUris.length === 0 || redirectUris.length > MAX_REDIRECT_URIS) {
           return renderApps(c, signedIn, { error: `Give between 1 and ${MAX_REDIRECT_URIS} redirect URIs.` }, 422);
         }
-        const scopes = [form.scopes].flat().filter((s): s is string => typeof s === "string");
-        if (scopes.length === 0 || !scopes.every(isScope)) return renderApps(c, signedIn, { error: "Choose at least one scope." }, 422);
-        const { app, clientSecret } = await createOAuthApp(signedIn.ctx, { name, redirectUris, scopes: ALL_SCOPES.filter((s) => scopes.includes(s)) });
+        const scopes = chosenScopes(form.scopes);
+        if (!scopes) return renderApps(c, signedIn, { error: "Choose at least one scope." }, 422);
+        const { app, clientSecret } = await createOAuthApp(signedIn.ctx, { name, redirectUris, scopes });
         return renderApps(c, signedIn, { created: { name, clientId: app.clientId, secret: clientSecret } }, 201);
       }
       if (step === "delete" || step === "revoke") {

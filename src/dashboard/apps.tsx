@@ -1,5 +1,5 @@
-import { SCOPES, type Scope } from "../core/scopes";
-import { ErrorNote, Page } from "./layout";
+import type { Scope } from "../core/scopes";
+import { ErrorNote, Page, ScopeChoices } from "./layout";
 
 export interface AppRow {
   client_id: string;
@@ -52,17 +52,7 @@ export function AppsPage(props: {
           <input id="app-name" type="text" name="name" required maxlength={100} />
           <label for="app-redirects">Redirect URIs (one per line; https, or http to localhost)</label>
           <textarea id="app-redirects" name="redirect_uris" rows={3} required />
-          <fieldset>
-            <legend>What the app may ask for</legend>
-            {(Object.entries(SCOPES) as [Scope, string][]).map(([scope, description]) => (
-              <label>
-                <input type="checkbox" name="scopes" value={scope} checked={scope === "data:read"} />
-                <span>
-                  <code>{scope}</code>: {description}
-                </span>
-              </label>
-            ))}
-          </fieldset>
+          <ScopeChoices legend="What the app may ask for" checked={(scope) => scope === "data:read"} />
           <button type="submit" name="step" value="create">
             Register app
           </button>

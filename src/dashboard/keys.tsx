@@ -1,5 +1,5 @@
-import { SCOPES, type Scope } from "../core/scopes";
-import { ErrorNote, Page } from "./layout";
+import type { Scope } from "../core/scopes";
+import { ErrorNote, Page, ScopeChoices } from "./layout";
 
 export interface KeyRow {
   id: number;
@@ -32,17 +32,7 @@ export function KeysPage(props: { email: string; csrf: string; keys: KeyRow[]; c
           <input type="hidden" name="csrf_token" value={props.csrf} />
           <label for="key-name">Name</label>
           <input id="key-name" type="text" name="name" required maxlength={100} placeholder="CI pipeline" />
-          <fieldset>
-            <legend>What the key may do</legend>
-            {(Object.entries(SCOPES) as [Scope, string][]).map(([scope, description]) => (
-              <label>
-                <input type="checkbox" name="scopes" value={scope} checked />
-                <span>
-                  <code>{scope}</code>: {description}
-                </span>
-              </label>
-            ))}
-          </fieldset>
+          <ScopeChoices legend="What the key may do" checked={() => true} />
           <button type="submit" name="step" value="create">
             Create key
           </button>

@@ -4,7 +4,7 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import { findUser } from "../auth/accounts";
 import { browserSession, sameOriginPost } from "../auth/browser-session";
 import { contextForPrincipal, type ServiceContext } from "../core/context";
-import { ALL_SCOPES } from "../core/scopes";
+import { ALL_SCOPES, type Scope, isScope } from "../core/scopes";
 import type { AppEnv } from "../http/app-env";
 import { ErrorNote, Page } from "./layout";
 
@@ -71,3 +71,10 @@ export function page(
 }
 
 export const str = (value: unknown) => (typeof value === "string" ? value : undefined);
+
+/** The scopes ticked in a form's `scopes` checkboxes, in canonical order; undefined when none or an unknown one. */
+export function chosenScopes(value: unknown): Scope[] | undefined {
+  const ticked = [value].flat().filter((s): s is string => typeof s === "string");
+  if (ticked.length === 0 || !ticked.every(isScope)) return undefined;
+  return ALL_SCOPES.filter((scope) => ticked.includes(scope));
+}

@@ -1,5 +1,6 @@
 import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
+import { SCOPES, type Scope } from "../core/scopes";
 import { HtmlDocument } from "../http/html-document";
 
 /**
@@ -99,4 +100,21 @@ export function ErrorNote(props: { message?: string }) {
       {props.message}
     </p>
   ) : null;
+}
+
+/** Checkboxes for the scopes a new credential may have, each with what it allows. */
+export function ScopeChoices(props: { legend: string; checked: (scope: Scope) => boolean }) {
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      {(Object.entries(SCOPES) as [Scope, string][]).map(([scope, description]) => (
+        <label>
+          <input type="checkbox" name="scopes" value={scope} checked={props.checked(scope)} />
+          <span>
+            <code>{scope}</code>: {description}
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
 }

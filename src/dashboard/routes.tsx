@@ -5,12 +5,11 @@ import { createApiKey, listApiKeys, presentApiKey, revokeApiKey } from "../auth/
 import { browserSession, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, startBrowserSession } from "../auth/browser-session";
 import { Email, Password } from "../auth/schemas";
 import { HubError } from "../core/errors";
-import { ALL_SCOPES, isScope } from "../core/scopes";
 import type { AppEnv } from "../http/app-env";
 import { clientAddress, consumeRateLimits } from "../http/rate-limit";
 import { OverviewPage, SignInPage } from "./home";
 import { KeysPage } from "./keys";
-import { type SignedIn, expired, formGuard, page, renderError, signedInContext, str } from "./kit";
+import { type SignedIn, chosenScopes, expired, formGuard, page, renderError, signedInContext, str } from "./kit";
 
 /**
  * The dashboard: server-rendered pages over the same services as the API. A person signs in at
@@ -80,9 +79,9 @@ export const dashboardPages = new Hono<AppEnv>()
       if (str(form.step) === "create") {
         const name = (str(form.name) ?? "").trim();
         if (!name || name.length > 100) return renderKeys(c, signedIn, { error: "Give the key a name (at most 100 characters)." }, 422);
-        const scopes = [form.scopes].flat().filter((s): s is string => typeof s === "string");
-        if (scopes.length === 0 || !scopes.every(isScope)) return renderKeys(c, signedIn, { error: "Choose at least one scope." }, 422);
-        const created = await createApiKey(signedIn.ctx, { name, scopes: ALL_SCOPES.filter((s) => scopes.includes(s)) });
+        const scopes = chosenScopes(form.scopes);
+        if (!scopes) return renderKeys(c, signedIn, { error: "Choose at least one scope." }, 422);
+        const created = await createApiKey(signedIn.ctx, { name, scopes });
         return renderKeys(c, signedIn, { created: { name, secret: created.secret } }, 201);
       }
       if (str(form.step) === "revoke") {

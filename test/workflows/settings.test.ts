@@ -10,13 +10,13 @@ async function hmacHex(secret: string, message: string) {
   return [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Polls the execution's detail until its notification has `status` after at least one attempt. */
+/** Polls the execution's detail until its notification has `status` after at least one finished attempt. */
 async function notificationOf(key: string, executionId: string, status: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const detail = await json(await call(`/v1/executions/${executionId}`, { token: key }));
     const [notification] = detail.notifications;
-    if (notification?.status === status && notification.attempts > 0) return notification;
+    if (notification?.status === status && notification.attempt_log.length > 0) return notification;
     if (Date.now() > deadline) throw new Error(`notification still ${JSON.stringify(notification)}`);
     await scheduler.wait(100);
   }
