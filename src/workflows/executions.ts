@@ -133,7 +133,8 @@ export interface RunRequest {
 /** A workflow in hand, or the id of one of the caller's workflows (read by the insert itself). */
 export type WorkflowRef = Workflow | number;
 
-function assertRunnable(workflow: Workflow) {
+/** A paused or archived workflow does not run, from any door: 409. */
+export function assertRunnable(workflow: Workflow) {
   if (workflow.status === "paused" || workflow.status === "archived") {
     throw new HubError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
   }

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../core/context";
 import { executionSteps, executions, type Execution } from "../db/schema";
 import { HubError } from "../core/errors";
 import { randomToken } from "../lib/crypto";
-import { getOwnedExecution, quotaExceeded, removeIfOverQuota } from "./executions";
+import { assertRunnable, getOwnedExecution, quotaExceeded, removeIfOverQuota } from "./executions";
 import { resumeNow } from "./run-now";
 import { getOwnedWorkflow } from "./service";
 
@@ -22,10 +22,7 @@ export async function retryExecution(ctx: ServiceContext, executionId: string): 
     throw new HubError("conflict", `Only a failed or cancelled execution can be retried; this one is ${old.status}.`);
   }
   // The workflow's rules hold for retries as for any start: a paused or archived one does not run.
-  const workflow = await getOwnedWorkflow(ctx, old.workflowId);
-  if (workflow.status === "paused" || workflow.status === "archived") {
-    throw new HubError("conflict", `The workflow is ${workflow.status}; set its status to active to run it.`);
-  }
+  assertRunnable(await getOwnedWorkflow(ctx, old.workflowId));
   const id = `exe_${randomToken(16)}`;
   let written: Awaited<ReturnType<typeof insertRetry>>;
   try {
