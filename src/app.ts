@@ -32,6 +32,13 @@ import { templateRoutes } from "./templates/routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
 import { dashboardPages } from "./dashboard/routes";
 import { appsPages } from "./dashboard/apps.routes";
+import { connectionsPages } from "./dashboard/connections.routes";
+import { toolsPages } from "./dashboard/tools.routes";
+import { conversationsPages } from "./dashboard/conversations.routes";
+import { workflowsPages } from "./dashboard/workflows.routes";
+import { agentsPages } from "./dashboard/agents.routes";
+import { templatesPages } from "./dashboard/templates.routes";
+import { auditPages } from "./dashboard/audit.routes";
 import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/routes";
 
 /**
@@ -52,6 +59,13 @@ export function createApp() {
   // Pages a person uses in a browser.
   app.route("/", dashboardPages);
   app.route("/", appsPages);
+  app.route("/", connectionsPages);
+  app.route("/", toolsPages);
+  app.route("/", conversationsPages);
+  app.route("/", workflowsPages);
+  app.route("/", agentsPages);
+  app.route("/", templatesPages);
+  app.route("/", auditPages);
   app.route("/", authorizePage);
   app.route("/", oauthMetadata);
 

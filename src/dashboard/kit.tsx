@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { findUser } from "../auth/accounts";
-import { browserSession, sameOriginPost } from "../auth/browser-session";
+import { browserSession, csrfToken, csrfValid, sameOriginPost } from "../auth/browser-session";
 import { contextForPrincipal, type ServiceContext } from "../core/context";
 import { ALL_SCOPES, type Scope, isScope } from "../core/scopes";
 import type { AppEnv } from "../http/app-env";
@@ -31,6 +31,28 @@ export async function signedInContext(c: Context<AppEnv>): Promise<SignedIn | un
   return { ctx, email: user.email };
 }
 
+/** A signed-in page's person and the CSRF token its forms carry; undefined when nobody is signed in. */
+export async function signedInPage(c: Context<AppEnv>): Promise<(SignedIn & { csrf: string }) | undefined> {
+  const signedIn = await signedInContext(c);
+  if (!signedIn) return undefined;
+  return { ...signedIn, csrf: await csrfToken(c, signedIn.ctx.user.id) };
+}
+
+/**
+ * A form posted by the signed-in person: the person and the parsed form, or the response to send
+ * instead (to the sign-in page when nobody is signed in, "expired" when the CSRF token is wrong).
+ * Mount `formGuard` before the handler.
+ */
+export async function signedInForm(
+  c: Context<AppEnv>,
+): Promise<{ signedIn: SignedIn; form: Record<string, string | File | (string | File)[]> } | { response: Response }> {
+  const signedIn = await signedInContext(c);
+  if (!signedIn) return { response: c.redirect("/", 303) };
+  const form = await c.req.parseBody({ all: true });
+  if (!(await csrfValid(c, str(form.csrf_token), signedIn.ctx.user.id))) return { response: await expired(c) };
+  return { signedIn, form };
+}
+
 /** Forms: small, url-encoded (or multipart), and from this origin only. */
 export async function formGuard(c: Context<AppEnv>, next: () => Promise<void>) {
   if (!sameOriginPost(c)) return renderError(c, "Cross-site form submission refused.", 403);
@@ -57,13 +79,20 @@ export function renderError(c: Context<AppEnv>, message: string, status: 400 | 4
   );
 }
 
-/** Pages are never framed or cached, load nothing from elsewhere, and post only here. */
+/**
+ * Pages are never framed or cached, load nothing from elsewhere, and post only here. Scripts are
+ * optional enhancements served by this Worker (`script-src 'self'`, never inline): every page
+ * works without them.
+ */
 export function page(
   c: Context<AppEnv>,
   body: HtmlEscapedString | Promise<HtmlEscapedString>,
   status: 200 | 201 | 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 = 200,
 ) {
-  c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  c.header(
+    "Content-Security-Policy",
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   c.header("X-Frame-Options", "DENY");
   c.header("Cache-Control", "no-store");
   c.header("Referrer-Policy", "same-origin");

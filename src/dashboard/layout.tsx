@@ -42,7 +42,25 @@ td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
 
-export function Page(props: { title: string; email?: string; csrf?: string; children: Child }) {
+const SECTIONS: [href: string, label: string][] = [
+  ["/", "Overview"],
+  ["/app/connections", "Connections"],
+  ["/app/tools", "Tools"],
+  ["/app/conversations", "Chat"],
+  ["/app/workflows", "Workflows"],
+  ["/app/agents", "Agents"],
+  ["/app/templates", "Templates"],
+  ["/app/audit", "Audit log"],
+  ["/app/keys", "API keys"],
+  ["/app/apps", "OAuth apps"],
+  ["/docs", "API reference"],
+];
+
+/**
+ * One page of the dashboard. `style` adds a page's own CSS (a constant of its feature file);
+ * `script` names a same-origin script that enhances the page (it must work without it).
+ */
+export function Page(props: { title: string; email?: string; csrf?: string; style?: string; script?: string; children: Child }) {
   return (
     <HtmlDocument>
       <html lang="en">
@@ -52,6 +70,8 @@ export function Page(props: { title: string; email?: string; csrf?: string; chil
           <title>{`${props.title} · Agent Automation Hub`}</title>
           {/* The style sheet is a constant of this file: raw, so its quotes are not escaped. */}
           <style>{raw(STYLE)}</style>
+          {props.style ? <style>{raw(props.style)}</style> : null}
+          {props.script ? <script src={props.script} defer /> : null}
         </head>
         <body>
           <header>
@@ -62,18 +82,11 @@ export function Page(props: { title: string; email?: string; csrf?: string; chil
               <>
                 <nav aria-label="Sections">
                   <ul>
-                    <li>
-                      <a href="/">Overview</a>
-                    </li>
-                    <li>
-                      <a href="/app/keys">API keys</a>
-                    </li>
-                    <li>
-                      <a href="/app/apps">OAuth apps</a>
-                    </li>
-                    <li>
-                      <a href="/docs">API reference</a>
-                    </li>
+                    {SECTIONS.map(([href, label]) => (
+                      <li>
+                        <a href={href}>{label}</a>
+                      </li>
+                    ))}
                   </ul>
                 </nav>
                 <form class="inline" method="post" action="/">

@@ -1,41 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, newApp, newUser } from "../helpers/api";
-
-/** A browser in miniature: keeps cookies between requests and reads the CSRF token from pages. */
-class Browser {
-  cookies = new Map<string, string>();
-
-  async request(path: string, options: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { ...options.headers };
-    if (this.cookies.size) headers.Cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-    let response: Response;
-    if (options.form) {
-      const body = new URLSearchParams();
-      for (const [name, value] of Object.entries(options.form)) for (const v of [value].flat()) body.append(name, v);
-      response = await call(path, { method: "POST", body: body.toString(), headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers } });
-    } else {
-      response = await call(path, { headers });
-    }
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const [name, value] = pair!.split("=");
-      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === "") this.cookies.delete(name!);
-      else this.cookies.set(name!, value!);
-    }
-    return response;
-  }
-
-  async csrf(path = "/") {
-    const html = await (await this.request(path)).text();
-    return html.match(/name="csrf_token" value="([^"]+)"/)![1]!;
-  }
-
-  async register(email: string) {
-    return this.request("/", { form: { step: "register", email, password: "correct horse battery", csrf_token: await this.csrf() } });
-  }
-}
-
-const newEmail = () => `dash${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+import { Browser, newEmail } from "./browser";
 
 describe("the dashboard's sign-in, session and API keys pages", () => {
   it("registers, signs in with a cookie session, creates a key shown once, revokes it, and signs out", async () => {
