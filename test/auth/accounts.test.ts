@@ -71,9 +71,12 @@ describe("register and login", () => {
 
   it("PATCH /v1/me updates the name and default provider and validates them", async () => {
     const user = await newUser();
+    // Read first, so the account record is cached: the change must replace it, not wait it out.
+    expect((await call("/v1/me", { token: user.accessToken })).status).toBe(200);
     const response = await call("/v1/me", { method: "PATCH", token: user.accessToken, json: { name: "Grace", default_provider: "openai" } });
     expect(response.status).toBe(200);
     expect(await json(response)).toMatchObject({ name: "Grace", default_provider: "openai" });
+    expect(await json(await call("/v1/me", { token: user.accessToken }))).toMatchObject({ name: "Grace", default_provider: "openai" });
     const bad = await expectProblem(
       await call("/v1/me", { method: "PATCH", token: user.accessToken, json: { default_provider: "skynet" } }),
       422,
