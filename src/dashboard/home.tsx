@@ -49,26 +49,66 @@ export function SignInPage(props: { csrf: string; error?: string; email?: string
   );
 }
 
-/** `/` for someone signed in: where each part of the hub is. */
-export function OverviewPage(props: { email: string; csrf: string; keys: number }) {
+export interface OverviewCounts {
+  connections: number;
+  workflows: number;
+  agents: number;
+  keys: number;
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/** `/` for someone signed in: the way through the hub for a newcomer, and what they have. */
+export function OverviewPage(props: { email: string; csrf: string; counts: OverviewCounts }) {
+  const { counts } = props;
   return (
     <Page title="Overview" email={props.email} csrf={props.csrf}>
       <h1>Welcome, {props.email}</h1>
+      <section class="card" aria-labelledby="getting-started">
+        <h2 id="getting-started">Getting started</h2>
+        <ol>
+          <li>
+            <a href="/app/connections">Connect a platform</a>: Slack, email, a CRM or any MCP server.
+          </li>
+          <li>
+            <a href="/app/tools">Try a tool</a> with a form, and see its result.
+          </li>
+          <li>
+            <a href="/app/conversations">Chat with the agent</a>: it calls tools for you.
+          </li>
+          <li>
+            Turn a chat into a <a href="/app/workflows">workflow</a>, or start from a <a href="/app/templates">template</a>.
+          </li>
+          <li>
+            <a href="/app/agents">Deploy it as an agent</a> that runs on a schedule or on events.
+          </li>
+        </ol>
+      </section>
       <div class="columns">
         <section class="card">
-          <h2>API keys</h2>
-          <p>
-            {props.keys === 0 ? "No active key yet." : `${props.keys} active key${props.keys === 1 ? "" : "s"}.`} Keys let scripts and MCP clients act for you.
-          </p>
-          <a href="/app/keys">Manage API keys</a>
+          <h2>Connections</h2>
+          <p>{counts.connections === 0 ? "None yet." : plural(counts.connections, "connection")}</p>
+          <a href="/app/connections">Manage connections</a>
         </section>
         <section class="card">
-          <h2>Use the API</h2>
-          <p>
-            Everything the hub does is in the <a href="/docs">API reference</a>; MCP clients connect to <code>/mcp</code>.
-          </p>
+          <h2>Workflows</h2>
+          <p>{counts.workflows === 0 ? "None yet." : plural(counts.workflows, "workflow")}</p>
+          <a href="/app/workflows">Open workflows</a>
+        </section>
+        <section class="card">
+          <h2>Agents</h2>
+          <p>{counts.agents === 0 ? "None deployed." : plural(counts.agents, "agent")}</p>
+          <a href="/app/agents">Open agents</a>
+        </section>
+        <section class="card">
+          <h2>API keys</h2>
+          <p>{counts.keys === 0 ? "No active key yet." : `${plural(counts.keys, "active key")}.`} Keys let scripts and MCP clients act for you.</p>
+          <a href="/app/keys">Manage API keys</a>
         </section>
       </div>
+      <p>
+        Everything here is in the <a href="/docs">API reference</a> too; MCP clients connect to <code>/mcp</code>.
+      </p>
     </Page>
   );
 }

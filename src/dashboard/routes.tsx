@@ -5,6 +5,9 @@ import { createApiKey, listApiKeys, presentApiKey, revokeApiKey } from "../auth/
 import { browserSession, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, startBrowserSession } from "../auth/browser-session";
 import { Email, Password } from "../auth/schemas";
 import { HubError } from "../core/errors";
+import { listAgents } from "../agents/service";
+import { allConnections } from "../connections/service";
+import { listWorkflows } from "../workflows/service";
 import type { AppEnv } from "../http/app-env";
 import { clientAddress, consumeRateLimits } from "../http/rate-limit";
 import { OverviewPage, SignInPage } from "./home";
@@ -20,8 +23,11 @@ export const dashboardPages = new Hono<AppEnv>()
   .get("/", async (c) => {
     const signedIn = await signedInContext(c);
     if (!signedIn) return renderSignIn(c);
-    const keys = await listApiKeys(signedIn.ctx, 100);
-    return page(c, <OverviewPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.user.id)} keys={keys.length} />);
+    const { ctx } = signedIn;
+    // Counted from the same lists the sections show, capped where those lists are.
+    const [keys, connections, workflows, agents] = await Promise.all([listApiKeys(ctx, 100), allConnections(ctx), listWorkflows(ctx, 100), listAgents(ctx)]);
+    const counts = { keys: keys.length, connections: connections.length, workflows: workflows.length, agents: agents.length };
+    return page(c, <OverviewPage email={signedIn.email} csrf={await csrfToken(c, ctx.user.id)} counts={counts} />);
   })
   .post("/", formGuard, async (c) => {
     const form = await c.req.parseBody({ all: true });
