@@ -1,14 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { streamSSE } from "hono/streaming";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { Timestamp } from "../http/schemas";
+import { toolEventStream } from "./event-stream";
 import { listAudit, presentAudit } from "./audit";
 import { listTools } from "./catalog-service";
-import { newCallId, prepareToolCall, runToolCall } from "./executor";
-import { loggableError } from "../lib/safe-log";
+import { prepareToolCall, runToolCall } from "./executor";
 import { rateLimitHeaders } from "../http/rate-limit";
 import type { RateLimitResult } from "../http/rate-limiter";
 
@@ -145,37 +144,7 @@ export const toolRoutes = createRouter()
     // Everything that can be refused is refused before the stream starts, as a plain HTTP error.
     const { call, limits } = await prepareToolCall(ctx, body.name, body.arguments);
     reportLimits(c, limits);
-    const cancel = new AbortController();
-    return streamSSE(c, async (sse) => {
-      sse.onAbort(() => cancel.abort(new Error("client disconnected")));
-      let sequence = 0;
-      const send = (event: string, data: unknown) =>
-        sse.closed ? Promise.resolve() : sse.writeSSE({ event, data: JSON.stringify(data), id: String(sequence++) });
-      const callId = newCallId();
-      const started = Date.now();
-      await send("start", { call_id: callId, name: call.name });
-      try {
-        const result = await runToolCall(
-          ctx,
-          call,
-          {
-            source: "stream",
-            signal: AbortSignal.any([cancel.signal, c.req.raw.signal]),
-            onProgress: (update) => void send("progress", update),
-            onLog: (level, message) => void send("log", { level, message }),
-          },
-          callId,
-        );
-        if (result.success) await send("result", result);
-        else await send("error", { call_id: callId, error_message: result.error_message });
-        await send("end", { call_id: callId, success: result.success, duration_ms: result.duration_ms });
-      } catch (error) {
-        // Our own fault after the stream began: say so on the stream, which cannot become a 500 now.
-        console.error(JSON.stringify({ level: "error", message: "tool stream failed", call_id: callId, error: loggableError(error) }));
-        await send("error", { call_id: callId, error_message: "The hub failed while running the tool; quote the call_id when reporting it." });
-        await send("end", { call_id: callId, success: false, duration_ms: Date.now() - started });
-      }
-    }) as any;
+    return toolEventStream(c, ctx, call, "stream") as any;
   })
   .openapi(auditLogs, async (c) => {
     const page = await pageById(c.req.valid("query"), (n, before) => listAudit(c.var.ctx, n, before), presentAudit);

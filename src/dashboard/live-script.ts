@@ -1,0 +1,158 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../http/app-env";
+
+export const LIVE_SCRIPT_PATH = "/app/assets/live.js";
+
+/**
+ * The one script of the tools and chat pages, served from this origin (the pages' CSP allows no
+ * other). It only enhances: a tool's Run form streams its events (start, progress, log, result or
+ * error, end) into the page's live list, and the chat's Send form shows the conversation's live
+ * events while the turn runs, then loads the finished page. Without it both forms post plainly.
+ */
+const SCRIPT = String.raw`"use strict";
+(() => {
+  const parse = (text) => { try { return JSON.parse(text); } catch { return text; } };
+
+  // Splits a text/event-stream body into (event, data) pairs as they arrive.
+  async function readEvents(response, onEvent) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer = (buffer + decoder.decode(value, { stream: true })).replace(/\r\n?/g, "\n");
+      let cut = buffer.indexOf("\n\n");
+      while (cut >= 0) {
+        const frame = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        let name = "message";
+        const data = [];
+        for (const line of frame.split("\n")) {
+          if (line.startsWith("event:")) name = line.slice(6).trim();
+          else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+        }
+        if (data.length) onEvent(name, parse(data.join("\n")));
+        cut = buffer.indexOf("\n\n");
+      }
+    }
+  }
+
+  const region = document.getElementById("live-run");
+  const list = document.getElementById("live-events");
+  // Shown from the start, so screen readers know the live list before anything is added to it.
+  if (region) region.hidden = false;
+  const say = (text, isError) => {
+    const item = document.createElement("li");
+    item.textContent = text;
+    if (isError) item.className = "field-error";
+    list.append(item);
+  };
+  const progressText = (p) => "Progress " + p.progress + (p.total !== undefined ? " of " + p.total : "") + (p.message ? ": " + p.message : "");
+
+  const TOOL_EVENTS = {
+    start: (d) => "Started " + d.name + " (" + d.call_id + ").",
+    progress: progressText,
+    log: (d) => "Log (" + d.level + "): " + d.message,
+    result: (d) => "Succeeded in " + d.duration_ms + " ms.",
+    error: (d) => "Failed: " + d.error_message,
+    end: () => "Finished.",
+  };
+
+  const runForm = document.querySelector("form[data-live-stream]");
+  if (runForm && list) {
+    runForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const button = runForm.querySelector("button[type=submit]");
+      const output = document.getElementById("live-result");
+      list.replaceChildren();
+      output.replaceChildren();
+      button.disabled = true;
+      try {
+        const response = await fetch(runForm.dataset.liveStream, { method: "POST", body: new URLSearchParams(new FormData(runForm)) });
+        const type = response.headers.get("Content-Type") || "";
+        if (!response.ok || !type.startsWith("text/event-stream")) {
+          // Refused before running: the reason (and each field's) comes as JSON.
+          const refusal = type.includes("json") ? await response.json() : { error: "The run was refused (HTTP " + response.status + "). Reload the page and try again." };
+          const reasons = (refusal.errors || []).map((e) => (e.field ? e.field + ": " : "") + e.message);
+          say([refusal.error].concat(reasons).join(" "), true);
+          return;
+        }
+        await readEvents(response, (name, data) => {
+          const describe = TOOL_EVENTS[name];
+          if (describe) say(describe(data), name === "error");
+          if (name === "result") {
+            const wrap = document.createElement("div");
+            wrap.className = "scroll";
+            const pre = document.createElement("pre");
+            pre.tabIndex = 0;
+            pre.textContent = JSON.stringify(data.result, null, 2);
+            wrap.append(pre);
+            output.append(wrap);
+          }
+        });
+      } catch {
+        say("The connection to the hub was lost before the run finished.", true);
+      } finally {
+        button.disabled = false;
+      }
+    });
+  }
+
+  const CHAT_EVENTS = {
+    status: (d) => (d.status === "processing" ? "Working on it…" : "Finished."),
+    tool_started: (d) => "Running " + d.name + " with " + JSON.stringify(d.arguments) + ".",
+    tool_progress: (d) => d.name + ", " + progressText(d.progress || {}),
+    message: (d) =>
+      d.role === "user" ? "Message received." :
+      d.role === "tool" ? (d.status === "error" ? "A tool failed: " + (d.error_message || "") : "A tool answered.") :
+      d.status === "error" ? "The assistant failed: " + (d.error_message || "") : "The answer is ready.",
+  };
+
+  const sendForm = document.querySelector("form[data-live-events]");
+  if (sendForm && list) {
+    sendForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const button = sendForm.querySelector("button[type=submit]");
+      button.disabled = true;
+      list.replaceChildren();
+      say("Sending…");
+      const body = new URLSearchParams(new FormData(sendForm));
+      const events = new EventSource(sendForm.dataset.liveEvents);
+      for (const [name, describe] of Object.entries(CHAT_EVENTS)) {
+        events.addEventListener(name, (e) => say(describe(parse(e.data)), false));
+      }
+      let posted = false;
+      const post = async () => {
+        if (posted) return;
+        posted = true;
+        try {
+          const response = await fetch(sendForm.action, { method: "POST", body, redirect: "manual" });
+          events.close();
+          // Stored (a 303 back to the conversation): load the finished turn.
+          if (response.type === "opaqueredirect" || response.ok) return location.assign(location.pathname);
+          // Refused before anything was stored: post plainly, so the page says why.
+          if (response.status < 500) return sendForm.submit();
+          say("Sending failed (HTTP " + response.status + "). Reload the page to see what was stored.", true);
+        } catch {
+          events.close();
+          say("The connection to the hub was lost. Reload the page to see what was stored.", true);
+        }
+        button.disabled = false;
+      };
+      // Listening first, so no event of the turn is missed; without live events, post anyway.
+      events.addEventListener("ready", post);
+      events.onerror = () => { if (!posted) { events.close(); post(); } };
+      setTimeout(post, 5000);
+    });
+  }
+})();
+`;
+
+export function serveLiveScript(c: Context<AppEnv>) {
+  return c.body(SCRIPT, 200, {
+    "Content-Type": "text/javascript; charset=utf-8",
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+  });
+}
