@@ -1,0 +1,158 @@
+// End to end: a new person goes through the whole dashboard in a real browser (Debian's chromium
+// via playwright-core) against a real `wrangler dev` hub and the reference MCP server: register,
+// create an API key, connect the MCP server, run one of its tools, chat with the agent (which
+// calls the tool), turn the chat into a workflow, run it, deploy it as an agent on an interval
+// and watch the agent's health count its runs. Screenshots of each page go to .tmp/dashboard/.
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEverything } from "../../bench/lib.mjs";
+import { startHub } from "../../scripts/start.mjs";
+import { freePort } from "./free-port.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SHOTS = path.join(root, ".tmp", "dashboard");
+
+let hub: Awaited<ReturnType<typeof startHub>> | undefined;
+let mcp: Awaited<ReturnType<typeof startEverything>> | undefined;
+let stateDir: string | undefined;
+let browser: Browser | undefined;
+let hubLog = "";
+
+beforeAll(async () => {
+  stateDir = mkdtempSync(path.join(os.tmpdir(), "hub-walkthrough-"));
+  mcp = await startEverything();
+  hub = await startHub({ port: await freePort(), persistTo: stateDir, stdio: "pipe", bootstrap: false });
+  const keep = (chunk: Buffer) => {
+    hubLog = (hubLog + chunk.toString()).slice(-20_000);
+  };
+  hub.child.stdout?.on("data", keep);
+  hub.child.stderr?.on("data", keep);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
+  mkdirSync(SHOTS, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await hub?.stop();
+  mcp?.stop();
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+}, 60_000);
+
+/** Reloads until the text shows (a page without script shows news on reload). */
+async function reloadUntil(page: Page, text: string | RegExp, seconds: number) {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    if ((await page.getByText(text).count()) > 0) return;
+    if (Date.now() > deadline) throw new Error(`"${text}" did not show within ${seconds} s.\n${hubLog.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 1000));
+    await page.reload();
+  }
+}
+
+describe("a new person's first session in the dashboard", () => {
+  it("registers, makes a key, connects the MCP server, chats, saves the chat as a workflow, runs it and deploys it as an agent", async () => {
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `walkthrough-${name}.png`), fullPage: true });
+    const email = `ada.${randomBytes(4).toString("hex")}@example.com`;
+
+    // Register.
+    await page.goto(hub!.origin);
+    await page.getByLabel("Email", { exact: true }).nth(1).fill(email);
+    await page.getByLabel("Password (at least 8 characters)").fill("correct horse battery");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.getByRole("heading", { name: `Welcome, ${email}` }).waitFor();
+
+    // An API key, shown once, that works.
+    await page.getByRole("link", { name: "API keys" }).first().click();
+    await page.getByLabel("Name").fill("Laptop");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.locator("#new-key-secret").innerText()).trim();
+    expect((await fetch(`${hub!.origin}/v1/me`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+
+    // Connect the reference MCP server: test first, then save.
+    await page.getByRole("link", { name: "Connections" }).first().click();
+    await page.getByLabel("Platform").selectOption("mcp");
+    await page.getByRole("button", { name: "Choose" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Everything");
+    await page.getByLabel(/^URL/i).fill(mcp!.url);
+    await page.getByRole("button", { name: "Test" }).click();
+    await page.getByText(/echo/).first().waitFor();
+    await shot("connection-test");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByRole("heading", { name: "Connections", level: 1 }).waitFor();
+    await page.getByText("Everything").first().waitFor();
+    await shot("connections");
+
+    // Run one of its tools from the tools page.
+    await page.getByRole("link", { name: "Tools" }).first().click();
+    await page.getByLabel("Search tools").fill("echo");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.getByRole("link", { name: /^Open mcp_\d+_echo$/ }).click();
+    await page.getByLabel(/^message/i).fill("hello from the dashboard");
+    // The page's script streams the run's events live (SSE) instead of posting the form.
+    const streamed = page.waitForResponse((r) => r.url().endsWith("/stream") && r.request().method() === "POST");
+    await page.getByRole("button", { name: "Run" }).click();
+    expect((await streamed).headers()["content-type"]).toContain("text/event-stream");
+    await page.locator("#live-events").getByText("Finished.").waitFor();
+    await page.getByText("hello from the dashboard").last().waitFor();
+    await shot("tool-run");
+
+    // Chat: the agent calls the MCP tool.
+    await page.getByRole("link", { name: "Chat" }).first().click();
+    await page.getByRole("button", { name: "New conversation" }).click();
+    await page.getByRole("textbox", { name: "Message" }).fill('please echo "spring campaign is live"');
+    // The script listens to the conversation's live events (SSE) while the message is sent.
+    const listening = page.waitForRequest((r) => /\/app\/conversations\/\d+\/events$/.test(r.url()));
+    await page.getByRole("button", { name: "Send" }).click();
+    await listening;
+    await page.getByText("spring campaign is live").last().waitFor();
+    await reloadUntil(page, /mcp_\d+_echo/, 30);
+    await shot("chat");
+
+    // The chat becomes a workflow, which runs.
+    await page.getByRole("button", { name: "Turn this chat into a workflow" }).click();
+    await page.getByRole("button", { name: "Run workflow" }).waitFor();
+    await shot("workflow");
+    const workflowUrl = page.url();
+    expect(workflowUrl).toMatch(/\/app\/workflows\/\d+$/);
+    await page.getByRole("button", { name: "Run workflow" }).click();
+    await page.waitForURL(/\/app\/executions\//);
+    await reloadUntil(page, /succeeded/i, 30);
+    await shot("execution");
+
+    // Deployed as an agent every 5 seconds, its health counts the runs.
+    await page.goto(workflowUrl);
+    await page.getByRole("link", { name: "Deploy as an agent" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Echo every few seconds");
+    await page.getByLabel(/Every N seconds/).check();
+    await page.getByLabel("Interval in seconds").fill("5");
+    await page.getByRole("button", { name: "Deploy agent" }).click();
+    await page.getByText(/copy it now/i).waitFor();
+    const agentUrl = page.url();
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const agentId = agentUrl.match(/\/app\/agents\/([^/?#]+)/)?.[1];
+      const agent = (await (await fetch(`${hub!.origin}/v1/agents/${agentId}`, { headers: { Authorization: `Bearer ${key}` } })).json()) as {
+        monitoring?: { success_count: number };
+      };
+      if ((agent.monitoring?.success_count ?? 0) >= 2) break;
+      if (Date.now() > deadline) throw new Error(`The agent did not run twice within 60 s: ${JSON.stringify(agent)}\n${hubLog.slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+    await page.goto(agentUrl);
+    await page
+      .getByText(/100(\.0)?\s*%/)
+      .first()
+      .waitFor();
+    await shot("agent");
+    await context.close();
+  }, 240_000);
+});
