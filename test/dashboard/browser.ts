@@ -31,7 +31,12 @@ export class Browser {
 
   /** An API key of the signed-in person with every scope, to set things up through the API. */
   async apiKey(name = "test setup") {
-    const form = { step: "create", name, scopes: ["data:read", "data:write", "connections:write", "workflow:execute"], csrf_token: await this.csrf("/app/keys") };
+    const form = {
+      step: "create",
+      name,
+      scopes: ["data:read", "data:write", "connections:write", "workflow:execute"],
+      csrf_token: await this.csrf("/app/keys"),
+    };
     const html = await (await this.request("/app/keys", { form })).text();
     return html.match(/<code id="new-key-secret">([^<]+)<\/code>/)![1]!;
   }
