@@ -30,15 +30,15 @@ import { agentRoutes } from "./agents/routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { templateRoutes } from "./templates/routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
-import { dashboardPages } from "./dashboard/routes";
-import { appsPages } from "./dashboard/apps.routes";
-import { connectionsPages } from "./dashboard/connections.routes";
-import { toolsPages } from "./dashboard/tools.routes";
-import { conversationsPages } from "./dashboard/conversations.routes";
-import { workflowsPages } from "./dashboard/workflows.routes";
-import { agentsPages } from "./dashboard/agents.routes";
-import { templatesPages } from "./dashboard/templates.routes";
-import { auditPages } from "./dashboard/audit.routes";
+import { dashboardPages } from "./dashboard/account/routes";
+import { appsPages } from "./dashboard/account/apps.routes";
+import { connectionsPages } from "./dashboard/connections/connections.routes";
+import { toolsPages } from "./dashboard/tools/tools.routes";
+import { conversationsPages } from "./dashboard/chat/conversations.routes";
+import { workflowsPages } from "./dashboard/workflows/workflows.routes";
+import { agentsPages } from "./dashboard/agents/agents.routes";
+import { templatesPages } from "./dashboard/templates/templates.routes";
+import { auditPages } from "./dashboard/audit/audit.routes";
 import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/routes";
 
 /**

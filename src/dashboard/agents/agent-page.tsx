@@ -1,0 +1,123 @@
+import type { presentOwnedAgent } from "../../agents/service";
+import { AgentHealth } from "./agent-health";
+import type { RunRow } from "./agent-runs";
+import { type ScheduleFields, describeSchedule } from "./agent-schedule";
+import { AGENT_STYLE, RunTimes, ScheduleFieldset, type SchedulePreview } from "./agent-schedule-form";
+import { agentName } from "./agents-list";
+import { ErrorNote, Page } from "../layout";
+
+export type AgentView = Awaited<ReturnType<typeof presentOwnedAgent>>;
+
+export interface AgentPageProps {
+  email: string;
+  csrf: string;
+  agent: AgentView;
+  runs: RunRow[];
+  /** The schedule's next run times, in `scheduleZone`. */
+  upcoming: Date[];
+  scheduleZone: string;
+  scheduleFields: ScheduleFields;
+  minInterval: number;
+  webhookUrl: string;
+  preview?: SchedulePreview;
+  error?: string;
+  /** Right after deploying only: the webhook secret, which is never shown again. */
+  webhookSecret?: string;
+  /** An execution the person just started with "Run now". */
+  started?: string;
+}
+
+/** `/app/agents/<id>`: the agent's status and controls, its schedule, and its health. */
+export function AgentPage(props: AgentPageProps) {
+  const { agent, csrf } = props;
+  const name = agentName(agent);
+  const action = `/app/agents/${agent.agent_id}`;
+  return (
+    <Page title={name} email={props.email} csrf={csrf} style={AGENT_STYLE}>
+      <h1>{name}</h1>
+      <p>
+        <a href="/app/agents">Back to agents</a> · runs the workflow <a href={`/app/workflows/${agent.workflow_id}`}>{agent.workflow_name}</a>
+      </p>
+      {props.webhookSecret ? (
+        <div class="notice" role="status">
+          <p>
+            <strong>{name}</strong> was deployed. Here is its webhook secret: copy it now, it is shown only once.
+          </p>
+          <p>
+            Webhook secret: <code id="new-webhook-secret">{props.webhookSecret}</code>
+          </p>
+        </div>
+      ) : null}
+      {props.started ? (
+        <p class="notice" role="status">
+          Run started: <a href={`/app/executions/${encodeURIComponent(props.started)}`}>follow execution {props.started}</a>. The health below counts it once it
+          finishes.
+        </p>
+      ) : null}
+      <ErrorNote message={props.error} />
+      <section class="card" aria-labelledby="agent-status">
+        <h2 id="agent-status">Status: {agent.status}</h2>
+        <p>
+          {agent.status === "active"
+            ? "Active: it runs on its schedule, on signed events and when you run it."
+            : "Paused: no scheduled or event runs, and it cannot be run by hand until resumed."}
+        </p>
+        <div class="actions">
+          <form method="post" action={action}>
+            <input type="hidden" name="csrf_token" value={csrf} />
+            {agent.status === "active" ? (
+              <button class="secondary" type="submit" name="step" value="pause">
+                Pause
+              </button>
+            ) : (
+              <button type="submit" name="step" value="resume">
+                Resume
+              </button>
+            )}
+          </form>
+          <form method="post" action={action}>
+            <input type="hidden" name="csrf_token" value={csrf} />
+            <button class="danger" type="submit" name="step" value="delete" aria-label={`Delete ${name}`}>
+              Delete
+            </button>
+          </form>
+        </div>
+        <form method="post" action={action}>
+          <input type="hidden" name="csrf_token" value={csrf} />
+          <label for="run-input">Run input (JSON object, optional)</label>
+          <textarea id="run-input" class="input-json" name="input" rows={3} placeholder='{"email": "ada@example.com"}' />
+          <button type="submit" name="step" value="run">
+            Run now
+          </button>
+        </form>
+        <p>
+          Events: <code>POST {props.webhookUrl}</code> signed with the webhook secret (headers <code>X-Hub-Timestamp</code> and{" "}
+          <code>X-Hub-Signature: sha256=&lt;HMAC of "timestamp.body"&gt;</code>).
+        </p>
+      </section>
+      <section class="card" aria-labelledby="agent-schedule">
+        <h2 id="agent-schedule">Schedule</h2>
+        <p>{describeSchedule(agent.schedule)}</p>
+        {props.upcoming.length ? (
+          <>
+            <h3>Next runs</h3>
+            <RunTimes runs={props.upcoming} timeZone={props.scheduleZone} />
+          </>
+        ) : null}
+        <form method="post" action={action}>
+          <input type="hidden" name="csrf_token" value={csrf} />
+          <ScheduleFieldset fields={props.scheduleFields} minInterval={props.minInterval} preview={props.preview} headingLevel={3} />
+          <div class="actions">
+            <button class="secondary" type="submit" name="step" value="preview">
+              Preview schedule
+            </button>
+            <button type="submit" name="step" value="schedule">
+              Update schedule
+            </button>
+          </div>
+        </form>
+      </section>
+      <AgentHealth agent={agent} runs={props.runs} />
+    </Page>
+  );
+}

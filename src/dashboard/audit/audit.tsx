@@ -1,0 +1,77 @@
+import type { presentAudit } from "../../tools/audit";
+import { Page } from "../layout";
+
+export type AuditRow = ReturnType<typeof presentAudit>;
+
+const AUDIT_STYLE = `
+td{overflow-wrap:anywhere}
+.outcome{font-weight:600}.outcome-success{color:#047857}.outcome-error{color:#b91c1c}
+.scroll{overflow-x:auto;max-width:100%}.scroll pre{margin:0;padding:12px;background:#f3f4f6;border-radius:6px}
+summary{cursor:pointer;color:#1d4ed8}
+.pager{display:flex;flex-wrap:wrap;gap:8px 24px}
+`;
+
+/**
+ * `/app/audit`: the person's own tool calls, newest first, a page at a time. Arguments are shown
+ * as the audit log stored them: with secrets already redacted.
+ */
+export function AuditPage(props: { email: string; csrf: string; entries: AuditRow[]; olderBefore?: number; paged: boolean }) {
+  return (
+    <Page title="Audit log" email={props.email} csrf={props.csrf} style={AUDIT_STYLE}>
+      <h1>Audit log</h1>
+      <p>Every tool call made with your account, from the API, chats, workflows and agents. Secrets in arguments are redacted.</p>
+      {props.entries.length === 0 ? (
+        <p>{props.paged ? "No older tool calls." : "No tool calls yet."}</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Tool</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Arguments</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.entries.map((entry) => (
+                <tr>
+                  <td data-label="Time">
+                    <time datetime={entry.created_at}>{`${entry.created_at.slice(0, 19).replace("T", " ")} UTC`}</time>
+                  </td>
+                  <td data-label="Tool">
+                    <code>{entry.tool}</code>
+                    <br />
+                    <small>{`${entry.source}, call ${entry.call_id}`}</small>
+                  </td>
+                  <td data-label="Outcome">
+                    <span class={`outcome outcome-${entry.outcome}`}>{entry.outcome === "success" ? "Success" : "Error"}</span>
+                    {entry.error_message ? <span>{`: ${entry.error_message}`}</span> : null}
+                  </td>
+                  <td data-label="Duration">{`${entry.duration_ms} ms`}</td>
+                  <td data-label="Arguments">
+                    <details>
+                      <summary>
+                        Show<span class="visually-hidden">{` arguments of ${entry.tool}, call ${entry.call_id}`}</span>
+                      </summary>
+                      <div class="scroll">
+                        <pre>{JSON.stringify(entry.arguments ?? null, null, 2)}</pre>
+                      </div>
+                    </details>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {props.paged || props.olderBefore ? (
+        <nav class="pager" aria-label="Audit log pages">
+          {props.paged ? <a href="/app/audit">Newest entries</a> : null}
+          {props.olderBefore ? <a href={`/app/audit?before=${props.olderBefore}`}>Older entries</a> : null}
+        </nav>
+      ) : null}
+    </Page>
+  );
+}

@@ -1,0 +1,81 @@
+import { CHAT_STYLE, conversationHref, conversationName, shortTime } from "./conversations-kit";
+import { ErrorNote, Page } from "../layout";
+
+export interface ConversationRow {
+  id: number;
+  title: string | null;
+  state: "idle" | "processing";
+  message_count: number;
+  last_message_preview: string | null;
+  updated_at: string;
+}
+
+/** `/app/conversations`: the person's chats, most recently updated first, and a button for a new one. */
+export function ConversationsListPage(props: { email: string; csrf: string; conversations: ConversationRow[]; error?: string }) {
+  return (
+    <Page title="Chat" email={props.email} csrf={props.csrf} style={CHAT_STYLE}>
+      <h1>Chat</h1>
+      <p>Ask the hub's assistant for something; it calls your tools to do it. Each conversation keeps its own history.</p>
+      <ErrorNote message={props.error} />
+      <section class="card" aria-labelledby="new-chat">
+        <h2 id="new-chat">Start a conversation</h2>
+        <form method="post" action="/app/conversations">
+          <input type="hidden" name="csrf_token" value={props.csrf} />
+          <label for="chat-title">Title (optional: the first message names it otherwise)</label>
+          <input id="chat-title" type="text" name="title" maxlength={200} />
+          <button type="submit" name="step" value="create">
+            New conversation
+          </button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="your-chats">
+        <h2 id="your-chats">Your conversations</h2>
+        {props.conversations.length === 0 ? (
+          <p>No conversation yet.</p>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Title</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">Messages</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Delete</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.conversations.map((row) => (
+                  <tr>
+                    <td data-label="Title" class="wrap">
+                      <a href={conversationHref(row.id)}>{conversationName(row)}</a>
+                      {row.state === "processing" ? " (answering…)" : ""}
+                      {row.last_message_preview ? <div>{row.last_message_preview.slice(0, 120)}</div> : null}
+                    </td>
+                    <td data-label="Updated">{shortTime(row.updated_at)}</td>
+                    <td data-label="Messages">{row.message_count}</td>
+                    <td>
+                      <DeleteConversation csrf={props.csrf} id={row.id} name={conversationName(row)} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </Page>
+  );
+}
+
+export function DeleteConversation(props: { csrf: string; id: number; name: string }) {
+  return (
+    <form class="inline" method="post" action={conversationHref(props.id)}>
+      <input type="hidden" name="csrf_token" value={props.csrf} />
+      <button class="danger" type="submit" name="step" value="delete" aria-label={`Delete ${props.name}`}>
+        Delete
+      </button>
+    </form>
+  );
+}

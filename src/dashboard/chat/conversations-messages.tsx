@@ -1,0 +1,77 @@
+import type { MessageRecord, ToolCallRecord } from "../../conversations/messages";
+import { shortTime } from "./conversations-kit";
+
+/**
+ * The messages in order. An assistant's tool calls are shown in it, each in <details> with its
+ * arguments and the result stored for it; a tool result no answer claims yet (a turn still
+ * running) is shown on its own.
+ */
+export function MessageList(props: { messages: MessageRecord[] }) {
+  const results = new Map(props.messages.filter((m) => m.role === "tool" && m.tool_call_id).map((m) => [m.tool_call_id!, m]));
+  const claimed = new Set(props.messages.flatMap((m) => (m.role === "assistant" ? m.tools_called.map((call) => call.id) : [])));
+  return (
+    <ol class="messages">
+      {props.messages.map((message) => {
+        if (message.role === "tool" && message.tool_call_id && claimed.has(message.tool_call_id)) return null;
+        return <Message message={message} results={results} />;
+      })}
+    </ol>
+  );
+}
+
+const WHO: Record<MessageRecord["role"], string> = { user: "You", assistant: "Assistant", tool: "Tool result", system: "System" };
+
+function Message(props: { message: MessageRecord; results: Map<string, MessageRecord> }) {
+  const { message } = props;
+  const failed = message.status === "error";
+  return (
+    <li class={`message ${message.role}${failed ? " failed" : ""}`} id={`message-${message.id}`}>
+      <h3>
+        {WHO[message.role]} <span class="meta">· {shortTime(message.created_at)}</span>
+      </h3>
+      {message.tools_called.map((call) => (
+        <ToolCall call={call} result={props.results.get(call.id)} />
+      ))}
+      {message.role === "tool" ? <JsonBlock label="Result" text={message.content} /> : message.content ? <p class="text">{message.content}</p> : null}
+      {failed && message.error_message ? <p class="error">{message.error_message}</p> : null}
+      {message.role === "assistant" && message.provider ? (
+        <p class="meta">
+          {message.provider}
+          {message.model ? ` · ${message.model}` : ""} · {message.tokens_used} tokens
+        </p>
+      ) : null}
+    </li>
+  );
+}
+
+function ToolCall(props: { call: ToolCallRecord; result?: MessageRecord }) {
+  const { call } = props;
+  return (
+    <details>
+      <summary>
+        Tool call: {call.name} ({call.success ? "succeeded" : "failed"}, {call.duration_ms} ms)
+      </summary>
+      <JsonBlock label="Arguments" text={JSON.stringify(call.arguments)} />
+      {props.result ? <JsonBlock label="Result" text={props.result.content} /> : null}
+      {call.error_message ? <p class="error">{call.error_message}</p> : null}
+    </details>
+  );
+}
+
+/** Stored JSON shown indented; anything else (an "Error: …" text) as it is. */
+function JsonBlock(props: { label: string; text: string }) {
+  let shown = props.text;
+  try {
+    shown = JSON.stringify(JSON.parse(props.text), null, 2);
+  } catch {
+    // Not JSON: shown as stored.
+  }
+  return (
+    <>
+      <p class="meta">{props.label}</p>
+      <div class="scroll">
+        <pre tabindex={0}>{shown}</pre>
+      </div>
+    </>
+  );
+}

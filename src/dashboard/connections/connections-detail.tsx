@@ -1,0 +1,99 @@
+import type { ConnectionTestResult } from "../../connections/test-connection";
+import { labelOf } from "./connections-fields";
+import { CONNECTIONS_STYLE } from "./connections-inputs";
+import { ConnectionActions, type ConnectionView, StatusText, When } from "./connections-list";
+import { TestOutcome } from "./connections-new";
+import { Page } from "../layout";
+
+export interface ConnectionPageProps {
+  email: string;
+  csrf: string;
+  connection: ConnectionView;
+  /** For MCP: the tool names the server gave when last asked. */
+  tools?: string[];
+  outcome?: ConnectionTestResult;
+}
+
+/** `/app/connections/<id>`: one connection's health and settings, secrets masked as the API masks them. */
+export function ConnectionPage(props: ConnectionPageProps) {
+  const { connection } = props;
+  const settings = Object.entries(connection.config);
+  return (
+    <Page title={connection.name} email={props.email} csrf={props.csrf} style={CONNECTIONS_STYLE}>
+      <p>
+        <a href="/app/connections">Back to connections</a>
+      </p>
+      <h1>{connection.name}</h1>
+      {props.outcome ? <TestOutcome outcome={props.outcome} /> : null}
+      <section class="card" aria-labelledby="connection-health">
+        <h2 id="connection-health">Health</h2>
+        <dl class="facts">
+          <dt>Platform</dt>
+          <dd>{connection.platform_name}</dd>
+          <dt>Status</dt>
+          <dd>
+            <StatusText connection={connection} />
+          </dd>
+          <dt>Created</dt>
+          <dd>
+            <When iso={connection.created_at} />
+          </dd>
+          <dt>Last used or tested</dt>
+          <dd>
+            <When iso={connection.last_used_at} />
+          </dd>
+        </dl>
+        <ConnectionActions connection={connection} csrf={props.csrf} from="detail" />
+      </section>
+      <section class="card" aria-labelledby="connection-settings">
+        <h2 id="connection-settings">Settings</h2>
+        {settings.length === 0 ? (
+          <p>Nothing set beyond the platform's defaults.</p>
+        ) : (
+          <dl class="facts">
+            {settings.map(([name, value]) => (
+              <>
+                <dt>{labelOf(name)}</dt>
+                <dd>
+                  <code>{typeof value === "string" ? value : JSON.stringify(value)}</code>
+                </dd>
+              </>
+            ))}
+          </dl>
+        )}
+        <p class="hint">Secrets show only their last four characters.</p>
+        <p>
+          <a href={`/app/connections/${connection.connection_id}/edit`}>Edit settings</a>
+        </p>
+      </section>
+      {props.tools ? (
+        <section class="card" aria-labelledby="connection-tools">
+          <h2 id="connection-tools">Tools the server offered</h2>
+          {props.tools.length === 0 ? (
+            <p>None.</p>
+          ) : (
+            <ul>
+              {props.tools.map((tool) => (
+                <li>
+                  <code>{tool}</code>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      ) : null}
+    </Page>
+  );
+}
+
+export function ConnectionNotFoundPage(props: { email: string; csrf: string }) {
+  return (
+    <Page title="Connection not found" email={props.email} csrf={props.csrf}>
+      <h1>Connection not found</h1>
+      <p role="alert">You have no connection with that id. It may have been deleted.</p>
+      <p>
+        <a href="/app/connections">Back to connections</a>
+      </p>
+    </Page>
+  );
+}

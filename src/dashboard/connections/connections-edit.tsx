@@ -1,0 +1,60 @@
+import type { ConfigField, ConfigValues } from "./connections-fields";
+import { CONNECTIONS_STYLE, ConfigInputs } from "./connections-inputs";
+import type { ConnectionView } from "./connections-list";
+import { ErrorNote, Page } from "../layout";
+
+export interface EditConnectionProps {
+  email: string;
+  csrf: string;
+  connection: ConnectionView;
+  /** The platform's fields, secrets never required: an empty one keeps the saved value. */
+  fields: ConfigField[];
+  name: string;
+  values: ConfigValues;
+  errors: Record<string, string>;
+  error?: string;
+}
+
+/** `/app/connections/<id>/edit`: the name and settings; secrets start empty and are kept unless typed again. */
+export function EditConnectionPage(props: EditConnectionProps) {
+  const { connection } = props;
+  const base = `/app/connections/${connection.connection_id}`;
+  const nameError = props.errors.name;
+  return (
+    <Page title={`Edit ${connection.name}`} email={props.email} csrf={props.csrf} style={CONNECTIONS_STYLE}>
+      <p>
+        <a href={base}>Back to {connection.name}</a>
+      </p>
+      <h1>{`Edit ${connection.name}`}</h1>
+      <ErrorNote message={props.error} />
+      <section class="card" aria-labelledby="edit-settings">
+        <h2 id="edit-settings">{`${connection.platform_name} settings`}</h2>
+        <p>Changing where requests go (a URL) needs the secrets typed again, so they cannot be sent somewhere new unseen.</p>
+        <form method="post" action={`${base}/edit`}>
+          <input type="hidden" name="csrf_token" value={props.csrf} />
+          <label for="connection-name">Name</label>
+          {nameError ? (
+            <p class="field-error" id="connection-name-error">
+              {nameError}
+            </p>
+          ) : null}
+          <input
+            type="text"
+            id="connection-name"
+            name="name"
+            value={props.name}
+            required
+            maxlength={100}
+            autocomplete="off"
+            aria-describedby={nameError ? "connection-name-error" : undefined}
+            aria-invalid={nameError ? "true" : undefined}
+          />
+          <ConfigInputs fields={props.fields} values={props.values} errors={props.errors} editing />
+          <button type="submit" name="step" value="update">
+            Save changes
+          </button>
+        </form>
+      </section>
+    </Page>
+  );
+}

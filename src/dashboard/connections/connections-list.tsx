@@ -1,0 +1,125 @@
+import type { presentConnection } from "../../connections/service";
+import type { ConnectionTestResult } from "../../connections/test-connection";
+import { CONNECTIONS_STYLE } from "./connections-inputs";
+import { type PlatformChoice, PlatformChooser, TestOutcome } from "./connections-new";
+import { ErrorNote, Page } from "../layout";
+
+/** A connection as the API presents it (secrets masked), with its platform's display name. */
+export type ConnectionView = Awaited<ReturnType<typeof presentConnection>> & { platform_name: string };
+
+/** "2025-03-01 14:05 UTC", in a <time> machines can read. */
+export function When(props: { iso: string | null; never?: string }) {
+  if (!props.iso) return <>{props.never ?? "never"}</>;
+  return <time datetime={props.iso}>{`${props.iso.slice(0, 16).replace("T", " ")} UTC`}</time>;
+}
+
+/** The status in words (never colour alone), with the message the last failure left. */
+export function StatusText(props: { connection: ConnectionView }) {
+  const { status, error_message } = props.connection;
+  return (
+    <>
+      <span class={`status status-${status}`}>{status === "active" ? "Active" : status === "expired" ? "Expired" : "Error"}</span>
+      {error_message ? <span>{`: ${error_message}`}</span> : null}
+    </>
+  );
+}
+
+/** "Test <name>" and "Delete <name>": each a form of its own, posted to the connection's address. */
+export function ConnectionActions(props: { connection: ConnectionView; csrf: string; from: "list" | "detail" }) {
+  const { connection } = props;
+  const action = `/app/connections/${connection.connection_id}`;
+  return (
+    <div class="actions">
+      <form class="inline" method="post" action={action}>
+        <input type="hidden" name="csrf_token" value={props.csrf} />
+        <input type="hidden" name="from" value={props.from} />
+        <button type="submit" class="secondary" name="step" value="test" aria-label={`Test ${connection.name}`}>
+          Test
+        </button>
+      </form>
+      <form class="inline" method="post" action={action}>
+        <input type="hidden" name="csrf_token" value={props.csrf} />
+        <button type="submit" class="danger" name="step" value="delete" aria-label={`Delete ${connection.name}`}>
+          Delete
+        </button>
+      </form>
+    </div>
+  );
+}
+
+export interface ConnectionsPageProps {
+  email: string;
+  csrf: string;
+  connections: ConnectionView[];
+  platforms: PlatformChoice[];
+  /** Shown after a save: the connection just created. */
+  saved?: string;
+  tested?: { name: string; outcome: ConnectionTestResult };
+  error?: string;
+}
+
+/** `/app/connections`: the person's connections with their health, and the start of adding one. */
+export function ConnectionsPage(props: ConnectionsPageProps) {
+  return (
+    <Page title="Connections" email={props.email} csrf={props.csrf} style={CONNECTIONS_STYLE}>
+      <h1>Connections</h1>
+      {props.saved ? (
+        <p class="notice" role="status">
+          Saved <strong>{props.saved}</strong>.
+        </p>
+      ) : null}
+      {props.tested ? <TestOutcome outcome={props.tested.outcome} subject={props.tested.name} /> : null}
+      <ErrorNote message={props.error} />
+      <section class="card" aria-labelledby="your-connections">
+        <h2 id="your-connections">Your connections</h2>
+        {props.connections.length === 0 ? (
+          <p>No connections yet. Add one below to bring its tools into the hub.</p>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Platform</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used or tested</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.connections.map((connection) => (
+                  <tr>
+                    <td data-label="Name">
+                      <a href={`/app/connections/${connection.connection_id}`}>{connection.name}</a>
+                    </td>
+                    <td data-label="Platform">{connection.platform_name}</td>
+                    <td data-label="Status">
+                      <StatusText connection={connection} />
+                    </td>
+                    <td data-label="Created">
+                      <When iso={connection.created_at} />
+                    </td>
+                    <td data-label="Last used or tested">
+                      <When iso={connection.last_used_at} />
+                    </td>
+                    <td>
+                      <ConnectionActions connection={connection} csrf={props.csrf} from="list" />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section class="card" aria-labelledby="add-connection">
+        <h2 id="add-connection">Add a connection</h2>
+        <p>Choose the platform; the next page asks for what it needs and lets you test it before saving.</p>
+        <PlatformChooser platforms={props.platforms} />
+      </section>
+    </Page>
+  );
+}

@@ -1,0 +1,150 @@
+import type { ConnectionTestResult } from "../../connections/test-connection";
+import type { ConfigField, ConfigValues } from "./connections-fields";
+import { CONNECTIONS_STYLE, ConfigInputs } from "./connections-inputs";
+import { ErrorNote, Page } from "../layout";
+
+export interface PlatformChoice {
+  id: string;
+  name: string;
+  description: string;
+}
+
+/** Tools listed after a test; an MCP server may offer many more. */
+const TOOLS_SHOWN = 100;
+
+/** A GET form: choosing a platform only shows its form, it changes nothing. */
+export function PlatformChooser(props: { platforms: PlatformChoice[]; selected?: string }) {
+  return (
+    <form method="get" action="/app/connections/new">
+      <label for="platform">Platform</label>
+      <select id="platform" name="platform" required>
+        {props.selected ? null : <option value="">Choose a platform…</option>}
+        {props.platforms.map((platform) => (
+          <option value={platform.id} selected={platform.id === props.selected}>
+            {platform.name}
+          </option>
+        ))}
+      </select>{" "}
+      <button type="submit" class="secondary">
+        Choose
+      </button>
+    </form>
+  );
+}
+
+export interface NewConnectionProps {
+  email: string;
+  csrf: string;
+  platforms: PlatformChoice[];
+  /** The chosen platform and its fields; absent until one is chosen. */
+  platform?: PlatformChoice;
+  fields: ConfigField[];
+  name: string;
+  values: ConfigValues;
+  errors: Record<string, string>;
+  error?: string;
+  outcome?: ConnectionTestResult;
+  /** Secrets were typed: say they must be typed again, since the page never holds them. */
+  secretsCleared?: boolean;
+}
+
+/** `/app/connections/new?platform=<id>`: a form built from the platform's config schema, to test and save. */
+export function NewConnectionPage(props: NewConnectionProps) {
+  const { platform } = props;
+  const nameError = props.errors.name;
+  return (
+    <Page title="Add a connection" email={props.email} csrf={props.csrf} style={CONNECTIONS_STYLE}>
+      <p>
+        <a href="/app/connections">Back to connections</a>
+      </p>
+      <h1>Add a connection</h1>
+      <ErrorNote message={props.error} />
+      {props.outcome ? <TestOutcome outcome={props.outcome} /> : null}
+      {props.secretsCleared ? (
+        <p class="notice" role="status">
+          Secret fields are never sent back to the page: enter them again before you save.
+        </p>
+      ) : null}
+      <section class="card" aria-labelledby="choose-platform">
+        <h2 id="choose-platform">Choose a platform</h2>
+        <PlatformChooser platforms={props.platforms} selected={platform?.id} />
+      </section>
+      {platform ? (
+        <section class="card" aria-labelledby="connection-settings">
+          <h2 id="connection-settings">{`${platform.name} settings`}</h2>
+          <p>{platform.description}</p>
+          <form method="post" action="/app/connections/new">
+            <input type="hidden" name="csrf_token" value={props.csrf} />
+            <input type="hidden" name="platform" value={platform.id} />
+            <label for="connection-name">Name</label>
+            <p class="hint" id="connection-name-hint">
+              Required. What you call this connection, e.g. “Marketing Slack”.
+            </p>
+            {nameError ? (
+              <p class="field-error" id="connection-name-error">
+                {nameError}
+              </p>
+            ) : null}
+            <input
+              type="text"
+              id="connection-name"
+              name="name"
+              value={props.name}
+              required
+              maxlength={100}
+              autocomplete="off"
+              aria-describedby={nameError ? "connection-name-hint connection-name-error" : "connection-name-hint"}
+              aria-invalid={nameError ? "true" : undefined}
+            />
+            <ConfigInputs fields={props.fields} values={props.values} errors={props.errors} />
+            <div class="actions">
+              {/* Test comes first: pressing Enter in a field tries the settings, it does not save them. */}
+              <button type="submit" name="step" value="test" class="secondary">
+                Test
+              </button>
+              <button type="submit" name="step" value="save">
+                Save
+              </button>
+            </div>
+          </form>
+        </section>
+      ) : null}
+    </Page>
+  );
+}
+
+/** What a test found: the tools an MCP server offers, or what the platform answered; or why it failed. */
+export function TestOutcome(props: { outcome: ConnectionTestResult; subject?: string }) {
+  const { outcome } = props;
+  const subject = props.subject ? `${props.subject}: ` : "";
+  if (!outcome.success) {
+    return (
+      <div class="error" role="alert">
+        <p>
+          <strong>{`${subject}Test failed`}</strong> (status {outcome.status}): {outcome.message}
+        </p>
+      </div>
+    );
+  }
+  const tools = outcome.tools ?? [];
+  return (
+    <div class="notice" role="status">
+      <p>
+        <strong>{`${subject}Test passed`}</strong>: {outcome.message}
+      </p>
+      {tools.length ? (
+        <>
+          <p>{`Tools found (${tools.length}):`}</p>
+          <ul>
+            {tools.slice(0, TOOLS_SHOWN).map((tool) => (
+              <li>
+                <code>{tool}</code>
+              </li>
+            ))}
+          </ul>
+          {tools.length > TOOLS_SHOWN ? <p>{`…and ${tools.length - TOOLS_SHOWN} more.`}</p> : null}
+        </>
+      ) : null}
+    </div>
+  );
+}

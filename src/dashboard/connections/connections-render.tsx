@@ -1,0 +1,65 @@
+import type { Context } from "hono";
+import { csrfToken } from "../../auth/browser-session";
+import { PLATFORMS, findPlatform } from "../../connections/platforms";
+import { allConnections, presentConnection } from "../../connections/service";
+import type { HubError } from "../../core/errors";
+import type { SecretBox } from "../../core/secret-box";
+import type { Connection } from "../../db/schema";
+import type { AppEnv } from "../../http/app-env";
+import { ConnectionNotFoundPage, ConnectionPage, type ConnectionPageProps } from "./connections-detail";
+import { type ConnectionView, ConnectionsPage, type ConnectionsPageProps } from "./connections-list";
+import { NewConnectionPage, type NewConnectionProps, type PlatformChoice } from "./connections-new";
+import { type SignedIn, page } from "../kit";
+
+export type Status = 200 | 404 | 409 | 422 | 429;
+
+/** A connection id from the path or a query; anything else names no connection. */
+export const idOf = (text: string | undefined) => (text && /^[1-9]\d{0,14}$/.test(text) ? Number(text) : undefined);
+
+/** The status a service's refusal is shown with. */
+export function statusOf(error: HubError): Status {
+  if (error.code === "not_found") return 404;
+  if (error.code === "conflict" || error.code === "quota_exceeded") return 409;
+  if (error.code === "rate_limited") return 429;
+  return 422;
+}
+
+export const platformChoices = (): PlatformChoice[] => PLATFORMS.map(({ id, name, description }) => ({ id, name, description }));
+
+/** The API's presentation (secrets masked by presentConnection), plus the platform's display name. */
+export async function viewOf(connection: Connection, box: SecretBox): Promise<ConnectionView> {
+  return { ...(await presentConnection(connection, box)), platform_name: findPlatform(connection.platform)?.name ?? connection.platform };
+}
+
+export async function renderList(
+  c: Context<AppEnv>,
+  signedIn: SignedIn,
+  extra: Pick<ConnectionsPageProps, "saved" | "tested" | "error"> = {},
+  status: Status = 200,
+) {
+  const { ctx } = signedIn;
+  const box = await ctx.secrets();
+  const connections = await Promise.all((await allConnections(ctx)).map((row) => viewOf(row, box)));
+  const csrf = await csrfToken(c, ctx.user.id);
+  return page(c, <ConnectionsPage email={signedIn.email} csrf={csrf} connections={connections} platforms={platformChoices()} {...extra} />, status);
+}
+
+export async function renderDetail(c: Context<AppEnv>, signedIn: SignedIn, connection: Connection, extra: Pick<ConnectionPageProps, "outcome"> = {}) {
+  const { ctx } = signedIn;
+  const view = await viewOf(connection, await ctx.secrets());
+  const tools = connection.platform === "mcp" && Array.isArray(connection.toolsCache) ? connection.toolsCache.map(toolName) : undefined;
+  const csrf = await csrfToken(c, ctx.user.id);
+  return page(c, <ConnectionPage email={signedIn.email} csrf={csrf} connection={view} tools={tools} {...extra} />);
+}
+
+export async function renderNotFound(c: Context<AppEnv>, signedIn: SignedIn) {
+  return page(c, <ConnectionNotFoundPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.user.id)} />, 404);
+}
+
+export async function renderNew(c: Context<AppEnv>, signedIn: SignedIn, props: Omit<NewConnectionProps, "email" | "csrf" | "platforms">, status: Status = 200) {
+  const csrf = await csrfToken(c, signedIn.ctx.user.id);
+  return page(c, <NewConnectionPage email={signedIn.email} csrf={csrf} platforms={platformChoices()} {...props} />, status);
+}
+
+const toolName = (tool: unknown) =>
+  tool && typeof tool === "object" && typeof (tool as { name?: unknown }).name === "string" ? (tool as { name: string }).name : "?";

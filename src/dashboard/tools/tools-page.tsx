@@ -1,0 +1,100 @@
+import type { ToolResult } from "../../tools/executor";
+import type { ToolInfo } from "../../tools/types";
+import { ErrorNote, Page } from "../layout";
+import { LIVE_SCRIPT_PATH } from "../live-script";
+import type { ArgField, FieldValues } from "./tools-args";
+import { ArgumentFields, TOOLS_STYLE } from "./tools-fields";
+import { sourceOf, toolHref } from "./tools-list";
+import type { ToolEvent } from "../../tools/event-stream";
+import { describeToolEvent } from "./tools-stream";
+
+export interface ToolPageProps {
+  email: string;
+  csrf: string;
+  tool: ToolInfo;
+  fields: ArgField[];
+  values: FieldValues;
+  fieldErrors?: Record<string, string>;
+  error?: string;
+  /** The last run, when the form was just posted. */
+  run?: { result?: ToolResult; events: ToolEvent[] };
+}
+
+/**
+ * `/app/tools/<name>`: a form built from the tool's input schema. Posted plainly, the page comes
+ * back with the result and the events of the run; with the script, the same events appear live.
+ */
+export function ToolPage(props: ToolPageProps) {
+  const { tool } = props;
+  const action = toolHref(tool.name);
+  return (
+    <Page title={tool.title} email={props.email} csrf={props.csrf} style={TOOLS_STYLE} script={LIVE_SCRIPT_PATH}>
+      <h1>{tool.title}</h1>
+      <p>
+        <a href="/app/tools">Back to tools</a> · <code>{tool.name}</code> · {sourceOf(tool)}
+      </p>
+      {tool.description ? <p class="description">{tool.description}</p> : null}
+      <section class="card" aria-labelledby="run-tool">
+        <h2 id="run-tool">Run {tool.name}</h2>
+        <ErrorNote message={props.error} />
+        <form method="post" action={action} data-live-stream={`${action}/stream`}>
+          <input type="hidden" name="csrf_token" value={props.csrf} />
+          <ArgumentFields fields={props.fields} values={props.values} errors={props.fieldErrors ?? {}} />
+          <button type="submit">Run</button>
+        </form>
+      </section>
+      {/* Filled by the script while a run streams; hidden (and empty) without it. */}
+      <section class="card" id="live-run" aria-labelledby="live-heading" hidden>
+        <h2 id="live-heading">Live progress</h2>
+        <p>The events of a run appear here as they happen.</p>
+        <ol class="events" id="live-events" aria-live="polite" />
+        <div id="live-result" />
+      </section>
+      {props.run ? <RunReport {...props.run} /> : null}
+    </Page>
+  );
+}
+
+function RunReport(props: { result?: ToolResult; events: ToolEvent[] }) {
+  const { result } = props;
+  return (
+    <>
+      <section class="card" aria-labelledby="run-result" id="result">
+        <h2 id="run-result">Result</h2>
+        {result?.success ? (
+          <>
+            <p role="status">
+              Succeeded in {result.duration_ms} ms (call <code>{result.call_id}</code>).
+            </p>
+            <div class="scroll">
+              {/* Focusable, so a keyboard can scroll wide JSON. */}
+              <pre tabindex={0}>{JSON.stringify(result.result, null, 2)}</pre>
+            </div>
+          </>
+        ) : (
+          <ErrorNote message={`The tool failed: ${result?.error_message ?? "the hub could not run it."}`} />
+        )}
+      </section>
+      <section class="card" aria-labelledby="run-events">
+        <h2 id="run-events">Events</h2>
+        <ol class="events">
+          {props.events.map((event) => (
+            <li>{describeToolEvent(event)}</li>
+          ))}
+        </ol>
+      </section>
+    </>
+  );
+}
+
+export function ToolNotFoundPage(props: { email: string; csrf: string; name: string }) {
+  return (
+    <Page title="No such tool" email={props.email} csrf={props.csrf}>
+      <h1>No such tool</h1>
+      <ErrorNote message={`You have no tool named “${props.name.slice(0, 200)}”: it may belong to a connection that is gone or needs attention.`} />
+      <p>
+        <a href="/app/tools">Back to tools</a>
+      </p>
+    </Page>
+  );
+}

@@ -1,0 +1,163 @@
+import { ErrorNote, Page } from "../layout";
+import { EDITOR_STYLE, WorkflowErrors, WorkflowFields, type WorkflowDraft } from "./workflow-editor";
+import { type StepErrorGroup, formatDuration, formatTime, stepAnchor } from "./workflow-fields";
+import { GRAPH_STYLE, StepGraph } from "./workflow-graph";
+import { statusText } from "./workflows-list";
+
+export interface WorkflowView {
+  id: number;
+  name: string;
+  description: string;
+  status: string;
+  version: number;
+  steps: unknown[];
+  updated_at: string;
+}
+
+export interface ExecutionRow {
+  id: string;
+  status: string;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export interface WorkflowPageProps {
+  email: string;
+  csrf: string;
+  workflow: WorkflowView;
+  executions: ExecutionRow[];
+  /** The edit form's values: the saved workflow, or what was entered when it was refused. */
+  draft: WorkflowDraft;
+  /** The steps the graph draws: the saved ones, or the entered ones when the edit was refused. */
+  graphSteps: unknown[];
+  graphFromDraft?: boolean;
+  editError?: string;
+  stepErrors?: StepErrorGroup[];
+  runInput: string;
+  runError?: string;
+  saved?: boolean;
+  error?: string;
+}
+
+/** `/app/workflows/<id>`: the steps as a graph, a run form, recent executions, the editor. */
+export function WorkflowPage(props: WorkflowPageProps) {
+  const { workflow, csrf } = props;
+  const action = `/app/workflows/${workflow.id}`;
+  const refused = Boolean(props.editError || props.stepErrors?.length);
+  // Each refused step's problems are also shown inside its box in the graph.
+  const problems = new Map<string, string[]>();
+  for (const group of props.stepErrors ?? []) {
+    if (group.path)
+      problems.set(
+        stepAnchor(group.path),
+        group.problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)),
+      );
+  }
+  return (
+    <Page title={workflow.name} email={props.email} csrf={csrf} style={EDITOR_STYLE + GRAPH_STYLE}>
+      <h1>{workflow.name}</h1>
+      <p>
+        <a href="/app/workflows">Back to workflows</a> · <a href={`/app/agents/new?workflow_id=${workflow.id}`}>Deploy as an agent</a>
+      </p>
+      <p>
+        Status: {statusText(workflow.status)} · version {workflow.version} · updated {formatTime(workflow.updated_at)}
+      </p>
+      {workflow.description ? <p>{workflow.description}</p> : null}
+      {props.saved ? (
+        <p class="notice" role="status">
+          Changes saved.
+        </p>
+      ) : null}
+      <ErrorNote message={props.error} />
+      {refused ? (
+        <>
+          <WorkflowErrors message={props.editError} groups={props.stepErrors} linkSteps />
+          <p>
+            Nothing was saved. <a href="#edit-workflow-steps">Fix the steps in the editor</a>: it keeps what you entered.
+          </p>
+        </>
+      ) : null}
+      <section class="card" aria-labelledby="workflow-steps">
+        <h2 id="workflow-steps">{props.graphFromDraft ? "Steps as entered (not saved)" : "Steps"}</h2>
+        <StepGraph steps={props.graphSteps} label={`Steps of ${workflow.name}, in order`} problems={problems} />
+      </section>
+      <section class="card" aria-labelledby="run-workflow">
+        <h2 id="run-workflow">Run</h2>
+        <ErrorNote message={props.runError} />
+        <form method="post" action={action}>
+          <input type="hidden" name="csrf_token" value={csrf} />
+          <label for="run-input">Input (JSON)</label>
+          <p id="run-input-hint" class="hint">
+            A JSON object; its keys are <code>{"{{input.…}}"}</code> in the steps and override the workflow's variables.
+          </p>
+          <textarea id="run-input" class="json" name="input" rows={4} spellcheck={false} aria-describedby="run-input-hint">
+            {props.runInput}
+          </textarea>
+          <button type="submit" name="step" value="run">
+            Run workflow
+          </button>
+        </form>
+      </section>
+      <RecentExecutions executions={props.executions} />
+      <section class="card" aria-labelledby="edit-workflow">
+        <h2 id="edit-workflow">Edit</h2>
+        <form method="post" action={action}>
+          <input type="hidden" name="csrf_token" value={csrf} />
+          <WorkflowFields prefix="edit-workflow" draft={props.draft} withActive />
+          <button type="submit" name="step" value="save">
+            Save changes
+          </button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="delete-workflow">
+        <h2 id="delete-workflow">Delete</h2>
+        <p>Deleting the workflow deletes its executions and any agent deployed from it. It cannot be undone.</p>
+        <form method="post" action={action}>
+          <input type="hidden" name="csrf_token" value={csrf} />
+          <button class="danger" type="submit" name="step" value="delete" aria-label={`Delete ${workflow.name}`}>
+            Delete
+          </button>
+        </form>
+      </section>
+    </Page>
+  );
+}
+
+function RecentExecutions(props: { executions: ExecutionRow[] }) {
+  return (
+    <section class="card" aria-labelledby="recent-executions">
+      <h2 id="recent-executions">Recent executions</h2>
+      {props.executions.length === 0 ? (
+        <p>Not run yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Execution</th>
+                <th scope="col">Status</th>
+                <th scope="col">Started</th>
+                <th scope="col">Duration</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.executions.map((run) => (
+                <tr>
+                  <td data-label="Execution">
+                    <a href={`/app/executions/${run.id}`}>
+                      <code>{run.id}</code>
+                    </a>
+                  </td>
+                  <td data-label="Status">{run.status}</td>
+                  <td data-label="Started">{formatTime(run.startedAt ?? run.createdAt)}</td>
+                  <td data-label="Duration">{run.startedAt && run.finishedAt ? formatDuration(run.finishedAt.getTime() - run.startedAt.getTime()) : "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

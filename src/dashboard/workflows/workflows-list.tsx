@@ -1,0 +1,74 @@
+import { Page } from "../layout";
+import { EDITOR_STYLE, WorkflowErrors, WorkflowFields, type WorkflowDraft } from "./workflow-editor";
+import { type StepErrorGroup, formatTime } from "./workflow-fields";
+
+export interface WorkflowRow {
+  id: number;
+  name: string;
+  status: string;
+  steps: number;
+  updatedAt: Date;
+}
+
+/** "active", or "inactive (paused)": whether it runs, then the status it really has. */
+export const statusText = (status: string) => (status === "active" ? "active" : `inactive (${status})`);
+
+/** `/app/workflows`: the person's workflows and a form for a new one. */
+export function WorkflowsListPage(props: {
+  email: string;
+  csrf: string;
+  workflows: WorkflowRow[];
+  draft: WorkflowDraft;
+  error?: string;
+  stepErrors?: StepErrorGroup[];
+}) {
+  return (
+    <Page title="Workflows" email={props.email} csrf={props.csrf} style={EDITOR_STYLE}>
+      <h1>Workflows</h1>
+      <section class="card" aria-labelledby="your-workflows">
+        <h2 id="your-workflows">Your workflows</h2>
+        {props.workflows.length === 0 ? (
+          <p>No workflow yet: create one below, or turn a chat's tool calls into one from its conversation.</p>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Steps</th>
+                  <th scope="col">Updated</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.workflows.map((workflow) => (
+                  <tr>
+                    <td data-label="Name">
+                      <a href={`/app/workflows/${workflow.id}`} aria-label={`Open ${workflow.name}`}>
+                        {workflow.name}
+                      </a>
+                    </td>
+                    <td data-label="Status">{statusText(workflow.status)}</td>
+                    <td data-label="Steps">{workflow.steps}</td>
+                    <td data-label="Updated">{formatTime(workflow.updatedAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section class="card" aria-labelledby="new-workflow">
+        <h2 id="new-workflow">New workflow</h2>
+        <WorkflowErrors message={props.error} groups={props.stepErrors} />
+        <form method="post" action="/app/workflows">
+          <input type="hidden" name="csrf_token" value={props.csrf} />
+          <WorkflowFields prefix="new-workflow" draft={props.draft} />
+          <button type="submit" name="step" value="create">
+            Create workflow
+          </button>
+        </form>
+      </section>
+    </Page>
+  );
+}
