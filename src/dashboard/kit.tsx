@@ -6,9 +6,12 @@ import { browserSession, csrfToken, csrfValid, sameOriginPost } from "../auth/br
 import { contextForPrincipal, type ServiceContext } from "../core/context";
 import { ALL_SCOPES, type Scope, isScope } from "../core/scopes";
 import type { AppEnv } from "../http/app-env";
+import { consumeRateLimits } from "../http/rate-limit";
 import { ErrorNote, Page } from "./layout";
 
 const MAX_FORM_BYTES = 16 * 1024;
+/** Forms that carry a long chat message or a workflow's steps (URL-encoding can triple text). */
+const MAX_LARGE_FORM_BYTES = 256 * 1024;
 
 export interface SignedIn {
   ctx: ServiceContext;
@@ -48,25 +51,51 @@ export async function signedInForm(
 ): Promise<{ signedIn: SignedIn; form: Record<string, string | File | (string | File)[]> } | { response: Response }> {
   const signedIn = await signedInContext(c);
   if (!signedIn) return { response: c.redirect("/", 303) };
+  const limited = await overUserLimit(c, signedIn);
+  if (limited) return { response: await limited };
   const form = await c.req.parseBody({ all: true });
   if (!(await csrfValid(c, str(form.csrf_token), signedIn.ctx.user.id))) return { response: await expired(c) };
   return { signedIn, form };
 }
 
-/** Forms: small, url-encoded (or multipart), and from this origin only. */
-export async function formGuard(c: Context<AppEnv>, next: () => Promise<void>) {
-  if (!sameOriginPost(c)) return renderError(c, "Cross-site form submission refused.", 403);
-  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(c.req.header("Content-Type") ?? "")) {
-    return renderError(c, "Unsupported form encoding.", 415);
-  }
-  return bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (inner) => renderError(inner, "The form is too large.", 413) })(c, next);
+/**
+ * The API's per-user limits (the session counts as one credential) apply to the dashboard's
+ * forms too, so a browser session cannot run chat turns or workflows faster than a key could.
+ * Answers the 429 page when over; undefined otherwise.
+ */
+export async function overUserLimit(c: Context<AppEnv>, signedIn: SignedIn) {
+  const { limits } = c.get("config");
+  const results = await consumeRateLimits(signedIn.ctx.bindings.RATE_LIMITER, `user:${signedIn.ctx.user.id}`, [
+    { name: `requests:${signedIn.ctx.credential.id}`, limit: limits.requestsPerMinute },
+    { name: "user", limit: limits.userRequestsPerMinute },
+  ]);
+  const refused = results.find((result) => !result.allowed);
+  if (!refused) return undefined;
+  c.header("Retry-After", String(refused.resetSeconds));
+  return renderError(c, `Too many requests: try again in ${refused.resetSeconds} s.`, 429);
+}
+
+/** Forms: small (16 KiB; see `largeFormGuard`), url-encoded (or multipart), and from this origin only. */
+export const formGuard = formGuardOf(MAX_FORM_BYTES);
+/** `formGuard` for the forms that carry a chat message or a workflow's steps. */
+export const largeFormGuard = formGuardOf(MAX_LARGE_FORM_BYTES);
+
+function formGuardOf(maxSize: number) {
+  return async (c: Context<AppEnv>, next: () => Promise<void>) => {
+    if (!sameOriginPost(c)) return renderError(c, "Cross-site form submission refused.", 403);
+    if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(c.req.header("Content-Type") ?? "")) {
+      return renderError(c, "Unsupported form encoding.", 415);
+    }
+    const tooLarge = `The form is larger than ${maxSize / 1024} KiB: shorten what you entered, or use the API.`;
+    return bodyLimit({ maxSize, onError: (inner) => renderError(inner, tooLarge, 413) })(c, next);
+  };
 }
 
 export function expired(c: Context<AppEnv>) {
   return renderError(c, "The form expired or did not come from this page. Go back, reload and try again.", 403);
 }
 
-export function renderError(c: Context<AppEnv>, message: string, status: 400 | 403 | 413 | 415) {
+export function renderError(c: Context<AppEnv>, message: string, status: 400 | 403 | 413 | 415 | 429) {
   return page(
     c,
     <Page title="Something went wrong">

@@ -48,6 +48,22 @@ const SCRIPT = String.raw`"use strict";
     if (isError) item.className = "field-error";
     list.append(item);
   };
+  // Why a request was refused: the JSON problem's reasons, or the alert of the page answered.
+  async function refusalText(response, type) {
+    const fallback = "The request was refused (HTTP " + response.status + "). Reload the page and try again.";
+    try {
+      if (type.includes("json")) {
+        const refusal = await response.json();
+        const reasons = (refusal.errors || []).map((e) => (e.field ? e.field + ": " : "") + e.message);
+        return [refusal.error || refusal.detail || fallback].concat(reasons).join(" ");
+      }
+      if (type.includes("html")) {
+        const alert = new DOMParser().parseFromString(await response.text(), "text/html").querySelector("[role=alert]");
+        if (alert && alert.textContent.trim()) return alert.textContent.trim();
+      }
+    } catch {}
+    return fallback;
+  }
   const progressText = (p) => "Progress " + p.progress + (p.total !== undefined ? " of " + p.total : "") + (p.message ? ": " + p.message : "");
 
   const TOOL_EVENTS = {
@@ -72,13 +88,13 @@ const SCRIPT = String.raw`"use strict";
         const response = await fetch(runForm.dataset.liveStream, { method: "POST", body: new URLSearchParams(new FormData(runForm)) });
         const type = response.headers.get("Content-Type") || "";
         if (!response.ok || !type.startsWith("text/event-stream")) {
-          // Refused before running: the reason (and each field's) comes as JSON.
-          const refusal = type.includes("json") ? await response.json() : { error: "The run was refused (HTTP " + response.status + "). Reload the page and try again." };
-          const reasons = (refusal.errors || []).map((e) => (e.field ? e.field + ": " : "") + e.message);
-          say([refusal.error].concat(reasons).join(" "), true);
+          // Refused before running: the reason (and each field's) comes as JSON, or a page says it.
+          say(await refusalText(response, type), true);
           return;
         }
+        let ended = false;
         await readEvents(response, (name, data) => {
+          if (name === "end") ended = true;
           const describe = TOOL_EVENTS[name];
           if (describe) say(describe(data), name === "error");
           if (name === "result") {
@@ -91,6 +107,7 @@ const SCRIPT = String.raw`"use strict";
             output.append(wrap);
           }
         });
+        if (!ended) say("The stream stopped before the run finished; the audit log shows how the call ended.", true);
       } catch {
         say("The connection to the hub was lost before the run finished.", true);
       } finally {
@@ -131,9 +148,9 @@ const SCRIPT = String.raw`"use strict";
           events.close();
           // Stored (a 303 back to the conversation): load the finished turn.
           if (response.type === "opaqueredirect" || response.ok) return location.assign(location.pathname);
-          // Refused before anything was stored: post plainly, so the page says why.
-          if (response.status < 500) return sendForm.submit();
-          say("Sending failed (HTTP " + response.status + "). Reload the page to see what was stored.", true);
+          // Refused before anything was stored (too long, too many, a provider not set up): say
+          // why here and keep the message in its box, rather than sending it again.
+          say(await refusalText(response, response.headers.get("Content-Type") || ""), true);
         } catch {
           events.close();
           say("The connection to the hub was lost. Reload the page to see what was stored.", true);

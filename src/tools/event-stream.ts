@@ -52,7 +52,6 @@ export async function runWithEvents(ctx: ServiceContext, call: PreparedCall, sou
 /** Runs the call as a text/event-stream answer; the client going away cancels the call. */
 export function toolEventStream(c: Context<AppEnv>, ctx: ServiceContext, call: PreparedCall, source: string): Response {
   const cancel = new AbortController();
-  c.header("Cache-Control", "no-store");
   c.header("X-Accel-Buffering", "no");
   return streamSSE(c, async (sse) => {
     sse.onAbort(() => cancel.abort(new Error("client disconnected")));

@@ -1,12 +1,12 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { listAuthorizations, revokeAuthorization } from "../../auth/authorizations";
-import { csrfToken, csrfValid } from "../../auth/browser-session";
+import { csrfToken } from "../../auth/browser-session";
 import { createOAuthApp, deleteOAuthApp, listOAuthApps, presentOAuthApp } from "../../auth/oauth-apps";
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
 import { AppsPage } from "./apps";
-import { type SignedIn, chosenScopes, expired, formGuard, page, renderError, signedInContext, str } from "../kit";
+import { type SignedIn, chosenScopes, formGuard, page, renderError, signedInContext, signedInForm, str } from "../kit";
 
 const MAX_REDIRECT_URIS = 10;
 
@@ -18,10 +18,9 @@ export const appsPages = new Hono<AppEnv>()
     return renderApps(c, signedIn);
   })
   .post("/app/apps", formGuard, async (c) => {
-    const signedIn = await signedInContext(c);
-    if (!signedIn) return c.redirect("/", 303);
-    const form = await c.req.parseBody({ all: true });
-    if (!(await csrfValid(c, str(form.csrf_token), signedIn.ctx.user.id))) return expired(c);
+    const posted = await signedInForm(c);
+    if ("response" in posted) return posted.response;
+    const { signedIn, form } = posted;
     const step = str(form.step);
     try {
       if (step === "create") {

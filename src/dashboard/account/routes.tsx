@@ -12,7 +12,7 @@ import type { AppEnv } from "../../http/app-env";
 import { clientAddress, consumeRateLimits } from "../../http/rate-limit";
 import { OverviewPage, SignInPage } from "./home";
 import { KeysPage } from "./keys";
-import { type SignedIn, chosenScopes, expired, formGuard, page, renderError, signedInContext, str } from "../kit";
+import { type SignedIn, chosenScopes, expired, formGuard, page, renderError, signedInContext, signedInForm, str } from "../kit";
 
 /**
  * The dashboard: server-rendered pages over the same services as the API. A person signs in at
@@ -77,10 +77,9 @@ export const dashboardPages = new Hono<AppEnv>()
     return renderKeys(c, signedIn);
   })
   .post("/app/keys", formGuard, async (c) => {
-    const signedIn = await signedInContext(c);
-    if (!signedIn) return c.redirect("/", 303);
-    const form = await c.req.parseBody({ all: true });
-    if (!(await csrfValid(c, str(form.csrf_token), signedIn.ctx.user.id))) return expired(c);
+    const posted = await signedInForm(c);
+    if ("response" in posted) return posted.response;
+    const { signedIn, form } = posted;
     try {
       if (str(form.step) === "create") {
         const name = (str(form.name) ?? "").trim();
