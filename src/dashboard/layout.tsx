@@ -5,7 +5,11 @@ import { HtmlDocument } from "../http/html-document";
 
 /**
  * Plain, readable pages: system fonts, contrast well above WCAG AA, visible focus, and one column
- * that fits a 375 px screen. No script and nothing from another origin.
+ * that fits a 375 px screen. Nothing from another origin and no inline script: a page may load
+ * the hub's own /app/assets/live.js to enhance it, and works without it.
+ *
+ * The rules every section uses are here, once (form controls, hints, action rows, status
+ * badges, fact lists, scrolling JSON); a page's `style` adds only what is its own.
  */
 const STYLE = `
 *{box-sizing:border-box}
@@ -20,7 +24,11 @@ a{color:#1d4ed8}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 form.inline{display:inline}
 label{display:block;font-weight:600;margin:12px 0 4px}
-input[type=text],input[type=email],input[type=password],textarea{width:100%;max-width:420px;padding:8px;border:1px solid #6b7280;border-radius:4px;font-size:16px}
+input[type=text],input[type=email],input[type=password],input[type=url],input[type=search],input[type=number],select,textarea{width:100%;max-width:420px;padding:8px;border:1px solid #6b7280;border-radius:4px;font-size:16px;background:#fff}
+.hint{margin:0 0 4px;color:#374151;font-size:14px;overflow-wrap:anywhere}
+.field-error{margin:0 0 4px;color:#b91c1c;font-weight:600}
+.required{font-weight:400;color:#374151}
+.check{display:flex;flex-wrap:wrap;gap:0 8px;align-items:baseline;margin-top:12px}.check label{margin:0}.check p{flex-basis:100%}
 fieldset{border:1px solid #d1d5db;border-radius:6px;padding:8px 12px;margin:12px 0}
 fieldset label{font-weight:400;display:flex;gap:8px;align-items:flex-start}
 button{font-size:16px;padding:8px 14px;border-radius:4px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;margin-top:12px}
@@ -39,6 +47,16 @@ table,thead,tbody,tr,th,td{display:block}thead tr{position:absolute;left:-9999px
 tr{border-bottom:1px solid #e5e7eb;padding:8px 0}td{border:none;padding:2px 0}
 td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
 }
+.actions{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center}.actions form{margin:0}.actions button{margin:0}
+.step-type{font-size:.875rem;background:#e5e7eb;color:#111827;border-radius:999px;padding:0 8px}
+.badge{display:inline-block;font-size:.875rem;border-radius:999px;padding:0 8px;background:#e5e7eb;color:#111827;font-weight:600}
+.badge.succeeded{background:#dcfce7;color:#14532d}.badge.failed,.badge.cancelled{background:#fee2e2;color:#7f1d1d}
+.badge.running,.badge.waiting,.badge.retrying,.badge.queued{background:#fef3c7;color:#78350f}.badge.featured{background:#92400e;color:#fff}
+dl.facts{display:flex;flex-wrap:wrap;gap:4px 16px;margin:8px 0}dl.facts>div{display:flex;gap:4px;min-width:0}
+dl.facts dt{font-weight:600}dl.facts dt::after{content:":"}dl.facts dd{margin:0;overflow-wrap:anywhere;min-width:0}
+.meta{color:#374151;font-size:14px;margin:4px 0}
+.scroll{overflow-x:auto;max-width:100%}.scroll pre{margin:0 0 8px;padding:8px;background:#f3f4f6;border-radius:6px;font-size:14px}
+ol.events{padding-left:24px;overflow-wrap:anywhere}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
 

@@ -70,9 +70,14 @@ describe("the tools pages", () => {
     expect(unreadable.status).toBe(422);
     const first = await unreadable.text();
     expect(first).toContain('role="alert"');
-    expect(first).toMatch(/<p class="field-error" id="arg-1-error">This is not valid JSON\.<\/p>/);
+    expect(first).toMatch(/<p class="field-error" id="arg-1-error">This is not valid JSON: [^<]+<\/p>/);
     expect(first).toContain('aria-invalid="true"');
     expect(first).toContain("{not json</textarea>");
+
+    // Nested deeper than the API's body may be (the argument sits two levels down): the API's message.
+    const deep = await run(browser, "math_evaluate", { "arg.expression": "1+1", "arg.variables": `${'{"a":'.repeat(130)}1${"}".repeat(130)}` });
+    expect(deep.status).toBe(422);
+    expect(await deep.text()).toMatch(/<p class="field-error" id="arg-1-error">The value is nested deeper than 126 levels\.<\/p>/);
 
     // Read, but refused by the tool's own schema: the executor's message, beside the field.
     const refused = await run(browser, "math_evaluate", { "arg.expression": "x * 2", "arg.variables": '{"x": "seven"}' });

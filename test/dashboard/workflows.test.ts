@@ -279,4 +279,53 @@ describe("the dashboard's workflow pages", () => {
     // Signed out, the pages send the person to sign in.
     expect((await call("/app/workflows")).status).toBe(303);
   });
+
+  it("shows at most 200 step records of a long loop and says how many more the API has", async () => {
+    const browser = await signedIn();
+    const items = Array.from({ length: 120 }, (_, index) => index);
+    const id = await createOnPage(browser, "Long loop", [
+      {
+        id: "each",
+        type: "for_each",
+        items,
+        steps: [
+          { id: "first", type: "set", values: { a: "{{item}}" } },
+          { id: "second", type: "set", values: { b: "{{index}}" } },
+        ],
+      },
+    ]);
+    const executionId = await runOnPage(browser, id);
+    const key = await browser.apiKey();
+    let execution = await json(await call(`/v1/executions/${executionId}`, { token: key }));
+    for (let tries = 0; execution.status !== "succeeded" && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      execution = await json(await call(`/v1/executions/${executionId}`, { token: key }));
+    }
+    expect(execution.status).toBe("succeeded");
+    const total = execution.steps.length as number;
+    expect(total).toBeGreaterThanOrEqual(240);
+    const { html } = await page(browser, `/app/executions/${executionId}`);
+    expect(html.match(/<li id="record-\d+"/g)).toHaveLength(200);
+    expect(html).toContain(`The first 200 of ${total} step records.`);
+    expect(html).toContain(`${total - 200} more steps: see <code>GET /v1/executions/${executionId}</code>.`);
+    // Results scroll in a focusable box, so a keyboard can scroll them.
+    expect(html).toMatch(/<div class="scroll"><pre tabindex="0">/);
+  });
+
+  it("refuses run input and steps nested deeper than the API allows, with the API's message", async () => {
+    const browser = await signedIn();
+    const id = await createOnPage(browser, "Deep", scoring.slice(0, 1));
+    const deep = `${'{"a":'.repeat(130)}1${"}".repeat(130)}`;
+    const refused = await submit(browser, `/app/workflows/${id}`, { step: "run", input: deep });
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain("The value is nested deeper than 127 levels.");
+    const deepSteps = `[${'{"a":'.repeat(130)}1${"}".repeat(130)}]`;
+    const saved = await submit(browser, `/app/workflows/${id}`, { step: "save", name: "Deep", description: "", steps: deepSteps });
+    expect(saved.status).toBe(422);
+    expect(await saved.text()).toContain("The value is nested deeper than 127 levels.");
+    // The recent executions table has a caption for screen readers.
+    expect((await page(browser, `/app/workflows/${id}`)).html).not.toContain("<caption");
+    await runOnPage(browser, id);
+    expect((await page(browser, `/app/workflows/${id}`)).html).toContain('<caption class="visually-hidden">Recent executions, newest first</caption>');
+  });
 });

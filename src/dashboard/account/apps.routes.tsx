@@ -6,6 +6,7 @@ import { createOAuthApp, deleteOAuthApp, listOAuthApps, presentOAuthApp } from "
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
 import { AppsPage } from "./apps";
+import { type RefusalStatus, messageOf, statusOf } from "../common";
 import { type SignedIn, chosenScopes, formGuard, page, renderError, signedInContext, signedInForm, str } from "../kit";
 
 const MAX_REDIRECT_URIS = 10;
@@ -44,10 +45,7 @@ export const appsPages = new Hono<AppEnv>()
         return c.redirect("/app/apps", 303);
       }
     } catch (error) {
-      if (error instanceof HubError) {
-        const detail = error.errors?.map((e) => e.message).join(" ") ?? "";
-        return renderApps(c, signedIn, { error: `${error.message} ${detail}`.trim() }, error.code === "not_found" ? 404 : 422);
-      }
+      if (error instanceof HubError) return renderApps(c, signedIn, { error: messageOf(error) }, statusOf(error));
       throw error;
     }
     return renderError(c, "Unknown form action.", 400);
@@ -57,7 +55,7 @@ async function renderApps(
   c: Context<AppEnv>,
   signedIn: SignedIn,
   extra: { created?: { name: string; clientId: string; secret: string }; error?: string } = {},
-  status: 200 | 201 | 404 | 422 = 200,
+  status: 200 | 201 | RefusalStatus = 200,
 ) {
   const [apps, approved] = await Promise.all([listOAuthApps(signedIn.ctx, 100), listAuthorizations(signedIn.ctx)]);
   return page(

@@ -1,4 +1,5 @@
 import type { Scope } from "../../core/scopes";
+import { formatTime } from "../common";
 import { ErrorNote, Page, ScopeChoices } from "../layout";
 
 export interface AppRow {
@@ -87,7 +88,7 @@ export function AppsPage(props: {
           <ul>
             {props.approved.map((app) => (
               <li>
-                <strong>{app.name}</strong> may {app.scopes.join(", ")}; last used {app.last_used_at?.slice(0, 16).replace("T", " ") ?? "never"}{" "}
+                <strong>{app.name}</strong> may {app.scopes.join(", ")}; last used {app.last_used_at ? formatTime(app.last_used_at) : "never"}{" "}
                 <form class="inline" method="post" action="/app/apps">
                   <input type="hidden" name="csrf_token" value={props.csrf} />
                   <input type="hidden" name="client_id" value={app.client_id} />

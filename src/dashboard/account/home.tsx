@@ -1,3 +1,4 @@
+import { countOf } from "../common";
 import { ErrorNote, Page } from "../layout";
 
 /** `/` for someone not signed in: what the hub is, then sign in or register. */
@@ -56,11 +57,10 @@ export interface OverviewCounts {
   keys: number;
 }
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
-
-/** `/` for someone signed in: the way through the hub for a newcomer, and what they have. */
-export function OverviewPage(props: { email: string; csrf: string; counts: OverviewCounts }) {
+/** `/` for someone signed in: the way through the hub for a newcomer, and what they have. Counts past `cap` show as "100+". */
+export function OverviewPage(props: { email: string; csrf: string; counts: OverviewCounts; cap: number }) {
   const { counts } = props;
+  const plural = (n: number, one: string) => `${countOf(n, props.cap)} ${one}${n === 1 ? "" : "s"}`;
   return (
     <Page title="Overview" email={props.email} csrf={props.csrf}>
       <h1>Welcome, {props.email}</h1>

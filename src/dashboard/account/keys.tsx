@@ -1,4 +1,5 @@
 import type { Scope } from "../../core/scopes";
+import { formatTime } from "../common";
 import { ErrorNote, Page, ScopeChoices } from "../layout";
 
 export interface KeyRow {
@@ -64,7 +65,7 @@ export function KeysPage(props: { email: string; csrf: string; keys: KeyRow[]; c
                       <code>{key.prefix}…</code>
                     </td>
                     <td data-label="Scopes">{key.scopes.join(", ")}</td>
-                    <td data-label="Last used">{key.last_used_at ? key.last_used_at.slice(0, 16).replace("T", " ") : "never"}</td>
+                    <td data-label="Last used">{key.last_used_at ? formatTime(key.last_used_at) : "never"}</td>
                     <td>
                       <form class="inline" method="post" action="/app/keys">
                         <input type="hidden" name="csrf_token" value={props.csrf} />

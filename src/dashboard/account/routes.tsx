@@ -4,7 +4,7 @@ import { checkPassword, registerUser } from "../../auth/accounts";
 import { createApiKey, listApiKeys, presentApiKey, revokeApiKey } from "../../auth/api-keys";
 import { browserSession, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, startBrowserSession } from "../../auth/browser-session";
 import { Email, Password } from "../../auth/schemas";
-import { HubError } from "../../core/errors";
+import { HubError, notFound } from "../../core/errors";
 import { listAgents } from "../../agents/service";
 import { allConnections } from "../../connections/service";
 import { listWorkflows } from "../../workflows/service";
@@ -12,7 +12,11 @@ import type { AppEnv } from "../../http/app-env";
 import { clientAddress, consumeRateLimits } from "../../http/rate-limit";
 import { OverviewPage, SignInPage } from "./home";
 import { KeysPage } from "./keys";
+import { type RefusalStatus, messageOf, positiveIdOf, statusOf } from "../common";
 import { type SignedIn, chosenScopes, expired, formGuard, page, renderError, signedInContext, signedInForm, str } from "../kit";
+
+/** The overview counts up to this many of each thing, then says "100+". */
+const COUNTED = 100;
 
 /**
  * The dashboard: server-rendered pages over the same services as the API. A person signs in at
@@ -24,10 +28,15 @@ export const dashboardPages = new Hono<AppEnv>()
     const signedIn = await signedInContext(c);
     if (!signedIn) return renderSignIn(c);
     const { ctx } = signedIn;
-    // Counted from the same lists the sections show, capped where those lists are.
-    const [keys, connections, workflows, agents] = await Promise.all([listApiKeys(ctx, 100), allConnections(ctx), listWorkflows(ctx, 100), listAgents(ctx)]);
+    // Counted from the same lists the sections show, read one past the cap so that a full list says "100+".
+    const [keys, connections, workflows, agents] = await Promise.all([
+      listApiKeys(ctx, COUNTED + 1),
+      allConnections(ctx),
+      listWorkflows(ctx, COUNTED + 1),
+      listAgents(ctx),
+    ]);
     const counts = { keys: keys.length, connections: connections.length, workflows: workflows.length, agents: agents.length };
-    return page(c, <OverviewPage email={signedIn.email} csrf={await csrfToken(c, ctx.user.id)} counts={counts} />);
+    return page(c, <OverviewPage email={signedIn.email} csrf={await csrfToken(c, ctx.user.id)} counts={counts} cap={COUNTED} />);
   })
   .post("/", formGuard, async (c) => {
     const form = await c.req.parseBody({ all: true });
@@ -90,11 +99,13 @@ export const dashboardPages = new Hono<AppEnv>()
         return renderKeys(c, signedIn, { created: { name, secret: created.secret } }, 201);
       }
       if (str(form.step) === "revoke") {
-        await revokeApiKey(signedIn.ctx, Number(str(form.key_id)));
+        const keyId = positiveIdOf(str(form.key_id));
+        if (!keyId) throw notFound("API key");
+        await revokeApiKey(signedIn.ctx, keyId);
         return c.redirect("/app/keys", 303);
       }
     } catch (error) {
-      if (error instanceof HubError) return renderKeys(c, signedIn, { error: error.message }, 422);
+      if (error instanceof HubError) return renderKeys(c, signedIn, { error: messageOf(error) }, statusOf(error));
       throw error;
     }
     return renderError(c, "Unknown form action.", 400);
@@ -104,7 +115,7 @@ async function renderKeys(
   c: Context<AppEnv>,
   signedIn: SignedIn,
   extra: { created?: { name: string; secret: string }; error?: string } = {},
-  status: 200 | 201 | 422 = 200,
+  status: 200 | 201 | RefusalStatus = 200,
 ) {
   const keys = (await listApiKeys(signedIn.ctx, 100)).map(presentApiKey);
   return page(c, <KeysPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.user.id)} keys={keys} {...extra} />, status);

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../../http/app-env";
 import { listAudit, presentAudit } from "../../tools/audit";
 import { AuditPage } from "./audit";
+import { positiveIdOf } from "../common";
 import { page, renderError, signedInPage } from "../kit";
 
 /** Entries per page: enough to scan, few enough to stay light on a phone. */
@@ -14,11 +15,12 @@ const PAGE_SIZE = 50;
 export const auditPages = new Hono<AppEnv>().get("/app/audit", async (c) => {
   const signedIn = await signedInPage(c);
   if (!signedIn) return c.redirect("/", 303);
-  const before = c.req.query("before");
-  if (before !== undefined && !/^[1-9]\d{0,14}$/.test(before)) return renderError(c, "That page of the audit log does not exist.", 400);
+  const beforeText = c.req.query("before");
+  const before = positiveIdOf(beforeText);
+  if (beforeText !== undefined && before === undefined) return renderError(c, "That page of the audit log does not exist.", 400);
   // One row more than shown says whether older entries remain.
-  const rows = await listAudit(signedIn.ctx, PAGE_SIZE + 1, before ? Number(before) : undefined);
+  const rows = await listAudit(signedIn.ctx, PAGE_SIZE + 1, before);
   const entries = rows.slice(0, PAGE_SIZE).map(presentAudit);
   const olderBefore = rows.length > PAGE_SIZE ? entries[entries.length - 1]?.id : undefined;
-  return page(c, <AuditPage email={signedIn.email} csrf={signedIn.csrf} entries={entries} olderBefore={olderBefore} paged={before !== undefined} />);
+  return page(c, <AuditPage email={signedIn.email} csrf={signedIn.csrf} entries={entries} olderBefore={olderBefore} paged={beforeText !== undefined} />);
 });

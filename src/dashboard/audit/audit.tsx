@@ -1,4 +1,5 @@
 import type { presentAudit } from "../../tools/audit";
+import { JsonBlock, formatTime } from "../common";
 import { Page } from "../layout";
 
 export type AuditRow = ReturnType<typeof presentAudit>;
@@ -6,7 +7,6 @@ export type AuditRow = ReturnType<typeof presentAudit>;
 const AUDIT_STYLE = `
 td{overflow-wrap:anywhere}
 .outcome{font-weight:600}.outcome-success{color:#047857}.outcome-error{color:#b91c1c}
-.scroll{overflow-x:auto;max-width:100%}.scroll pre{margin:0;padding:12px;background:#f3f4f6;border-radius:6px}
 summary{cursor:pointer;color:#1d4ed8}
 .pager{display:flex;flex-wrap:wrap;gap:8px 24px}
 `;
@@ -38,7 +38,7 @@ export function AuditPage(props: { email: string; csrf: string; entries: AuditRo
               {props.entries.map((entry) => (
                 <tr>
                   <td data-label="Time">
-                    <time datetime={entry.created_at}>{`${entry.created_at.slice(0, 19).replace("T", " ")} UTC`}</time>
+                    <time datetime={entry.created_at}>{formatTime(entry.created_at)}</time>
                   </td>
                   <td data-label="Tool">
                     <code>{entry.tool}</code>
@@ -55,9 +55,7 @@ export function AuditPage(props: { email: string; csrf: string; entries: AuditRo
                       <summary>
                         Show<span class="visually-hidden">{` arguments of ${entry.tool}, call ${entry.call_id}`}</span>
                       </summary>
-                      <div class="scroll">
-                        <pre>{JSON.stringify(entry.arguments ?? null, null, 2)}</pre>
-                      </div>
+                      <JsonBlock value={entry.arguments ?? null} />
                     </details>
                   </td>
                 </tr>

@@ -1,4 +1,5 @@
-import { CHAT_STYLE, conversationHref, conversationName, shortTime } from "./conversations-kit";
+import { formatTime } from "../common";
+import { CHAT_STYLE, conversationHref, conversationName } from "./conversations-kit";
 import { ErrorNote, Page } from "../layout";
 
 export interface ConversationRow {
@@ -53,7 +54,7 @@ export function ConversationsListPage(props: { email: string; csrf: string; conv
                       {row.state === "processing" ? " (answering…)" : ""}
                       {row.last_message_preview ? <div>{row.last_message_preview.slice(0, 120)}</div> : null}
                     </td>
-                    <td data-label="Updated">{shortTime(row.updated_at)}</td>
+                    <td data-label="Updated">{formatTime(row.updated_at)}</td>
                     <td data-label="Messages">{row.message_count}</td>
                     <td>
                       <DeleteConversation csrf={props.csrf} id={row.id} name={conversationName(row)} />

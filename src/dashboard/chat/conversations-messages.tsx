@@ -1,5 +1,5 @@
 import type { MessageRecord, ToolCallRecord } from "../../conversations/messages";
-import { shortTime } from "./conversations-kit";
+import { JsonBlock, formatTime } from "../common";
 
 /**
  * The messages in order. An assistant's tool calls are shown in it, each in <details> with its
@@ -27,7 +27,7 @@ function Message(props: { message: MessageRecord; results: Map<string, MessageRe
   return (
     <li class={`message ${message.role}${failed ? " failed" : ""}`} id={`message-${message.id}`}>
       <h3>
-        {WHO[message.role]} <span class="meta">· {shortTime(message.created_at)}</span>
+        {WHO[message.role]} <span class="meta">· {formatTime(message.created_at)}</span>
       </h3>
       {message.tools_called.map((call) => (
         <ToolCall call={call} result={props.results.get(call.id)} />
@@ -55,23 +55,5 @@ function ToolCall(props: { call: ToolCallRecord; result?: MessageRecord }) {
       {props.result ? <JsonBlock label="Result" text={props.result.content} /> : null}
       {call.error_message ? <p class="error">{call.error_message}</p> : null}
     </details>
-  );
-}
-
-/** Stored JSON shown indented; anything else (an "Error: …" text) as it is. */
-function JsonBlock(props: { label: string; text: string }) {
-  let shown = props.text;
-  try {
-    shown = JSON.stringify(JSON.parse(props.text), null, 2);
-  } catch {
-    // Not JSON: shown as stored.
-  }
-  return (
-    <>
-      <p class="meta">{props.label}</p>
-      <div class="scroll">
-        <pre tabindex={0}>{shown}</pre>
-      </div>
-    </>
   );
 }

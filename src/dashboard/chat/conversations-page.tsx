@@ -1,6 +1,7 @@
 import type { MessageRecord } from "../../conversations/messages";
 import type { ProviderInfo } from "../../llm/providers";
-import { CHAT_STYLE, conversationHref, conversationName, shortTime } from "./conversations-kit";
+import { formatTime } from "../common";
+import { CHAT_STYLE, conversationHref, conversationName } from "./conversations-kit";
 import { DeleteConversation } from "./conversations-list";
 import { MessageList } from "./conversations-messages";
 import { ErrorNote, Page } from "../layout";
@@ -40,7 +41,7 @@ export function ConversationPage(props: ConversationPageProps) {
     <Page title={name} email={props.email} csrf={csrf} style={CHAT_STYLE} script={LIVE_SCRIPT_PATH}>
       <h1 class="wrap">{name}</h1>
       <p>
-        <a href="/app/conversations">Back to conversations</a> · updated {shortTime(conversation.updated_at)}
+        <a href="/app/conversations">Back to conversations</a> · updated {formatTime(conversation.updated_at)}
         {conversation.status === "processing" ? " · answering now (reload to see the answer)" : ""}
       </p>
       <section aria-labelledby="chat-messages">
@@ -96,18 +97,6 @@ export function ConversationPage(props: ConversationPageProps) {
           <DeleteConversation csrf={csrf} id={conversation.id} name={name} />
         </div>
       </section>
-    </Page>
-  );
-}
-
-export function ConversationNotFoundPage(props: { email: string; csrf: string }) {
-  return (
-    <Page title="No such conversation" email={props.email} csrf={props.csrf}>
-      <h1>No such conversation</h1>
-      <ErrorNote message="This conversation does not exist or is not yours." />
-      <p>
-        <a href="/app/conversations">Back to conversations</a>
-      </p>
     </Page>
   );
 }

@@ -9,8 +9,10 @@ import type { AppEnv } from "../../http/app-env";
 import { listProviders } from "../../llm/providers";
 import { conversationHref } from "./conversations-kit";
 import { ConversationsListPage } from "./conversations-list";
-import { ConversationNotFoundPage, ConversationPage, type ConversationPageProps } from "./conversations-page";
-import { type SignedIn, formGuard, page, renderError, signedInContext, signedInForm, signedInPage, str } from "../kit";
+import { ConversationPage, type ConversationPageProps } from "./conversations-page";
+import { type SignedIn, formGuard, largeFormGuard, page, renderError, signedInContext, signedInForm, signedInPage, str } from "../kit";
+// Conversation ids are positive whole numbers; anything else names no conversation.
+import { type RefusalStatus, positiveIdOf as idOf, messageOf, renderNotFound, statusOf } from "../common";
 
 const LISTED = 100;
 const MAX_TITLE = 200;
@@ -49,7 +51,7 @@ export const conversationsPages = new Hono<AppEnv>()
     if (!signedIn) return c.redirect("/", 303);
     return renderConversation(c, signedIn, c.req.param("id"));
   })
-  .post("/app/conversations/:id", formGuard, async (c) => {
+  .post("/app/conversations/:id", largeFormGuard, async (c) => {
     const posted = await signedInForm(c);
     if ("response" in posted) return posted.response;
     const { signedIn, form } = posted;
@@ -72,7 +74,9 @@ export const conversationsPages = new Hono<AppEnv>()
         // Waits for the whole turn; the script shows its progress meanwhile from the events below.
         await sendMessage(signedIn.ctx, id, { content, provider });
       } catch (error) {
-        if (error instanceof HubError && error.code !== "not_found") return renderConversation(c, signedIn, id, { ...kept, error: messageOf(error) }, 422);
+        // Refused as the API would refuse it: a rate limit is 429, a busy conversation 409.
+        if (error instanceof HubError && error.code !== "not_found")
+          return renderConversation(c, signedIn, id, { ...kept, error: messageOf(error) }, statusOf(error));
         throw error;
       }
       return c.redirect(conversationHref(id), 303);
@@ -96,22 +100,18 @@ export const conversationsPages = new Hono<AppEnv>()
     }
   });
 
-/** Conversation ids are positive integers; anything else names no conversation. */
-function idOf(raw: string | undefined): number | undefined {
-  return raw && /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : undefined;
-}
-
-function messageOf(error: HubError): string {
-  const detail = error.errors?.map((e) => e.message).join(" ") ?? "";
-  return `${error.message} ${detail}`.trim();
-}
-
-async function notFoundPage(c: Context<AppEnv>, signedIn: SignedIn) {
-  return page(c, <ConversationNotFoundPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.user.id)} />, 404);
+function notFoundPage(c: Context<AppEnv>, signedIn: SignedIn) {
+  return renderNotFound(c, signedIn, "This conversation does not exist, or it is not yours.", { href: "/app/conversations", label: "Back to conversations" });
 }
 
 /** The conversation's page (the not-found page when it is not the person's), with the providers they can pick. */
-async function renderConversation(c: Context<AppEnv>, signedIn: SignedIn, rawId: string | number | undefined, extra: Extra = {}, status: 200 | 422 = 200) {
+async function renderConversation(
+  c: Context<AppEnv>,
+  signedIn: SignedIn,
+  rawId: string | number | undefined,
+  extra: Extra = {},
+  status: 200 | RefusalStatus = 200,
+) {
   const id = typeof rawId === "number" ? rawId : idOf(rawId);
   if (!id) return notFoundPage(c, signedIn);
   let conversation: Awaited<ReturnType<typeof conversationDetail>>;

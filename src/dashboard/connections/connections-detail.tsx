@@ -3,6 +3,7 @@ import { labelOf } from "./connections-fields";
 import { CONNECTIONS_STYLE } from "./connections-inputs";
 import { ConnectionActions, type ConnectionView, StatusText, When } from "./connections-list";
 import { TestOutcome } from "./connections-new";
+import { Fact } from "../common";
 import { Page } from "../layout";
 
 export interface ConnectionPageProps {
@@ -28,20 +29,16 @@ export function ConnectionPage(props: ConnectionPageProps) {
       <section class="card" aria-labelledby="connection-health">
         <h2 id="connection-health">Health</h2>
         <dl class="facts">
-          <dt>Platform</dt>
-          <dd>{connection.platform_name}</dd>
-          <dt>Status</dt>
-          <dd>
+          <Fact term="Platform">{connection.platform_name}</Fact>
+          <Fact term="Status">
             <StatusText connection={connection} />
-          </dd>
-          <dt>Created</dt>
-          <dd>
+          </Fact>
+          <Fact term="Created">
             <When iso={connection.created_at} />
-          </dd>
-          <dt>Last used or tested</dt>
-          <dd>
+          </Fact>
+          <Fact term="Last used or tested">
             <When iso={connection.last_used_at} />
-          </dd>
+          </Fact>
         </dl>
         <ConnectionActions connection={connection} csrf={props.csrf} from="detail" />
       </section>
@@ -52,12 +49,9 @@ export function ConnectionPage(props: ConnectionPageProps) {
         ) : (
           <dl class="facts">
             {settings.map(([name, value]) => (
-              <>
-                <dt>{labelOf(name)}</dt>
-                <dd>
-                  <code>{typeof value === "string" ? value : JSON.stringify(value)}</code>
-                </dd>
-              </>
+              <Fact term={labelOf(name)}>
+                <code>{typeof value === "string" ? value : JSON.stringify(value)}</code>
+              </Fact>
             ))}
           </dl>
         )}
@@ -82,18 +76,6 @@ export function ConnectionPage(props: ConnectionPageProps) {
           )}
         </section>
       ) : null}
-    </Page>
-  );
-}
-
-export function ConnectionNotFoundPage(props: { email: string; csrf: string }) {
-  return (
-    <Page title="Connection not found" email={props.email} csrf={props.csrf}>
-      <h1>Connection not found</h1>
-      <p role="alert">You have no connection with that id. It may have been deleted.</p>
-      <p>
-        <a href="/app/connections">Back to connections</a>
-      </p>
     </Page>
   );
 }

@@ -9,7 +9,8 @@ import type { Connection } from "../../db/schema";
 import type { AppEnv } from "../../http/app-env";
 import { EditConnectionPage, type EditConnectionProps } from "./connections-edit";
 import { configFieldsOf, configFrom, placeErrors, valuesOfConfig } from "./connections-fields";
-import { type Status, idOf, renderNotFound, statusOf, viewOf } from "./connections-render";
+import { positiveIdOf, statusOf } from "../common";
+import { type Status, renderNotFound, viewOf } from "./connections-render";
 import { type SignedIn, formGuard, page, signedInForm, signedInPage, str } from "../kit";
 
 const MAX_NAME = 100;
@@ -65,7 +66,7 @@ export const connectionEditPages = new Hono<AppEnv>()
 
 /** The signed-in person's connection of that id, on a platform still known; else nothing (a 404). */
 async function ownedConnection(signedIn: SignedIn, param: string | undefined): Promise<{ connection: Connection; platform: Platform } | undefined> {
-  const id = idOf(param);
+  const id = positiveIdOf(param);
   if (!id) return undefined;
   try {
     const connection = await getConnection(signedIn.ctx, id);

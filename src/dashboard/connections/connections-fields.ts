@@ -1,6 +1,7 @@
 import type { Platform } from "../../connections/platforms/types";
 import type { FieldError } from "../../core/errors";
 import { type JsonSchema, inputJsonSchema } from "../../lib/json-schema";
+import { isPlainObject, parseJsonField } from "../common";
 
 /**
  * How a platform's config JSON Schema (the one GET /v1/connections/platforms publishes) becomes
@@ -39,10 +40,10 @@ const WORDS: Record<string, string> = { url: "URL", id: "ID", api: "API", http: 
 
 export function configFieldsOf(platform: Platform): ConfigField[] {
   const schema = inputJsonSchema(platform.config);
-  const properties = isObject(schema.properties) ? schema.properties : {};
+  const properties = isPlainObject(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
   return Object.entries(properties).map(([name, raw]) => {
-    const property: JsonSchema = isObject(raw) ? raw : {};
+    const property: JsonSchema = isPlainObject(raw) ? raw : {};
     const kind = kindOf(property);
     return {
       name,
@@ -79,7 +80,7 @@ export function valuesOfConfig(fields: ConfigField[], config: Record<string, unk
   for (const field of fields) {
     const value = config[field.name];
     if (field.secret || value === undefined || value === null) continue;
-    if (field.kind === "pairs" && isObject(value)) {
+    if (field.kind === "pairs" && isPlainObject(value)) {
       Object.entries(value)
         .slice(0, PAIR_ROWS)
         .forEach(([key, text], row) => {
@@ -139,13 +140,12 @@ function readValue(field: ConfigField, text: string): { value: unknown } | { err
       if (field.kind === "integer" && !Number.isInteger(number)) return { error: "Enter a whole number." };
       return { value: number };
     }
-    case "json":
+    case "json": {
       if (!text) return { value: undefined };
-      try {
-        return { value: JSON.parse(text) };
-      } catch {
-        return { error: "This is not valid JSON." };
-      }
+      // A setting sits in the API body's `config` object: two levels down.
+      const parsed = parseJsonField(text, "This", { depthInBody: 2 });
+      return parsed.ok ? { value: parsed.value } : { error: parsed.message };
+    }
     default:
       return { value: text === "" ? undefined : text };
   }
@@ -182,7 +182,7 @@ function kindOf(schema: JsonSchema): ConfigKind {
     case "boolean":
       return "checkbox";
     case "object":
-      return isObject(schema.additionalProperties) && schema.additionalProperties.type === "string" && !schema.properties ? "pairs" : "json";
+      return isPlainObject(schema.additionalProperties) && schema.additionalProperties.type === "string" && !schema.properties ? "pairs" : "json";
     default:
       return "json";
   }
@@ -192,8 +192,4 @@ function initialText(value: unknown): string {
   if (value === undefined || value === null || value === false) return "";
   if (value === true) return "true";
   return typeof value === "string" || typeof value === "number" ? String(value) : JSON.stringify(value);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -137,18 +137,10 @@ function PairRow(props: { field: ConfigField; row: number; values: ConfigValues 
   );
 }
 
-/** The connections pages' own CSS: controls the base sheet does not style, and long text kept inside. */
+/** The connections pages' own CSS (controls, hints, action rows and fact lists are the layout's). */
 export const CONNECTIONS_STYLE = `
-input[type=url],input[type=number],select{width:100%;max-width:420px;padding:8px;border:1px solid #6b7280;border-radius:4px;font-size:16px;background:#fff}
-.hint{margin:0 0 4px;color:#374151;font-size:14px;overflow-wrap:anywhere}
-.field-error{margin:0 0 4px;color:#b91c1c;font-weight:600}
-.required{font-weight:400;color:#374151}
-.check{display:flex;flex-wrap:wrap;gap:0 8px;align-items:baseline;margin-top:12px}.check label{margin:0}.check p{flex-basis:100%}
 .pair{display:flex;flex-wrap:wrap;gap:0 12px}.pair>div{flex:1 1 180px;min-width:0}
 fieldset label{display:block;font-weight:600}
-.actions{display:flex;flex-wrap:wrap;gap:8px;align-items:center}.actions button{margin-top:0}
 td,dd,li{overflow-wrap:anywhere}
 .status{font-weight:600}.status-active{color:#047857}.status-error,.status-expired{color:#b91c1c}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
-@media (max-width:600px){dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:8px}}
 `;

@@ -2,15 +2,16 @@ import type { presentConnection } from "../../connections/service";
 import type { ConnectionTestResult } from "../../connections/test-connection";
 import { CONNECTIONS_STYLE } from "./connections-inputs";
 import { type PlatformChoice, PlatformChooser, TestOutcome } from "./connections-new";
+import { formatTime } from "../common";
 import { ErrorNote, Page } from "../layout";
 
 /** A connection as the API presents it (secrets masked), with its platform's display name. */
 export type ConnectionView = Awaited<ReturnType<typeof presentConnection>> & { platform_name: string };
 
-/** "2025-03-01 14:05 UTC", in a <time> machines can read. */
+/** "2025-03-01 14:05:09 UTC", in a <time> machines can read. */
 export function When(props: { iso: string | null; never?: string }) {
   if (!props.iso) return <>{props.never ?? "never"}</>;
-  return <time datetime={props.iso}>{`${props.iso.slice(0, 16).replace("T", " ")} UTC`}</time>;
+  return <time datetime={props.iso}>{formatTime(props.iso)}</time>;
 }
 
 /** The status in words (never colour alone), with the message the last failure left. */

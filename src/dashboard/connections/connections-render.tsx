@@ -2,27 +2,16 @@ import type { Context } from "hono";
 import { csrfToken } from "../../auth/browser-session";
 import { PLATFORMS, findPlatform } from "../../connections/platforms";
 import { allConnections, presentConnection } from "../../connections/service";
-import type { HubError } from "../../core/errors";
 import type { SecretBox } from "../../core/secret-box";
 import type { Connection } from "../../db/schema";
 import type { AppEnv } from "../../http/app-env";
-import { ConnectionNotFoundPage, ConnectionPage, type ConnectionPageProps } from "./connections-detail";
+import { type RefusalStatus, renderNotFound as notFound } from "../common";
+import { ConnectionPage, type ConnectionPageProps } from "./connections-detail";
 import { type ConnectionView, ConnectionsPage, type ConnectionsPageProps } from "./connections-list";
 import { NewConnectionPage, type NewConnectionProps, type PlatformChoice } from "./connections-new";
 import { type SignedIn, page } from "../kit";
 
-export type Status = 200 | 404 | 409 | 422 | 429;
-
-/** A connection id from the path or a query; anything else names no connection. */
-export const idOf = (text: string | undefined) => (text && /^[1-9]\d{0,14}$/.test(text) ? Number(text) : undefined);
-
-/** The status a service's refusal is shown with. */
-export function statusOf(error: HubError): Status {
-  if (error.code === "not_found") return 404;
-  if (error.code === "conflict" || error.code === "quota_exceeded") return 409;
-  if (error.code === "rate_limited") return 429;
-  return 422;
-}
+export type Status = 200 | RefusalStatus;
 
 export const platformChoices = (): PlatformChoice[] => PLATFORMS.map(({ id, name, description }) => ({ id, name, description }));
 
@@ -52,8 +41,8 @@ export async function renderDetail(c: Context<AppEnv>, signedIn: SignedIn, conne
   return page(c, <ConnectionPage email={signedIn.email} csrf={csrf} connection={view} tools={tools} {...extra} />);
 }
 
-export async function renderNotFound(c: Context<AppEnv>, signedIn: SignedIn) {
-  return page(c, <ConnectionNotFoundPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.user.id)} />, 404);
+export function renderNotFound(c: Context<AppEnv>, signedIn: SignedIn) {
+  return notFound(c, signedIn, "You have no connection with that id. It may have been deleted.", { href: "/app/connections", label: "Back to connections" });
 }
 
 export async function renderNew(c: Context<AppEnv>, signedIn: SignedIn, props: Omit<NewConnectionProps, "email" | "csrf" | "platforms">, status: Status = 200) {

@@ -7,7 +7,8 @@ import type { AppEnv } from "../../http/app-env";
 import { configFieldsOf, configFrom, initialValues, placeErrors } from "./connections-fields";
 import { retestConnection } from "../../connections/retest";
 import { connectionEditPages } from "./connections-edit.routes";
-import { idOf, renderDetail, renderList, renderNew, renderNotFound, statusOf } from "./connections-render";
+import { messageOf, positiveIdOf, statusOf } from "../common";
+import { renderDetail, renderList, renderNew, renderNotFound } from "./connections-render";
 import { formGuard, renderError, signedInForm, signedInPage, str } from "../kit";
 
 const MAX_NAME = 100;
@@ -25,7 +26,7 @@ export const connectionsPages = new Hono<AppEnv>()
     // The platform chooser is a GET form; its answer lives on the "new" page.
     const platform = c.req.query("platform");
     if (platform) return c.redirect(`/app/connections/new?platform=${encodeURIComponent(platform)}`, 303);
-    const savedId = idOf(c.req.query("saved"));
+    const savedId = positiveIdOf(c.req.query("saved"));
     const saved = savedId ? await getConnection(signedIn.ctx, savedId).catch(notFoundAsUndefined) : undefined;
     return renderList(c, signedIn, { saved: saved?.name });
   })
@@ -72,7 +73,7 @@ export const connectionsPages = new Hono<AppEnv>()
   .get("/app/connections/:id", async (c) => {
     const signedIn = await signedInPage(c);
     if (!signedIn) return c.redirect("/", 303);
-    const id = idOf(c.req.param("id"));
+    const id = positiveIdOf(c.req.param("id"));
     const connection = id ? await getConnection(signedIn.ctx, id).catch(notFoundAsUndefined) : undefined;
     if (!connection) return renderNotFound(c, signedIn);
     return renderDetail(c, signedIn, connection);
@@ -81,7 +82,7 @@ export const connectionsPages = new Hono<AppEnv>()
     const posted = await signedInForm(c);
     if ("response" in posted) return posted.response;
     const { signedIn, form } = posted;
-    const id = idOf(c.req.param("id"));
+    const id = positiveIdOf(c.req.param("id"));
     if (!id) return renderNotFound(c, signedIn);
     try {
       switch (str(form.step)) {
@@ -99,7 +100,7 @@ export const connectionsPages = new Hono<AppEnv>()
       }
     } catch (error) {
       if (error instanceof HubError && error.code === "not_found") return renderNotFound(c, signedIn);
-      if (error instanceof HubError) return renderList(c, signedIn, { error: error.message }, statusOf(error));
+      if (error instanceof HubError) return renderList(c, signedIn, { error: messageOf(error) }, statusOf(error));
       throw error;
     }
   });

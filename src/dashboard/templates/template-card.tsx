@@ -1,4 +1,5 @@
 import type { Template } from "../../db/schema";
+import { Fact } from "../common";
 
 /** One template as a card: what it does, where it belongs, and a button that copies it into a workflow. */
 export function TemplateCard(props: { template: Template; csrf: string }) {
@@ -8,30 +9,15 @@ export function TemplateCard(props: { template: Template; csrf: string }) {
     <article class={template.featured ? "card template featured" : "card template"} aria-labelledby={`template-${template.id}`}>
       <h3 id={`template-${template.id}`}>
         {template.name}
-        {template.featured ? <span class="badge">Featured</span> : null}
+        {template.featured ? <span class="badge featured">Featured</span> : null}
       </h3>
       <p>{template.description}</p>
       <dl class="facts">
-        <div>
-          <dt>Category</dt>
-          <dd>{template.category}</dd>
-        </div>
-        <div>
-          <dt>Difficulty</dt>
-          <dd>{template.difficulty}</dd>
-        </div>
-        <div>
-          <dt>Steps</dt>
-          <dd>{steps}</dd>
-        </div>
-        <div>
-          <dt>Uses</dt>
-          <dd>{template.useCount}</dd>
-        </div>
-        <div>
-          <dt>Needs</dt>
-          <dd>{template.requiredConnections.length ? template.requiredConnections.join(", ") : "no connection"}</dd>
-        </div>
+        <Fact term="Category">{template.category}</Fact>
+        <Fact term="Difficulty">{template.difficulty}</Fact>
+        <Fact term="Steps">{steps}</Fact>
+        <Fact term="Uses">{template.useCount}</Fact>
+        <Fact term="Needs">{template.requiredConnections.length ? template.requiredConnections.join(", ") : "no connection"}</Fact>
       </dl>
       {template.tags.length ? (
         <ul class="tags" aria-label={`Tags of ${template.name}`}>
@@ -53,13 +39,11 @@ export function TemplateCard(props: { template: Template; csrf: string }) {
 
 /** The templates page's own CSS: featured cards stand out by a border and a "Featured" badge, not colour alone. */
 export const TEMPLATE_STYLE = `
-input[type=search],select{width:100%;max-width:420px;padding:8px;border:1px solid #6b7280;border-radius:4px;font-size:16px;background:#fff}
 .filters{display:flex;flex-wrap:wrap;gap:0 16px;align-items:flex-end}.filters>div{flex:1 1 220px}
 .filters label.check{display:flex;gap:8px;align-items:center;font-weight:400}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:16px}.cards .card{margin:0}
 .template h3{margin-top:0;overflow-wrap:anywhere}
 .template.featured{border:2px solid #b45309;background:#fffbeb}
-.badge{display:inline-block;margin-left:8px;padding:0 6px;border-radius:4px;background:#92400e;color:#fff;font-size:.8em;vertical-align:middle}
-dl.facts{display:flex;flex-wrap:wrap;gap:4px 16px;margin:8px 0}dl.facts dt{font-size:.85em;color:#374151}dl.facts dd{margin:0;font-weight:600;overflow-wrap:anywhere}
+.template h3 .badge{margin-left:8px;vertical-align:middle}
 ul.tags{list-style:none;display:flex;flex-wrap:wrap;gap:4px;padding:0;margin:8px 0}ul.tags li{background:#e5e7eb;border-radius:12px;padding:0 8px;font-size:.9em}
 `;

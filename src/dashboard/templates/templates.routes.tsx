@@ -5,6 +5,8 @@ import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
 import { listTemplates } from "../../templates/service";
 import { useTemplate } from "../../templates/use-template";
+import type { Template } from "../../db/schema";
+import { type RefusalStatus, messageOf, statusOf } from "../common";
 import { type SignedIn, formGuard, page, renderError, signedInContext, signedInForm, str } from "../kit";
 import { type TemplateFilterValues, TemplatesPage } from "./templates";
 
@@ -38,18 +40,15 @@ export const templatesPages = new Hono<AppEnv>()
     } catch (error) {
       if (!(error instanceof HubError)) throw error;
       // A missing template is 404; a damaged one or a full account is 409, as in the REST API.
-      const status = error.code === "not_found" ? 404 : error.code === "conflict" || error.code === "quota_exceeded" ? 409 : 422;
-      const detail = error.errors?.map((e) => e.message).join(" ") ?? "";
-      return renderTemplates(c, signedIn, noFilters, `${error.message} ${detail}`.trim(), status);
+      return renderTemplates(c, signedIn, noFilters, messageOf(error), statusOf(error));
     }
   });
 
-async function renderTemplates(c: Context<AppEnv>, signedIn: SignedIn, filters: TemplateFilterValues, error?: string, status: 200 | 404 | 409 | 422 = 200) {
-  const { db } = signedIn.ctx;
-  // The filtered list and, for the category menu, every category present (the same service both times).
-  const [matching, all] = await Promise.all([listTemplates(db, { search: filters.search || null, category: filters.category || null }), listTemplates(db, {})]);
+async function renderTemplates(c: Context<AppEnv>, signedIn: SignedIn, filters: TemplateFilterValues, error?: string, status: 200 | RefusalStatus = 200) {
+  // One read of the marketplace: the category menu offers every category, the cards the matching templates.
+  const all = await listTemplates(signedIn.ctx.db, {});
   const categories = [...new Set(all.map((t) => t.category))].sort((a, b) => a.localeCompare(b));
-  const templates = filters.featuredOnly ? matching.filter((t) => t.featured) : matching;
+  const templates = all.filter((t) => matches(t, filters));
   return page(
     c,
     <TemplatesPage
@@ -62,4 +61,12 @@ async function renderTemplates(c: Context<AppEnv>, signedIn: SignedIn, filters: 
     />,
     status,
   );
+}
+
+/** The same filters as the service's (`listTemplates`), applied to the list already read. */
+function matches(template: Template, filters: TemplateFilterValues): boolean {
+  const search = filters.search.toLowerCase();
+  if (filters.category && template.category !== filters.category) return false;
+  if (filters.featuredOnly && !template.featured) return false;
+  return !search || [template.name, template.description, ...template.tags].some((text) => text.toLowerCase().includes(search));
 }

@@ -1,4 +1,5 @@
 import type { JsonSchema } from "../../tools/types";
+import { isPlainObject, parseJsonField } from "../common";
 
 /**
  * How a tool's input JSON Schema becomes form fields, and the posted form becomes arguments again.
@@ -32,10 +33,10 @@ const WHOLE: ArgField = { name: "", input: "arguments", id: "arguments-json", ki
 
 export function fieldsOf(schema: JsonSchema): ArgField[] {
   const properties = schema.properties;
-  if (!isObject(properties) || Object.keys(properties).length > MAX_FIELDS) return [WHOLE];
+  if (!isPlainObject(properties) || Object.keys(properties).length > MAX_FIELDS) return [WHOLE];
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === "string") : []);
   return Object.entries(properties).map(([name, raw], index) => {
-    const property = withoutNull(isObject(raw) ? raw : {});
+    const property = withoutNull(isPlainObject(raw) ? raw : {});
     const kind = kindOf(property);
     return {
       name,
@@ -73,7 +74,8 @@ export function argumentsFrom(
     const text = values[field.input] ?? "";
     const read = readValue(field, text);
     if ("error" in read) errors[field.input] = read.error;
-    else if (field.name === "") return isObject(read.value) ? { ok: true, args: read.value } : { ok: false, errors: { [field.input]: "Enter a JSON object." } };
+    else if (field.name === "")
+      return isPlainObject(read.value) ? { ok: true, args: read.value } : { ok: false, errors: { [field.input]: "Enter a JSON object." } };
     else if (read.value !== undefined) args[field.name] = read.value;
   }
   return Object.keys(errors).length ? { ok: false, errors } : { ok: true, args };
@@ -102,14 +104,14 @@ function readValue(field: ArgField, text: string): { value: unknown } | { error:
       return { value: lines.length || field.required ? lines : undefined };
     }
     case "json":
-    case "any":
+    case "any": {
       if (!trimmed) return { value: undefined };
-      try {
-        return { value: JSON.parse(trimmed) };
-      } catch {
-        // A field of any type takes plain text as a string; a nested one must be JSON.
-        return field.kind === "any" ? { value: text } : { error: "This is not valid JSON." };
-      }
+      // In the API's body a property sits in `arguments` (depth 2); the whole-arguments field is `arguments` itself.
+      const parsed = parseJsonField(trimmed, "This", { depthInBody: field.name === "" ? 1 : 2 });
+      if (parsed.ok) return { value: parsed.value };
+      // A field of any type takes plain text as a string; a nested one must be JSON.
+      return field.kind === "any" && parsed.reason === "syntax" ? { value: text } : { error: parsed.message };
+    }
     default:
       return { value: text === "" ? undefined : text };
   }
@@ -119,8 +121,8 @@ function readValue(field: ArgField, text: string): { value: unknown } | { error:
 function withoutNull(schema: Record<string, unknown>): Record<string, unknown> {
   const union = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
   if (union) {
-    const rest = union.filter((s) => !(isObject(s) && s.type === "null"));
-    if (rest.length === 1 && isObject(rest[0])) return { description: schema.description, default: schema.default, ...rest[0] };
+    const rest = union.filter((s) => !(isPlainObject(s) && s.type === "null"));
+    if (rest.length === 1 && isPlainObject(rest[0])) return { description: schema.description, default: schema.default, ...rest[0] };
   }
   if (Array.isArray(schema.type)) {
     const types = schema.type.filter((t) => t !== "null");
@@ -139,7 +141,7 @@ function kindOf(schema: Record<string, unknown>): FieldKind {
     case "boolean":
       return schema.type;
     case "array":
-      return isObject(schema.items) && schema.items.type === "string" && !Array.isArray(schema.items.enum) ? "lines" : "json";
+      return isPlainObject(schema.items) && schema.items.type === "string" && !Array.isArray(schema.items.enum) ? "lines" : "json";
     case undefined:
       return schema.anyOf || schema.oneOf || schema.properties ? "json" : "any";
     default:
@@ -154,8 +156,4 @@ function initialText(kind: FieldKind, value: unknown): string {
   if (typeof value === "string" && kind !== "json") return value;
   if (typeof value === "number") return String(value);
   return JSON.stringify(value, null, 2);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -93,16 +93,9 @@ function Control(props: { field: ArgField; value: string; common: Record<string,
   }
 }
 
-/** The tools pages' own CSS: controls the base sheet does not style, and wide JSON kept inside. */
+/** The tools pages' own CSS (controls, hints, events and scrolling JSON are the layout's). */
 export const TOOLS_STYLE = `
-input[type=number],input[type=search],select{width:100%;max-width:420px;padding:8px;border:1px solid #6b7280;border-radius:4px;font-size:16px;background:#fff}
 textarea{font-family:ui-monospace,Menlo,Consolas,monospace}
-.hint{margin:0 0 4px;color:#374151;font-size:14px;overflow-wrap:anywhere}
-.field-error{margin:0 0 4px;color:#b91c1c;font-weight:600}
-.required{font-weight:400;color:#374151}
-.check{display:flex;flex-wrap:wrap;gap:0 8px;align-items:baseline;margin-top:12px}.check label{margin:0}.check p{flex-basis:100%}
-.scroll{overflow-x:auto;max-width:100%}.scroll pre{margin:0;padding:12px;background:#f3f4f6;border-radius:6px}
 .tool-list{list-style:none;padding:0}.tool-list li{border-bottom:1px solid #e5e7eb;padding:8px 0;overflow-wrap:anywhere}
 .tool-list p{margin:4px 0 0}
-ol.events{padding-left:24px;overflow-wrap:anywhere}
 `;

@@ -5,8 +5,8 @@ import { LIVE_SCRIPT_PATH } from "../live-script";
 import type { ArgField, FieldValues } from "./tools-args";
 import { ArgumentFields, TOOLS_STYLE } from "./tools-fields";
 import { sourceOf, toolHref } from "./tools-list";
-import type { ToolEvent } from "../../tools/event-stream";
-import { describeToolEvent } from "./tools-stream";
+import { JsonBlock } from "../common";
+import type { EventLines } from "./tools-stream";
 
 export interface ToolPageProps {
   email: string;
@@ -17,7 +17,7 @@ export interface ToolPageProps {
   fieldErrors?: Record<string, string>;
   error?: string;
   /** The last run, when the form was just posted. */
-  run?: { result?: ToolResult; events: ToolEvent[] };
+  run?: { result?: ToolResult; events: EventLines };
 }
 
 /**
@@ -55,7 +55,7 @@ export function ToolPage(props: ToolPageProps) {
   );
 }
 
-function RunReport(props: { result?: ToolResult; events: ToolEvent[] }) {
+function RunReport(props: { result?: ToolResult; events: EventLines }) {
   const { result } = props;
   return (
     <>
@@ -66,10 +66,7 @@ function RunReport(props: { result?: ToolResult; events: ToolEvent[] }) {
             <p role="status">
               Succeeded in {result.duration_ms} ms (call <code>{result.call_id}</code>).
             </p>
-            <div class="scroll">
-              {/* Focusable, so a keyboard can scroll wide JSON. */}
-              <pre tabindex={0}>{JSON.stringify(result.result, null, 2)}</pre>
-            </div>
+            <JsonBlock value={result.result} />
           </>
         ) : (
           <ErrorNote message={`The tool failed: ${result?.error_message ?? "the hub could not run it."}`} />
@@ -78,23 +75,16 @@ function RunReport(props: { result?: ToolResult; events: ToolEvent[] }) {
       <section class="card" aria-labelledby="run-events">
         <h2 id="run-events">Events</h2>
         <ol class="events">
-          {props.events.map((event) => (
-            <li>{describeToolEvent(event)}</li>
+          {props.events.lines.map((line) => (
+            <li>{line}</li>
           ))}
         </ol>
+        {props.events.more > 0 ? (
+          <p>
+            and {props.events.more} more {props.events.more === 1 ? "event" : "events"}
+          </p>
+        ) : null}
       </section>
     </>
-  );
-}
-
-export function ToolNotFoundPage(props: { email: string; csrf: string; name: string }) {
-  return (
-    <Page title="No such tool" email={props.email} csrf={props.csrf}>
-      <h1>No such tool</h1>
-      <ErrorNote message={`You have no tool named “${props.name.slice(0, 200)}”: it may belong to a connection that is gone or needs attention.`} />
-      <p>
-        <a href="/app/tools">Back to tools</a>
-      </p>
-    </Page>
   );
 }

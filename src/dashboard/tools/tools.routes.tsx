@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { Hono } from "hono";
 import { csrfToken } from "../../auth/browser-session";
 import type { ServiceContext } from "../../core/context";
@@ -6,14 +7,14 @@ import type { AppEnv } from "../../http/app-env";
 import { catalogFor } from "../../tools/catalog-service";
 import { prepareToolCall } from "../../tools/executor";
 import type { ToolInfo } from "../../tools/types";
-import { formGuard, page, signedInForm, signedInPage } from "../kit";
+import { type RefusalStatus, renderNotFound, statusOf } from "../common";
+import { type SignedIn, formGuard, page, signedInForm, signedInPage } from "../kit";
 import { LIVE_SCRIPT_PATH, serveLiveScript } from "../live-script";
 import { type ArgField, argumentsFrom, fieldsOf, initialValues, valuesFrom } from "./tools-args";
 import { ToolsListPage, searchTools } from "./tools-list";
-import { ToolNotFoundPage, ToolPage, type ToolPageProps } from "./tools-page";
-import { type ToolEvent, runWithEvents, toolEventStream } from "../../tools/event-stream";
-
-type Status = 200 | 404 | 409 | 422 | 429;
+import { ToolPage, type ToolPageProps } from "./tools-page";
+import { collectEventLines } from "./tools-stream";
+import { runWithEvents, toolEventStream } from "../../tools/event-stream";
 
 /**
  * `/app/tools`: the catalog with a search, and a page per tool whose form is built from its input
@@ -34,7 +35,7 @@ export const toolsPages = new Hono<AppEnv>()
     if (!signedIn) return c.redirect("/", 303);
     const name = c.req.param("name") ?? "";
     const tool = await findTool(signedIn.ctx, name);
-    if (!tool) return page(c, <ToolNotFoundPage email={signedIn.email} csrf={signedIn.csrf} name={name} />, 404);
+    if (!tool) return toolNotFound(c, signedIn, name);
     const fields = fieldsOf(tool.input_schema);
     return page(c, <ToolPage email={signedIn.email} csrf={signedIn.csrf} tool={tool} fields={fields} values={initialValues(fields)} />);
   })
@@ -45,20 +46,19 @@ export const toolsPages = new Hono<AppEnv>()
     const { ctx } = signedIn;
     const name = c.req.param("name") ?? "";
     const tool = await findTool(ctx, name);
-    if (!tool) return page(c, <ToolNotFoundPage email={signedIn.email} csrf={await csrfToken(c, ctx.user.id)} name={name} />, 404);
+    if (!tool) return toolNotFound(c, signedIn, name);
     const fields = fieldsOf(tool.input_schema);
     const values = valuesFrom(fields, form);
-    const render = async (extra: Partial<ToolPageProps>, status: Status) =>
+    const render = async (extra: Partial<ToolPageProps>, status: 200 | RefusalStatus) =>
       page(c, <ToolPage email={signedIn.email} csrf={await csrfToken(c, ctx.user.id)} tool={tool} fields={fields} values={values} {...extra} />, status);
     const read = argumentsFrom(fields, values);
     if (!read.ok) return render({ error: "Some arguments could not be read; see the fields below.", fieldErrors: read.errors }, 422);
     try {
       const { call } = await prepareToolCall(ctx, tool.name, read.args);
-      const events: ToolEvent[] = [];
-      const result = await runWithEvents(ctx, call, "dashboard", c.req.raw.signal, (event, data) => {
-        events.push({ event, data });
-      });
-      return render({ run: { result, events } }, 200);
+      // Only the first events are kept for the page; the rest are counted.
+      const events = collectEventLines();
+      const result = await runWithEvents(ctx, call, "dashboard", c.req.raw.signal, (event, data) => events.add({ event, data }));
+      return render({ run: { result, events: events.lines } }, 200);
     } catch (error) {
       if (!(error instanceof HubError)) throw error;
       const refusal = refusalOf(error, fields);
@@ -85,15 +85,14 @@ export const toolsPages = new Hono<AppEnv>()
     }
   });
 
-async function findTool(ctx: ServiceContext, name: string): Promise<ToolInfo | undefined> {
-  return (await catalogFor(ctx)).find((tool) => tool.name === name);
+/** No tool of that name among the person's: gone, or a connection's that needs attention. */
+function toolNotFound(c: Context<AppEnv>, signedIn: SignedIn, name: string) {
+  const message = `You have no tool named “${name.slice(0, 200)}”: it may belong to a connection that is gone or needs attention.`;
+  return renderNotFound(c, signedIn, message, { href: "/app/tools", label: "Back to tools" });
 }
 
-function statusOf(error: HubError): Status {
-  if (error.code === "not_found") return 404;
-  if (error.code === "tool_unavailable" || error.code === "conflict") return 409;
-  if (error.code === "rate_limited") return 429;
-  return 422;
+async function findTool(ctx: ServiceContext, name: string): Promise<ToolInfo | undefined> {
+  return (await catalogFor(ctx)).find((tool) => tool.name === name);
 }
 
 /** The service's refusal: each field error beside its field (`arguments.<name>…`), the rest in the message. */

@@ -1,8 +1,7 @@
 import type { childExecutions } from "../../workflows/executions";
 import { ErrorNote, Page } from "../layout";
-import { type ExecutionView, Fact, JsonBlock, StepTimeline, TIMELINE_STYLE, recordAnchor } from "./execution-timeline";
-import { EDITOR_STYLE } from "./workflow-editor";
-import { formatDuration, formatTime } from "./workflow-fields";
+import { Fact, JsonBlock, formatDuration, formatTime } from "../common";
+import { type ExecutionView, STEP_RECORDS_SHOWN, StepTimeline, TIMELINE_STYLE, recordAnchor } from "./execution-timeline";
 
 export type ChildRun = Awaited<ReturnType<typeof childExecutions>>[number];
 
@@ -27,7 +26,7 @@ export function ExecutionPage(props: ExecutionPageProps) {
   const failedAt = records.findIndex((r) => r.step_id === run.failed_step_id && r.status === "failed");
   const last = records.findLast((r) => r.status === "succeeded");
   return (
-    <Page title={`Execution ${run.id}`} email={props.email} csrf={csrf} style={EDITOR_STYLE + TIMELINE_STYLE}>
+    <Page title={`Execution ${run.id}`} email={props.email} csrf={csrf} style={TIMELINE_STYLE}>
       <h1>Execution {run.id}</h1>
       <p>
         Workflow <a href={`/app/workflows/${run.workflow_id}`}>{props.workflowName ?? `#${run.workflow_id}`}</a>, version {run.workflow_version}
@@ -44,11 +43,11 @@ export function ExecutionPage(props: ExecutionPageProps) {
           </p>
         ) : null}
         <dl class="facts">
-          <Fact term="Created" value={formatTime(run.created_at)} />
-          <Fact term="Started" value={formatTime(run.started_at)} />
-          <Fact term="Finished" value={formatTime(run.finished_at)} />
-          <Fact term="Duration" value={duration} />
-          {run.tokens_used ? <Fact term="Tokens" value={String(run.tokens_used)} /> : null}
+          <Fact term="Created">{formatTime(run.created_at)}</Fact>
+          <Fact term="Started">{formatTime(run.started_at)}</Fact>
+          <Fact term="Finished">{formatTime(run.finished_at)}</Fact>
+          <Fact term="Duration">{duration}</Fact>
+          {run.tokens_used ? <Fact term="Tokens">{String(run.tokens_used)}</Fact> : null}
         </dl>
         <RelatedRuns run={run} childRuns={props.childRuns} />
         <div class="actions">
@@ -79,7 +78,7 @@ export function ExecutionPage(props: ExecutionPageProps) {
             <h3>Error</h3>
             <p class="error">
               {run.error_message}
-              {failedAt >= 0 ? (
+              {failedAt >= 0 && failedAt < STEP_RECORDS_SHOWN ? (
                 <>
                   {" "}
                   <a href={`#${recordAnchor(failedAt)}`}>Go to the step that failed ({run.failed_step_id})</a>

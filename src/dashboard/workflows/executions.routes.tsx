@@ -9,10 +9,8 @@ import { retryExecution } from "../../workflows/retry";
 import { getOwnedWorkflow } from "../../workflows/service";
 import { ExecutionPage } from "./execution-page";
 import { type SignedIn, formGuard, page, renderError, signedInForm, signedInPage, str } from "../kit";
-import { type PageStatus, messageOf, renderNotFound, statusOf } from "./workflow-render";
-
-/** Execution ids are made by the hub (`exe_…`); anything else cannot be one. */
-const EXECUTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+import { isExecutionId, messageOf, statusOf } from "../common";
+import { type PageStatus, renderNotFound } from "./workflow-render";
 
 /**
  * `/app/executions/<id>`: one run with its step timeline; "Retry" (a failed or cancelled run,
@@ -29,7 +27,7 @@ export const executionsPages = new Hono<AppEnv>()
     if ("response" in posted) return posted.response;
     const { signedIn, form } = posted;
     const id = c.req.param("id") ?? "";
-    if (!EXECUTION_ID.test(id)) return renderNotFound(c, signedIn, "execution");
+    if (!isExecutionId(id)) return renderNotFound(c, signedIn, "execution");
     const step = str(form.step);
     try {
       if (step === "retry") {
@@ -52,13 +50,15 @@ async function renderExecution(c: Context<AppEnv>, signedIn: SignedIn, id: strin
   const { ctx } = signedIn;
   let row: Execution;
   try {
-    if (!EXECUTION_ID.test(id)) return renderNotFound(c, signedIn, "execution");
+    if (!isExecutionId(id)) return renderNotFound(c, signedIn, "execution");
     row = await getOwnedExecution(ctx, id);
   } catch (failure) {
     if (failure instanceof HubError && failure.code === "not_found") return renderNotFound(c, signedIn, "execution");
     throw failure;
   }
   const [execution, childRuns, workflowName] = await Promise.all([
+    // Every step record is read (the service has no limit for them); the page shows the first
+    // STEP_RECORDS_SHOWN of them and says how many more the API has.
     presentExecution(ctx.db, row, true),
     childExecutions(ctx.db, row.id),
     // The run is the person's, so its workflow is too; it may have been deleted meanwhile.

@@ -66,7 +66,7 @@ export function WorkflowFields(props: { prefix: string; draft: WorkflowDraft; wi
       ) : null}
       <label for={`${prefix}-steps`}>Steps (JSON)</label>
       <p id={`${prefix}-steps-hint`} class="hint">
-        An array of steps, each with a unique <code>id</code> and a <code>type</code>. The whole form may hold at most 16 KiB.
+        An array of steps, each with a unique <code>id</code> and a <code>type</code>. The whole form may hold at most 256 KiB.
       </p>
       <textarea id={`${prefix}-steps`} class="json" name="steps" rows={14} spellcheck={false} aria-describedby={`${prefix}-steps-hint`}>
         {draft.steps}
@@ -107,12 +107,7 @@ function StepTypesHelp() {
   );
 }
 
-/** Editor styles shared by the workflow pages. */
+/** Editor styles shared by the workflow pages (the common rules are the layout's). */
 export const EDITOR_STYLE = `
 textarea.json{max-width:100%;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:14px}
-.hint{margin:0 0 4px;color:#374151;font-size:.9rem}
-.actions{display:flex;flex-wrap:wrap;gap:8px;align-items:center}
-.actions form{margin:0}
-.pre-wrap{overflow-x:auto;max-width:100%}
-pre{margin:4px 0;background:#f3f4f6;padding:8px;border-radius:4px;font-size:14px;white-space:pre}
 `;

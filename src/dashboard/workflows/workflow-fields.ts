@@ -1,40 +1,21 @@
 import type { FieldError } from "../../core/errors";
+import { type ParsedJson, isPlainObject, parseJsonField, parseJsonObject } from "../common";
 
 /** What a workflow form may hold, before the service checks the steps themselves. */
 export const MAX_NAME = 200;
 export const MAX_DESCRIPTION = 5000;
 
-/** A JSON field of a form: its value, or the sentence saying why it cannot be read. */
-export type ParsedJson<T> = { ok: true; value: T } | { ok: false; message: string };
-
-/** The "Steps (JSON)" textarea: an array of step objects (empty means no steps yet). */
+/** The "Steps (JSON)" textarea: an array of step objects (empty means no steps yet), nested no deeper than the API allows. */
 export function parseStepsJson(text: string): ParsedJson<unknown[]> {
   if (!text.trim()) return { ok: true, value: [] };
-  const parsed = parseJson(text, "The steps");
+  const parsed = parseJsonField(text, "The steps", { plural: true });
   if (!parsed.ok) return parsed;
-  if (!Array.isArray(parsed.value)) return { ok: false, message: "The steps must be a JSON array of step objects, like [{…}, {…}]." };
+  if (!Array.isArray(parsed.value)) return { ok: false, reason: "shape", message: "The steps must be a JSON array of step objects, like [{…}, {…}]." };
   return { ok: true, value: parsed.value };
 }
 
-/** The "Input (JSON)" textarea of a run: a JSON object (empty means `{}`). */
-export function parseInputJson(text: string): ParsedJson<Record<string, unknown>> {
-  if (!text.trim()) return { ok: true, value: {} };
-  const parsed = parseJson(text, "The input");
-  if (!parsed.ok) return parsed;
-  const value = parsed.value;
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    return { ok: false, message: 'The input must be a JSON object, like {"email": "ada@example.com"}.' };
-  return { ok: true, value: value as Record<string, unknown> };
-}
-
-function parseJson(text: string, what: string): ParsedJson<unknown> {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    // The parser's own words name the position of the mistake, which is what the person needs.
-    return { ok: false, message: `${what} are not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
-  }
-}
+/** The "Input (JSON)" textarea of a run: a JSON object (empty means `{}`), as `input_data` of the API. */
+export const parseInputJson = (text: string) => parseJsonObject(text, "The input", '{"email": "ada@example.com"}');
 
 /** A step's place in the list: top-level index, then branch or loop body and index, as deep as it goes. */
 export type StepPath = (string | number)[];
@@ -49,9 +30,8 @@ export const describePath = (path: StepPath) => `steps${path.map((part) => (type
 const NESTED: Record<string, string[]> = { condition: ["then", "else"], for_each: ["steps"] };
 
 export const nestedKeys = (step: unknown): string[] => NESTED[typeOf(step) ?? ""] ?? [];
-export const idOf = (step: unknown) => (isObject(step) && typeof step.id === "string" ? step.id : undefined);
-export const typeOf = (step: unknown) => (isObject(step) && typeof step.type === "string" ? step.type : undefined);
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+export const idOf = (step: unknown) => (isPlainObject(step) && typeof step.id === "string" ? step.id : undefined);
+export const typeOf = (step: unknown) => (isPlainObject(step) && typeof step.type === "string" ? step.type : undefined);
 
 /** The problems of one step (or of the list as a whole, with no path). */
 export interface StepErrorGroup {
@@ -98,7 +78,7 @@ function owningStep(steps: unknown[], tokens: (string | number)[]): { path?: Ste
   for (;;) {
     const key = tokens[at];
     const index = tokens[at + 1];
-    const inner = isObject(step) && typeof key === "string" && nestedKeys(step).includes(key) ? step[key] : undefined;
+    const inner = isPlainObject(step) && typeof key === "string" && nestedKeys(step).includes(key) ? step[key] : undefined;
     if (!Array.isArray(inner) || typeof index !== "number" || index >= inner.length) break;
     path.push(key as string, index);
     step = inner[index];
@@ -112,19 +92,4 @@ function stepLabel(step: unknown, path: StepPath): string {
   const type = typeOf(step);
   const kind = type ? ` (${type})` : "";
   return id ? `Step "${id}"${kind}` : `The step at ${describePath(path)}${kind}`;
-}
-
-/** `2025-05-01 09:30:12 UTC`: times are stored and shown in UTC, to the second. */
-export function formatTime(value: Date | string | null | undefined): string {
-  if (!value) return "—";
-  const iso = typeof value === "string" ? value : value.toISOString();
-  return `${iso.slice(0, 19).replace("T", " ")} UTC`;
-}
-
-/** `350 ms`, `4.2 s`, `3 min 5 s`: a duration at a glance. */
-export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return "—";
-  if (ms < 1000) return `${ms} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }

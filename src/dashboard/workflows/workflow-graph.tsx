@@ -1,4 +1,5 @@
-import { idOf, isObject, nestedKeys, type StepPath, stepAnchor, typeOf } from "./workflow-fields";
+import { isPlainObject } from "../common";
+import { idOf, nestedKeys, type StepPath, stepAnchor, typeOf } from "./workflow-fields";
 
 /**
  * The steps drawn as a flow without script: nested ordered lists of boxes joined by CSS arrows,
@@ -14,7 +15,6 @@ export const GRAPH_STYLE = `
 .flow>li:target,.flow>li:focus{outline:3px solid #f59e0b;outline-offset:2px}
 .flow p{margin:4px 0}
 .step-head{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:baseline}
-.step-type{font-size:.875rem;background:#e5e7eb;color:#111827;border-radius:999px;padding:0 8px}
 .flow>li.type-condition{border-left:8px solid #6d28d9}.flow>li.type-for_each{border-left:8px solid #047857}
 .flow>li.type-tool{border-left:8px solid #1d4ed8}.flow>li.type-wait_for_event,.flow>li.type-delay{border-left:8px solid #b45309}
 .branches{display:flex;flex-wrap:wrap;gap:12px;margin-top:8px}
@@ -54,7 +54,7 @@ function StepBox(props: { step: unknown; path: StepPath; problems: Map<string, s
   const type = typeOf(step) ?? "unknown type";
   const errors = props.problems.get(anchor);
   const classes = [KNOWN_TYPES.has(type) ? `type-${type}` : "", errors ? "has-error" : ""].filter(Boolean).join(" ");
-  const name = isObject(step) && typeof step.name === "string" ? step.name : undefined;
+  const name = isPlainObject(step) && typeof step.name === "string" ? step.name : undefined;
   return (
     <li id={anchor} class={classes || undefined} tabindex={-1}>
       <p class="step-head">
@@ -100,7 +100,7 @@ function NestedSteps(props: { step: Record<string, unknown>; id: string; path: S
 
 /** One line saying what the step does, with the names that matter (the tool, the event…). */
 function StepSummary(props: { step: unknown }) {
-  const step = isObject(props.step) ? props.step : {};
+  const step = isPlainObject(props.step) ? props.step : {};
   const text = (value: unknown) => clip(typeof value === "string" ? value : (JSON.stringify(value) ?? ""));
   switch (step.type) {
     case "tool":
@@ -118,7 +118,7 @@ function StepSummary(props: { step: unknown }) {
         </p>
       );
     case "set":
-      return <p>Sets {isObject(step.values) ? Object.keys(step.values).join(", ") || "nothing" : "?"}</p>;
+      return <p>Sets {isPlainObject(step.values) ? Object.keys(step.values).join(", ") || "nothing" : "?"}</p>;
     case "delay":
       return <p>Waits {text(step.seconds)} s</p>;
     case "wait_for_event":
@@ -157,7 +157,7 @@ function StepSummary(props: { step: unknown }) {
 
 /** `score greater_than 10 and not (plan equals "free")`: a condition as people read it. */
 export function conditionText(condition: unknown, nested = false): string {
-  if (!isObject(condition)) return "?";
+  if (!isPlainObject(condition)) return "?";
   const group = (parts: unknown, joiner: string) => {
     const joined = (Array.isArray(parts) ? parts : []).map((part) => conditionText(part, true)).join(` ${joiner} `);
     return nested ? `(${joined})` : joined;

@@ -1,6 +1,7 @@
 import { ErrorNote, Page } from "../layout";
 import { EDITOR_STYLE, WorkflowErrors, WorkflowFields, type WorkflowDraft } from "./workflow-editor";
-import { type StepErrorGroup, formatDuration, formatTime, stepAnchor } from "./workflow-fields";
+import { formatDuration, formatTime } from "../common";
+import { type StepErrorGroup, stepAnchor } from "./workflow-fields";
 import { GRAPH_STYLE, StepGraph } from "./workflow-graph";
 import { statusText } from "./workflows-list";
 
@@ -133,6 +134,7 @@ function RecentExecutions(props: { executions: ExecutionRow[] }) {
       ) : (
         <div class="table-wrap">
           <table>
+            <caption class="visually-hidden">Recent executions, newest first</caption>
             <thead>
               <tr>
                 <th scope="col">Execution</th>
@@ -149,7 +151,9 @@ function RecentExecutions(props: { executions: ExecutionRow[] }) {
                       <code>{run.id}</code>
                     </a>
                   </td>
-                  <td data-label="Status">{run.status}</td>
+                  <td data-label="Status">
+                    <span class={`badge ${run.status}`}>{run.status}</span>
+                  </td>
                   <td data-label="Started">{formatTime(run.startedAt ?? run.createdAt)}</td>
                   <td data-label="Duration">{run.startedAt && run.finishedAt ? formatDuration(run.finishedAt.getTime() - run.startedAt.getTime()) : "—"}</td>
                 </tr>

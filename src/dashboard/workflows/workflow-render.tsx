@@ -6,32 +6,16 @@ import type { AppEnv } from "../../http/app-env";
 import { listWorkflowExecutions } from "../../workflows/executions";
 import { getOwnedWorkflow, listWorkflows, presentWorkflow } from "../../workflows/service";
 import { type SignedIn, page } from "../kit";
-import { Page } from "../layout";
+import { type RefusalStatus, renderNotFound as notFound } from "../common";
 import type { WorkflowDraft } from "./workflow-editor";
 import { WorkflowPage, type WorkflowPageProps } from "./workflow-page";
 import { WorkflowsListPage } from "./workflows-list";
 
-export type PageStatus = 200 | 404 | 409 | 422 | 429;
+export type PageStatus = 200 | RefusalStatus;
 
-const WORKFLOWS_SHOWN = 100;
+/** The list shows the newest workflows; one more is read to know whether there are more. */
+export const WORKFLOWS_SHOWN = 100;
 const EXECUTIONS_SHOWN = 20;
-
-/** The status a service's refusal is shown with, as the REST API would answer it. */
-export function statusOf(error: HubError): PageStatus {
-  if (error.code === "not_found") return 404;
-  if (error.code === "conflict" || error.code === "quota_exceeded" || error.code === "tool_unavailable") return 409;
-  if (error.code === "rate_limited") return 429;
-  return 422;
-}
-
-/** A service's refusal in one sentence, with the field problems it names. */
-export function messageOf(error: HubError): string {
-  const detail = error.errors?.map((e) => e.message).join(" ") ?? "";
-  return `${error.message} ${detail}`.trim();
-}
-
-/** `/app/123` from a path: a positive integer id, or undefined (a not-found page then). */
-export const workflowIdOf = (text: string | undefined) => (text && /^[1-9]\d{0,14}$/.test(text) ? Number(text) : undefined);
 
 /** A workflow's saved fields as the edit form shows them. */
 export function draftOf(workflow: Workflow): WorkflowDraft {
@@ -49,10 +33,21 @@ export async function renderWorkflowsList(
   extra: { draft?: WorkflowDraft; error?: string; stepErrors?: WorkflowPageProps["stepErrors"] } = {},
   status: PageStatus = 200,
 ) {
-  const workflows = await listWorkflows(signedIn.ctx, WORKFLOWS_SHOWN);
-  const rows = workflows.map((w) => ({ id: w.id, name: w.name, status: w.status, steps: w.steps.length, updatedAt: w.updatedAt }));
+  const workflows = await listWorkflows(signedIn.ctx, WORKFLOWS_SHOWN + 1);
+  const rows = workflows.slice(0, WORKFLOWS_SHOWN).map((w) => ({ id: w.id, name: w.name, status: w.status, steps: w.steps.length, updatedAt: w.updatedAt }));
   const csrf = await csrfToken(c, signedIn.ctx.user.id);
-  return page(c, <WorkflowsListPage email={signedIn.email} csrf={csrf} workflows={rows} draft={extra.draft ?? EMPTY_DRAFT} {...extra} />, status);
+  return page(
+    c,
+    <WorkflowsListPage
+      {...extra}
+      email={signedIn.email}
+      csrf={csrf}
+      workflows={rows}
+      more={workflows.length > WORKFLOWS_SHOWN}
+      draft={extra.draft ?? EMPTY_DRAFT}
+    />,
+    status,
+  );
 }
 
 type WorkflowExtras = Partial<
@@ -82,18 +77,13 @@ export async function renderWorkflow(c: Context<AppEnv>, signedIn: SignedIn, id:
   return page(c, <WorkflowPage {...props} />, status);
 }
 
-/** Someone else's (or no) workflow or execution: the same answer, so nothing is learnt about it. */
-export async function renderNotFound(c: Context<AppEnv>, signedIn: SignedIn, what: "workflow" | "execution" | "conversation") {
-  const csrf = await csrfToken(c, signedIn.ctx.user.id);
-  return page(
-    c,
-    <Page title="Not found" email={signedIn.email} csrf={csrf}>
-      <h1>Not found</h1>
-      <p role="alert">This {what} does not exist, or it is not yours.</p>
-      <p>
-        <a href="/app/workflows">Back to workflows</a>
-      </p>
-    </Page>,
-    404,
-  );
+const NOT_FOUND = {
+  workflow: "This workflow does not exist, or it is not yours.",
+  execution: "This execution does not exist, or it is not yours.",
+  conversation: "This conversation does not exist, or it is not yours.",
+};
+
+/** Someone else's (or no) workflow, execution or conversation: the same answer, so nothing is learnt about it. */
+export function renderNotFound(c: Context<AppEnv>, signedIn: SignedIn, what: keyof typeof NOT_FOUND) {
+  return notFound(c, signedIn, NOT_FOUND[what], { href: "/app/workflows", label: "Back to workflows" });
 }

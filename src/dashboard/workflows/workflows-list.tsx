@@ -1,6 +1,7 @@
 import { Page } from "../layout";
 import { EDITOR_STYLE, WorkflowErrors, WorkflowFields, type WorkflowDraft } from "./workflow-editor";
-import { type StepErrorGroup, formatTime } from "./workflow-fields";
+import { formatTime } from "../common";
+import type { StepErrorGroup } from "./workflow-fields";
 
 export interface WorkflowRow {
   id: number;
@@ -18,6 +19,8 @@ export function WorkflowsListPage(props: {
   email: string;
   csrf: string;
   workflows: WorkflowRow[];
+  /** More workflows than the list shows exist (the API pages through them all). */
+  more?: boolean;
   draft: WorkflowDraft;
   error?: string;
   stepErrors?: StepErrorGroup[];
@@ -30,32 +33,39 @@ export function WorkflowsListPage(props: {
         {props.workflows.length === 0 ? (
           <p>No workflow yet: create one below, or turn a chat's tool calls into one from its conversation.</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Steps</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.workflows.map((workflow) => (
+          <>
+            {props.more ? (
+              <p>
+                Showing the newest {props.workflows.length} of {props.workflows.length}+ workflows; <code>GET /v1/workflows</code> pages through them all.
+              </p>
+            ) : null}
+            <div class="table-wrap">
+              <table>
+                <thead>
                   <tr>
-                    <td data-label="Name">
-                      <a href={`/app/workflows/${workflow.id}`} aria-label={`Open ${workflow.name}`}>
-                        {workflow.name}
-                      </a>
-                    </td>
-                    <td data-label="Status">{statusText(workflow.status)}</td>
-                    <td data-label="Steps">{workflow.steps}</td>
-                    <td data-label="Updated">{formatTime(workflow.updatedAt)}</td>
+                    <th scope="col">Name</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Steps</th>
+                    <th scope="col">Updated</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {props.workflows.map((workflow) => (
+                    <tr>
+                      <td data-label="Name">
+                        <a href={`/app/workflows/${workflow.id}`} aria-label={`Open ${workflow.name}`}>
+                          {workflow.name}
+                        </a>
+                      </td>
+                      <td data-label="Status">{statusText(workflow.status)}</td>
+                      <td data-label="Steps">{workflow.steps}</td>
+                      <td data-label="Updated">{formatTime(workflow.updatedAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
         )}
       </section>
       <section class="card" aria-labelledby="new-workflow">

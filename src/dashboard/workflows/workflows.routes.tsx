@@ -7,10 +7,11 @@ import { getOwnedExecution, runWorkflow } from "../../workflows/executions";
 import { createWorkflowFromConversation } from "../../workflows/extractor";
 import { createWorkflow, deleteWorkflow, getOwnedWorkflow, updateWorkflow } from "../../workflows/service";
 import { executionsPages } from "./executions.routes";
-import { type SignedIn, formGuard, renderError, signedInForm, signedInPage, str } from "../kit";
+import { type SignedIn, largeFormGuard, renderError, signedInForm, signedInPage, str } from "../kit";
+import { messageOf, positiveIdOf, statusOf } from "../common";
 import type { WorkflowDraft } from "./workflow-editor";
 import { MAX_DESCRIPTION, MAX_NAME, groupStepErrors, parseInputJson, parseStepsJson } from "./workflow-fields";
-import { messageOf, renderNotFound, renderWorkflow, renderWorkflowsList, statusOf, workflowIdOf } from "./workflow-render";
+import { renderNotFound, renderWorkflow, renderWorkflowsList } from "./workflow-render";
 
 /** How long "Run workflow" waits for the run to end before showing it anyway (like `Prefer: wait=10`). */
 const RUN_WAIT_MS = 10_000;
@@ -27,7 +28,7 @@ export const workflowsPages = new Hono<AppEnv>()
     if (!signedIn) return c.redirect("/", 303);
     return renderWorkflowsList(c, signedIn);
   })
-  .post("/app/workflows", formGuard, async (c) => {
+  .post("/app/workflows", largeFormGuard, async (c) => {
     const posted = await signedInForm(c);
     if ("response" in posted) return posted.response;
     const { signedIn, form } = posted;
@@ -39,15 +40,15 @@ export const workflowsPages = new Hono<AppEnv>()
   .get("/app/workflows/:id", async (c) => {
     const signedIn = await signedInPage(c);
     if (!signedIn) return c.redirect("/", 303);
-    const id = workflowIdOf(c.req.param("id"));
+    const id = positiveIdOf(c.req.param("id"));
     if (!id) return renderNotFound(c, signedIn, "workflow");
     return renderWorkflow(c, signedIn, id, { saved: c.req.query("saved") === "1" });
   })
-  .post("/app/workflows/:id", formGuard, async (c) => {
+  .post("/app/workflows/:id", largeFormGuard, async (c) => {
     const posted = await signedInForm(c);
     if ("response" in posted) return posted.response;
     const { signedIn, form } = posted;
-    const id = workflowIdOf(c.req.param("id"));
+    const id = positiveIdOf(c.req.param("id"));
     if (!id) return renderNotFound(c, signedIn, "workflow");
     const step = str(form.step);
     try {
@@ -96,7 +97,7 @@ async function create(c: Context<AppEnv>, signedIn: SignedIn, draft: WorkflowDra
 
 /** The chat page's "save as workflow": the conversation's successful tool calls become the steps. */
 async function fromConversation(c: Context<AppEnv>, signedIn: SignedIn, conversationText: string | undefined, nameText: string | undefined) {
-  const conversationId = workflowIdOf(conversationText);
+  const conversationId = positiveIdOf(conversationText);
   if (!conversationId) return renderNotFound(c, signedIn, "conversation");
   const name = (nameText ?? "").trim().slice(0, MAX_NAME) || `From conversation ${conversationId}`;
   try {
