@@ -10,7 +10,7 @@ import { listProviders } from "../../llm/providers";
 import { conversationHref } from "./conversations-kit";
 import { ConversationsListPage } from "./conversations-list";
 import { ConversationPage, type ConversationPageProps } from "./conversations-page";
-import { type SignedIn, formGuard, largeFormGuard, page, renderError, signedInContext, signedInForm, signedInPage, str } from "../kit";
+import { type SignedIn, formGuard, largeFormGuard, overUserLimit, page, renderError, signedInContext, signedInForm, signedInPage, str } from "../kit";
 // Conversation ids are positive whole numbers; anything else names no conversation.
 import { type RefusalStatus, positiveIdOf as idOf, messageOf, renderNotFound, statusOf } from "../common";
 
@@ -89,16 +89,53 @@ export const conversationsPages = new Hono<AppEnv>()
     // Read by the page's EventSource: plain answers, no pages.
     const signedIn = await signedInContext(c);
     if (!signedIn) return c.text("Sign in first.", 401);
+    const limited = await overUserLimit(c, signedIn);
+    if (limited) return limited;
     const id = idOf(c.req.param("id"));
     if (!id) return c.text("No such conversation.", 404);
     try {
-      const body = await conversationEvents(signedIn.ctx, id);
+      const body = closedAfter(await conversationEvents(signedIn.ctx, id), LIVE_EVENTS_MS);
       return new Response(body, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no" } });
     } catch (error) {
       if (error instanceof HubError && error.code === "not_found") return c.text("No such conversation.", 404);
       throw error;
     }
   });
+
+/**
+ * A live-events stream lasts at most this long: the session is checked only when it opens, so a
+ * stream must not outlive a sign-out for long. EventSource reconnects by itself (checked again).
+ */
+const LIVE_EVENTS_MS = 5 * 60_000;
+
+function closedAfter(source: ReadableStream<Uint8Array>, ms: number): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+  const finish = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(timer ?? null);
+    controller.close();
+    reader.cancel().catch(() => undefined);
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      timer = setTimeout(() => finish(controller), ms);
+    },
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (closed) return;
+      if (done) finish(controller);
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      closed = true;
+      clearTimeout(timer ?? null);
+      return reader.cancel(reason);
+    },
+  });
+}
 
 function notFoundPage(c: Context<AppEnv>, signedIn: SignedIn) {
   return renderNotFound(c, signedIn, "This conversation does not exist, or it is not yours.", { href: "/app/conversations", label: "Back to conversations" });
