@@ -29,17 +29,19 @@ export class AutomationAgent extends Agent<any> {
 
   /** Replaces the agent's schedule (null removes it); returns when it fires next. */
   async applySchedule(agentId: string, config: ScheduleConfig | null): Promise<{ next_run_at: string | null }> {
+    // Cron runs as one alarm at a time, set for the next due instant in the schedule's time zone
+    // (the SDK's own cron knows only UTC) and armed again after each fire. That instant is found
+    // before anything is cancelled: an expression that never fires throws here and leaves the
+    // current schedule as it was.
+    const cronDue = config?.type === "cron" ? nextCronInstant(config.cron_expression, config.timezone, new Date()) : undefined;
     for (const existing of this.getSchedules()) await this.cancelSchedule(existing.id);
     if (!config) return { next_run_at: null };
     if (config.type === "interval") {
       const schedule = await this.scheduleEvery(config.interval_seconds, "fire", { agentId } satisfies FirePayload);
       return { next_run_at: "time" in schedule ? new Date(schedule.time * 1000).toISOString() : null };
     }
-    // Cron runs as one alarm at a time, set for the next due instant in the schedule's time zone
-    // (the SDK's own cron knows only UTC) and armed again after each fire.
-    const due = nextCronInstant(config.cron_expression, config.timezone, new Date());
-    await this.armCron(agentId, due);
-    return { next_run_at: due.toISOString() };
+    await this.armCron(agentId, cronDue!);
+    return { next_run_at: cronDue!.toISOString() };
   }
 
   private async armCron(agentId: string, due: Date) {

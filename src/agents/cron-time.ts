@@ -45,3 +45,19 @@ export function nextCronInstant(expression: string, timeZone: string, after: Dat
   }
   throw new Error("No next run time found for this schedule.");
 }
+
+/** What the API and the dashboard say about an expression no date matches. */
+export const NEVER_FIRES_MESSAGE = "This cron expression never fires: no date matches it (such as 31 February). Check the day of month and month.";
+
+/**
+ * The first instant the expression fires after `after`, or undefined when it never does: an
+ * expression can parse yet match no date at all ("0 0 31 2 *", 31 February), and the cron
+ * library then throws. Checked before a schedule is accepted, so a stored schedule always fires.
+ */
+export function firstCronInstant(expression: string, timeZone: string, after = new Date()): Date | undefined {
+  try {
+    return nextCronInstant(expression, timeZone, after);
+  } catch {
+    return undefined;
+  }
+}

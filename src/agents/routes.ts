@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
 import { parseCronExpression } from "cron-schedule";
-import { isTimeZone } from "./cron-time";
+import { NEVER_FIRES_MESSAGE, firstCronInstant, isTimeZone } from "./cron-time";
 import { preferredWait } from "../http/prefer";
 import { REPLAYED_HEADER, readIdempotencyKey } from "../http/idempotency";
 import { presentExecution } from "../workflows/executions";
@@ -49,19 +49,28 @@ export const AgentSchema = z
 
 const ScheduleConfigSchema = z
   .discriminatedUnion("type", [
-    z.object({
-      type: z.literal("cron"),
-      cron_expression: z
-        .string()
-        .max(100)
-        .refine((expr) => expr.trim().split(/\s+/).length === 5 && isCron(expr), { message: 'Use a standard 5-field cron expression, e.g. "0 9 * * 1".' }),
-      timezone: z
-        .string()
-        .max(64)
-        .default("UTC")
-        .refine(isTimeZone, { message: "Use an IANA time zone such as Europe/Berlin." })
-        .openapi({ description: "IANA time zone the expression is read in (default UTC)." }),
-    }),
+    z
+      .object({
+        type: z.literal("cron"),
+        cron_expression: z
+          .string()
+          .max(100)
+          .refine((expr) => expr.trim().split(/\s+/).length === 5 && isCron(expr), { message: 'Use a standard 5-field cron expression, e.g. "0 9 * * 1".' }),
+        timezone: z
+          .string()
+          .max(64)
+          .default("UTC")
+          .refine(isTimeZone, { message: "Use an IANA time zone such as Europe/Berlin." })
+          .openapi({ description: "IANA time zone the expression is read in (default UTC)." }),
+      })
+      // An expression can parse and still match no date ("0 0 31 2 *"): refused here, before any
+      // schedule is touched, so the agent keeps the one it has.
+      .superRefine((config, ctx) => {
+        const expression = config.cron_expression.trim();
+        if (isCron(expression) && isTimeZone(config.timezone) && !firstCronInstant(expression, config.timezone)) {
+          ctx.addIssue({ code: "custom", path: ["cron_expression"], message: NEVER_FIRES_MESSAGE });
+        }
+      }),
     z.object({
       type: z.literal("interval"),
       interval_seconds: z
@@ -172,7 +181,7 @@ const schedule = authedRoute(["data:write", "workflow:execute"], {
   tags: ["Agents"],
   summary: "Schedule an agent",
   description:
-    'Replaces the agent\'s schedule: `{type: "cron", cron_expression, timezone?}` (standard 5 fields, read in the IANA time zone, default UTC) or `{type: "interval", interval_seconds}`. Scheduling is idempotent: the agent\'s Durable Object keeps exactly one schedule, whatever restarts or repeated calls happen.',
+    'Replaces the agent\'s schedule: `{type: "cron", cron_expression, timezone?}` (standard 5 fields, read in the IANA time zone, default UTC; an expression no date matches, such as `0 0 31 2 *`, is refused with 422 and the current schedule stays) or `{type: "interval", interval_seconds}`. Scheduling is idempotent: the agent\'s Durable Object keeps exactly one schedule, whatever restarts or repeated calls happen.',
   request: {
     body: { required: true, content: { "application/json": { schema: z.object({ agent_id: z.string().uuid(), schedule_config: ScheduleConfigSchema }) } } },
   },

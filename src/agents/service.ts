@@ -7,6 +7,7 @@ import { HubError, notFound, validationFailed } from "../core/errors";
 import { type RunOptions, startAndRun } from "../workflows/executions";
 import type { ScheduleConfig } from "./automation-agent";
 import { applySchedule } from "./schedules";
+import { NEVER_FIRES_MESSAGE, firstCronInstant } from "./cron-time";
 import { credentialRevocation } from "../auth/credential-status";
 import { randomToken } from "../lib/crypto";
 import { getOwnedWorkflow } from "../workflows/service";
@@ -98,13 +99,17 @@ export async function setAgentStatus(ctx: ServiceContext, id: string, status: Ag
 /**
  * Gives the agent a schedule (null: none). The agent's Durable Object keeps exactly one schedule;
  * the row mirrors it for listing and for the cron backstop. Intervals below MIN_INTERVAL_SECONDS
- * are refused.
+ * and cron expressions that never fire are refused.
  */
 export async function scheduleAgent(ctx: ServiceContext, id: string, config: ScheduleConfig | null): Promise<Agent> {
   const agent = await getOwnedAgent(ctx, id);
   const floor = ctx.config.quotas.minIntervalSeconds;
   if (config?.type === "interval" && config.interval_seconds < floor) {
     throw validationFailed([{ location: "body", field: "schedule_config.interval_seconds", message: `Must be at least ${floor} seconds on this deployment.` }]);
+  }
+  // Checked before the agent's object is asked, which would otherwise fail after dropping the old schedule.
+  if (config?.type === "cron" && !firstCronInstant(config.cron_expression, config.timezone)) {
+    throw validationFailed([{ location: "body", field: "schedule_config.cron_expression", message: NEVER_FIRES_MESSAGE }]);
   }
   const nextRunAt = await applySchedule(ctx.bindings, agent.id, config);
   return setSchedule(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextCronInstant } from "../../src/agents/cron-time";
+import { firstCronInstant, nextCronInstant } from "../../src/agents/cron-time";
 import { nextDueAfter } from "../../src/agents/firing";
 
 describe("cron due times", () => {
@@ -18,5 +18,15 @@ describe("cron due times", () => {
     const last = new Date("2026-11-22T10:00:00Z");
     expect(nextDueAfter({ type: "interval", interval_seconds: 60 }, last, new Date("2026-11-22T10:05:30Z"))!.toISOString()).toBe("2026-11-22T10:06:00.000Z");
     expect(nextDueAfter({ type: "interval", interval_seconds: 60 }, last, new Date("2026-11-22T10:00:00Z"))!.toISOString()).toBe("2026-11-22T10:01:00.000Z");
+  });
+});
+
+describe("cron expressions that never fire", () => {
+  it("have no first instant, where a rare one (29 February) still has one", () => {
+    const after = new Date("2026-01-01T00:00:00Z");
+    expect(firstCronInstant("0 0 31 2 *", "UTC", after)).toBeUndefined();
+    expect(firstCronInstant("0 0 30 2 *", "Europe/Berlin", after)).toBeUndefined();
+    expect(firstCronInstant("0 0 31 4 *", "UTC", after)).toBeUndefined();
+    expect(firstCronInstant("0 0 29 2 *", "UTC", after)?.toISOString()).toBe("2028-02-29T00:00:00.000Z");
   });
 });

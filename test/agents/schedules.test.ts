@@ -85,6 +85,43 @@ describe("agent schedules", () => {
   });
 });
 
+describe("a cron expression that never fires", () => {
+  it("is refused with 422 on its field, and the agent keeps its current schedule", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
+    const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
+    const agentId = agent.agent_id as string;
+    const schedule = (schedule_config: unknown) => call("/v1/agents/schedule", { token: key, json: { agent_id: agentId, schedule_config } });
+    const before = await json(await schedule({ type: "interval", interval_seconds: 3600 }));
+    expect(before.monitoring.next_run_at).not.toBeNull();
+
+    // 31 February parses as cron but matches no date, in UTC or in a time zone.
+    for (const timezone of ["UTC", "Europe/Berlin"]) {
+      const refused = await expectProblem(await schedule({ type: "cron", cron_expression: "0 0 31 2 *", timezone }), 422, "validation_failed");
+      expect(refused.errors).toEqual([expect.objectContaining({ field: "schedule_config.cron_expression", message: expect.stringContaining("never fires") })]);
+    }
+    const after = await json(await call(`/v1/agents/${agentId}`, { token: key }));
+    expect(after).toMatchObject({ trigger_type: "schedule", schedule: { type: "interval", interval_seconds: 3600 } });
+    expect(after.monitoring.next_run_at).toBe(before.monitoring.next_run_at);
+    expect(await schedulesIn(agentId)).toBe(1);
+
+    // The agent's object itself finds the next run before cancelling anything: asked directly, it
+    // fails and the interval is still armed.
+    const stub = await agentObject(env, agentId);
+    const outcome = await runInDurableObject(stub as any, async (instance: AutomationAgent) => {
+      try {
+        await instance.applySchedule(agentId, { type: "cron", cron_expression: "0 0 31 2 *", timezone: "UTC" });
+        return "applied";
+      } catch (error) {
+        return String(error);
+      }
+    });
+    expect(outcome).toContain("No valid next date");
+    expect(await schedulesIn(agentId)).toBe(1);
+    await call(`/v1/agents/${agentId}/schedule`, { method: "DELETE", token: key });
+  });
+});
+
 describe("scheduled runs happen once per due time", () => {
   async function hourlyAgent(key: string) {
     const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { nextCronInstant } from "../../src/agents/cron-time";
 import { call, json } from "../helpers/api";
@@ -159,10 +160,16 @@ describe("the dashboard's agents pages", () => {
     expect((await agentAction(browser, agentId, "pause")).status).toBe(303);
     expect(await (await browser.request(`/app/agents/${agentId}`)).text()).toContain("Status: paused");
     expect((await json(await call(`/v1/agents/${agentId}`, { token: key }))).status).toBe("paused");
-    // Paused, it cannot be run by hand: the page says why.
-    const refused = await agentAction(browser, agentId, "run");
+    // Paused, it cannot be run by hand: the button is disabled and says why; a run posted anyway
+    // (from a page loaded before the pause) is refused with the input given back as typed.
+    const pausedPage = await (await browser.request(`/app/agents/${agentId}`)).text();
+    expect(pausedPage).toMatch(/<button type="submit" name="step" value="run" disabled="" aria-describedby="run-paused">Run now<\/button>/);
+    expect(pausedPage).toContain('<p id="run-paused" class="hint">Resume the agent to run it by hand.</p>');
+    const refused = await agentAction(browser, agentId, "run", { input: '{"n": 1}' });
     expect(refused.status).toBe(409);
-    expect(await refused.text()).toContain("The agent is paused.");
+    const refusedHtml = await refused.text();
+    expect(refusedHtml).toContain("The agent is paused.");
+    expect(refusedHtml).toMatch(/<textarea id="run-input"[^>]*>\{&quot;n&quot;: 1\}<\/textarea>/);
     expect((await agentAction(browser, agentId, "resume")).status).toBe(303);
     expect((await json(await call(`/v1/agents/${agentId}`, { token: key }))).status).toBe("active");
 
@@ -180,7 +187,12 @@ describe("the dashboard's agents pages", () => {
     expect((await agentAction(browser, agentId, "schedule", { schedule_type: "none" })).status).toBe(303);
     expect((await json(await call(`/v1/agents/${agentId}`, { token: key }))).schedule).toBeNull();
 
-    expect((await agentAction(browser, agentId, "run", { input: "[1, 2]" })).status).toBe(422);
+    const notObject = await agentAction(browser, agentId, "run", { input: "[1, 2]" });
+    expect(notObject.status).toBe(422);
+    const notObjectHtml = await notObject.text();
+    expect(notObjectHtml).toContain("The run input must be a JSON object");
+    expect(notObjectHtml).toMatch(/<textarea id="run-input"[^>]*>\[1, 2\]<\/textarea>/);
+    expect(notObjectHtml).toMatch(/<button type="submit" name="step" value="run">Run now<\/button>/);
     const ran = await agentAction(browser, agentId, "run", { input: '{"email": "ada@example.com"}' });
     expect(ran.status).toBe(303);
     const executionId = new URL(ran.headers.get("Location")!, "http://hub.test").searchParams.get("started")!;
@@ -230,5 +242,89 @@ describe("the dashboard's agents pages", () => {
     expect(agents.map((a: any) => [a.agent_id, a.status])).toEqual([[agentId, "active"]]);
     // Signed out, the pages send the person to sign in.
     expect((await call("/app/agents")).status).toBe(303);
+  });
+
+  it("refuses a cron expression that never fires (31 February) in the preview, at deploy and on update, keeping what was typed", async () => {
+    const { browser, key, workflowId } = await personWithWorkflow();
+    const never = { schedule_type: "cron", cron_expression: "0 0 31 2 *", timezone: "Europe/Paris" };
+    const expectRefused = async (response: Response) => {
+      expect(response.status).toBe(422);
+      const html = await response.text();
+      expect(html).toMatch(/<p id="schedule-error" class="error" role="alert">This cron expression never fires/);
+      expect(html).toContain('value="0 0 31 2 *"');
+      expect(html).toContain('value="Europe/Paris"');
+      expect(html).toMatch(/id="cron_expression"[^>]*aria-invalid="true"/);
+      return html;
+    };
+    const preview = await browser.request("/app/agents/new", {
+      form: { step: "preview", ...deployForm(workflowId, never), csrf_token: await browser.csrf("/app/agents/new") },
+    });
+    expect(await expectRefused(preview)).toContain('value="Nightly sync"');
+    expect(await expectRefused(await deploy(browser, deployForm(workflowId, never)))).toContain('value="Nightly sync"');
+    expect(await json(await call("/v1/agents", { token: key }))).toEqual([]);
+
+    // On the agent's page, the schedule it has stays in place, still due.
+    const { agentId } = await deployed(browser, deployForm(workflowId, { schedule_type: "interval", interval_seconds: "3600" }));
+    const before = await json(await call(`/v1/agents/${agentId}`, { token: key }));
+    await expectRefused(await agentAction(browser, agentId, "schedule", never));
+    await expectRefused(await agentAction(browser, agentId, "preview", never));
+    const after = await json(await call(`/v1/agents/${agentId}`, { token: key }));
+    expect(after.schedule).toEqual({ type: "interval", interval_seconds: 3600 });
+    expect(after.monitoring.next_run_at).toBe(before.monitoring.next_run_at);
+    expect(after.monitoring.next_run_at).not.toBeNull();
+  });
+
+  it("selects the workflow asked for even beyond the first 200 offered, and says so when it is not the person's", async () => {
+    const { browser, workflowId } = await personWithWorkflow("Oldest flow");
+    // 200 newer workflows push the first one out of the list the form offers.
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+       INSERT INTO workflows (user_id, name, steps) SELECT w.user_id, 'Filler ' || n.i, w.steps FROM n, workflows w WHERE w.id = ?`,
+    )
+      .bind(Number(workflowId))
+      .run();
+    const form = await browser.request(`/app/agents/new?workflow_id=${workflowId}`);
+    expect(form.status).toBe(200);
+    const html = await form.text();
+    expect(html).toContain(`<option value="${workflowId}" selected="">Oldest flow</option>`);
+    expect(html).not.toContain("Choose a workflow");
+    expect(html).not.toContain('role="alert"');
+
+    // Someone else's workflow is neither shown nor replaced by one of the person's own.
+    const stranger = await personWithWorkflow("Stranger flow");
+    const refused = await stranger.browser.request(`/app/agents/new?workflow_id=${workflowId}`);
+    expect(refused.status).toBe(404);
+    const refusedHtml = await refused.text();
+    expect(refusedHtml).toContain(
+      `<p class="error" role="alert">There is no workflow of yours with the id &quot;${workflowId}&quot;: choose one of your workflows.</p>`,
+    );
+    expect(refusedHtml).not.toContain("Oldest flow");
+    expect(refusedHtml).toContain('<option value="" selected="">Choose a workflow</option>');
+    expect(refusedHtml).not.toMatch(/<option value="\d+" selected/);
+    expect(refusedHtml).toContain(`<option value="${stranger.workflowId}">Stranger flow</option>`);
+    // The interval field sets no browser-side minimum that could block another schedule type.
+    expect(refusedHtml).not.toMatch(/id="interval_seconds"[^>]*\smin=/);
+  });
+
+  it("says a run started only for a run of this agent that is the person's own", async () => {
+    const { browser, workflowId } = await personWithWorkflow();
+    const first = await deployed(browser, deployForm(workflowId, { name: "First" }));
+    const second = await deployed(browser, deployForm(workflowId, { name: "Second" }));
+    const ran = await agentAction(browser, first.agentId, "run");
+    expect(ran.status).toBe(303);
+    const executionId = new URL(ran.headers.get("Location")!, "http://hub.test").searchParams.get("started")!;
+    const startedNote = (html: string) => html.includes("Run started:");
+    expect(startedNote(await (await browser.request(`/app/agents/${first.agentId}?started=${executionId}`)).text())).toBe(true);
+    // Another agent's run, an id that names nothing, and someone else's run are all ignored.
+    expect(startedNote(await (await browser.request(`/app/agents/${second.agentId}?started=${executionId}`)).text())).toBe(false);
+    expect(startedNote(await (await browser.request(`/app/agents/${first.agentId}?started=exe_made_up`)).text())).toBe(false);
+    const other = await personWithWorkflow();
+    const theirs = await deployed(other.browser, deployForm(other.workflowId, {}));
+    const theirRun = new URL((await agentAction(other.browser, theirs.agentId, "run")).headers.get("Location")!, "http://hub.test").searchParams.get(
+      "started",
+    )!;
+    const shown = await (await browser.request(`/app/agents/${first.agentId}?started=${theirRun}`)).text();
+    expect(startedNote(shown)).toBe(false);
+    expect(shown).not.toContain(theirRun);
   });
 });

@@ -26,6 +26,9 @@ export function DeployAgentPage(props: {
   error?: string;
 }) {
   const { values } = props;
+  // With nothing (valid) asked for, the person picks: the browser would otherwise submit the first
+  // workflow without anyone having chosen it.
+  const chosen = props.workflows.some((workflow) => String(workflow.id) === values.workflowId);
   return (
     <Page title="Deploy an agent" email={props.email} csrf={props.csrf} style={AGENT_STYLE}>
       <h1>Deploy an agent</h1>
@@ -44,6 +47,11 @@ export function DeployAgentPage(props: {
           <input id="agent-name" type="text" name="name" required maxlength={100} value={values.name} />
           <label for="agent-workflow">Workflow</label>
           <select id="agent-workflow" name="workflow_id" required>
+            {chosen ? null : (
+              <option value="" selected>
+                Choose a workflow
+              </option>
+            )}
             {props.workflows.map((workflow) => (
               <option value={String(workflow.id)} selected={String(workflow.id) === values.workflowId}>
                 {workflow.status === "active" ? workflow.name : `${workflow.name} (${workflow.status})`}

@@ -6,7 +6,8 @@ import type { AppEnv } from "../../http/app-env";
 /**
  * A new agent's webhook secret carried across the redirect after deploying, so the agent's page
  * (at its own address) shows it exactly once: a short-lived HttpOnly cookie scoped to that page,
- * sealed and bound to the person and the agent, and deleted by the page that shows it.
+ * sealed and bound to the person and the agent, and deleted by the page that shows it. It may
+ * carry why the agent's schedule was not set, shown on that page with the secret.
  */
 const COOKIE = "ahk_new_agent_secret";
 const LIFETIME_SECONDS = 120;
@@ -15,20 +16,27 @@ const pathOf = (agentId: string) => `/app/agents/${agentId}`;
 const sealContext = (userId: number, agentId: string) => `dashboard:user:${userId}:agent:${agentId}:new_webhook_secret`;
 const secure = (c: Context<AppEnv>) => new URL(c.req.url).protocol === "https:";
 
-export async function flashWebhookSecret(c: Context<AppEnv>, ctx: ServiceContext, agentId: string, secret: string): Promise<void> {
-  const payload = JSON.stringify({ secret, expires: Date.now() + LIFETIME_SECONDS * 1000 });
+export interface DeployFlash {
+  secret: string;
+  /** Why the schedule asked for at deploy was not set, if it was not. */
+  scheduleError?: string;
+}
+
+export async function flashWebhookSecret(c: Context<AppEnv>, ctx: ServiceContext, agentId: string, flash: DeployFlash): Promise<void> {
+  const payload = JSON.stringify({ ...flash, expires: Date.now() + LIFETIME_SECONDS * 1000 });
   const sealed = await (await ctx.secrets()).seal(payload, sealContext(ctx.user.id, agentId));
   setCookie(c, COOKIE, sealed, { httpOnly: true, sameSite: "Lax", path: pathOf(agentId), secure: secure(c), maxAge: LIFETIME_SECONDS });
 }
 
-/** The secret flashed for this agent, if any, removing it so a reload does not show it again. */
-export async function takeWebhookSecret(c: Context<AppEnv>, ctx: ServiceContext, agentId: string): Promise<string | undefined> {
+/** What was flashed for this agent, if anything, removing it so a reload does not show it again. */
+export async function takeWebhookSecret(c: Context<AppEnv>, ctx: ServiceContext, agentId: string): Promise<DeployFlash | undefined> {
   const sealed = getCookie(c, COOKIE);
   if (!sealed) return undefined;
   deleteCookie(c, COOKIE, { path: pathOf(agentId), secure: secure(c) });
   try {
-    const { secret, expires } = JSON.parse(await (await ctx.secrets()).open(sealed, sealContext(ctx.user.id, agentId)));
-    return typeof secret === "string" && typeof expires === "number" && expires > Date.now() ? secret : undefined;
+    const { secret, expires, scheduleError } = JSON.parse(await (await ctx.secrets()).open(sealed, sealContext(ctx.user.id, agentId)));
+    if (typeof secret !== "string" || typeof expires !== "number" || expires <= Date.now()) return undefined;
+    return typeof scheduleError === "string" ? { secret, scheduleError } : { secret };
   } catch {
     // Another person's or another agent's cookie, or a tampered one: nothing to show.
     return undefined;

@@ -23,8 +23,10 @@ export interface AgentPageProps {
   error?: string;
   /** Right after deploying only: the webhook secret, which is never shown again. */
   webhookSecret?: string;
-  /** An execution the person just started with "Run now". */
+  /** An execution of this agent the person just started with "Run now" (checked as theirs). */
   started?: string;
+  /** The run input of a refused "Run now", given back as typed. */
+  runInput?: string;
 }
 
 /** `/app/agents/<id>`: the agent's status and controls, its schedule, and its health. */
@@ -82,14 +84,7 @@ export function AgentPage(props: AgentPageProps) {
             </button>
           </form>
         </div>
-        <form method="post" action={action}>
-          <input type="hidden" name="csrf_token" value={csrf} />
-          <label for="run-input">Run input (JSON object, optional)</label>
-          <textarea id="run-input" class="input-json" name="input" rows={3} placeholder='{"email": "ada@example.com"}' />
-          <button type="submit" name="step" value="run">
-            Run now
-          </button>
-        </form>
+        <RunNowForm action={action} csrf={csrf} paused={agent.status === "paused"} runInput={props.runInput} />
         <p>
           Events: <code>POST {props.webhookUrl}</code> signed with the webhook secret (headers <code>X-Hub-Timestamp</code> and{" "}
           <code>X-Hub-Signature: sha256=&lt;HMAC of "timestamp.body"&gt;</code>).
@@ -119,5 +114,36 @@ export function AgentPage(props: AgentPageProps) {
       </section>
       <AgentHealth agent={agent} runs={props.runs} />
     </Page>
+  );
+}
+
+/**
+ * "Run now", with an optional JSON input. A paused agent cannot be run by hand, so there the
+ * button is disabled and says why; the input stays readable (not disabled) so a refused one can
+ * still be copied.
+ */
+function RunNowForm(props: { action: string; csrf: string; paused: boolean; runInput?: string }) {
+  return (
+    <form method="post" action={props.action}>
+      <input type="hidden" name="csrf_token" value={props.csrf} />
+      <label for="run-input">Run input (JSON object, optional)</label>
+      <textarea id="run-input" class="input-json" name="input" rows={3} placeholder='{"email": "ada@example.com"}' readonly={props.paused}>
+        {props.runInput ?? ""}
+      </textarea>
+      {props.paused ? (
+        <>
+          <p id="run-paused" class="hint">
+            Resume the agent to run it by hand.
+          </p>
+          <button type="submit" name="step" value="run" disabled aria-describedby="run-paused">
+            Run now
+          </button>
+        </>
+      ) : (
+        <button type="submit" name="step" value="run">
+          Run now
+        </button>
+      )}
+    </form>
   );
 }

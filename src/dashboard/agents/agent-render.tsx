@@ -1,39 +1,26 @@
 import type { Context } from "hono";
 import { csrfToken } from "../../auth/browser-session";
 import { presentOwnedAgent } from "../../agents/service";
+import type { ServiceContext } from "../../core/context";
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
-import { listWorkflowExecutions } from "../../workflows/executions";
-import { listWorkflows } from "../../workflows/service";
-import { type DeployValues, DeployAgentPage } from "./agent-deploy";
+import { getOwnedExecution, listWorkflowExecutions } from "../../workflows/executions";
+import { getOwnedWorkflow, listWorkflows } from "../../workflows/service";
+import { type RefusalStatus, isExecutionId, positiveIdOf, renderNotFound } from "../common";
+import { type DeployValues, DeployAgentPage, type WorkflowChoice } from "./agent-deploy";
 import { AgentPage, type AgentPageProps } from "./agent-page";
 import type { RunRow } from "./agent-runs";
 import { type ParsedSchedule, nextRuns, parseSchedule, scheduleFieldsOf } from "./agent-schedule";
 import type { SchedulePreview } from "./agent-schedule-form";
 import type { SignedIn } from "../kit";
 import { page } from "../kit";
-import { ErrorNote, Page } from "../layout";
 
-type Status = 200 | 201 | 404 | 409 | 422 | 429;
+type Status = 200 | RefusalStatus;
 
 /** How many of the workflow's latest executions are read to find the agent's own, and how many are shown. */
 const EXECUTIONS_READ = 200;
 const RUNS_SHOWN = 30;
 const WORKFLOWS_OFFERED = 200;
-
-/** The status a service's refusal is shown with. */
-export function statusOf(error: HubError): Status {
-  if (error.code === "not_found") return 404;
-  if (error.code === "conflict" || error.code === "quota_exceeded") return 409;
-  if (error.code === "rate_limited") return 429;
-  return 422;
-}
-
-/** A service's refusal in one sentence, with the fields it names. */
-export function messageOf(error: HubError): string {
-  const detail = error.errors?.map((e) => e.message).join(" ") ?? "";
-  return `${error.message} ${detail}`.trim();
-}
 
 /** "Preview schedule": the next run times, or why the schedule is wrong. */
 export function previewOf(parsed: ParsedSchedule, now = new Date()): SchedulePreview {
@@ -42,6 +29,12 @@ export function previewOf(parsed: ParsedSchedule, now = new Date()): SchedulePre
   return { runs: nextRuns(parsed.config, now), timeZone: zone };
 }
 
+/**
+ * The deploy form. A workflow asked for by id (`?workflow_id=` from "Deploy as an agent", or the
+ * one posted) is read on its own, so it is offered and selected even beyond the first
+ * WORKFLOWS_OFFERED; one that is not the person's is said so (404 on the plain form), and nothing
+ * is selected in its place.
+ */
 export async function renderDeploy(
   c: Context<AppEnv>,
   signedIn: SignedIn,
@@ -49,22 +42,45 @@ export async function renderDeploy(
   extra: { preview?: SchedulePreview; error?: string } = {},
   status: Status = 200,
 ) {
-  const workflows = await listWorkflows(signedIn.ctx, WORKFLOWS_OFFERED);
+  const { ctx } = signedIn;
+  const workflows: WorkflowChoice[] = (await listWorkflows(ctx, WORKFLOWS_OFFERED)).map((w) => ({ id: w.id, name: w.name, status: w.status }));
+  let error = extra.error;
+  if (values.workflowId && !workflows.some((w) => String(w.id) === values.workflowId)) {
+    const wanted = await ownedWorkflowChoice(ctx, values.workflowId);
+    if (wanted) workflows.unshift(wanted);
+    else {
+      error ??= `There is no workflow of yours with the id "${values.workflowId}": choose one of your workflows.`;
+      if (status === 200) status = 404;
+    }
+  }
   return page(
     c,
     <DeployAgentPage
       email={signedIn.email}
-      csrf={await csrfToken(c, signedIn.ctx.user.id)}
-      workflows={workflows.map((w) => ({ id: w.id, name: w.name, status: w.status }))}
+      csrf={await csrfToken(c, ctx.user.id)}
+      workflows={workflows}
       values={values}
-      minInterval={signedIn.ctx.config.quotas.minIntervalSeconds}
-      {...extra}
+      minInterval={ctx.config.quotas.minIntervalSeconds}
+      preview={extra.preview}
+      error={error}
     />,
     status,
   );
 }
 
-type AgentExtras = Partial<Pick<AgentPageProps, "preview" | "error" | "webhookSecret" | "started" | "scheduleFields">>;
+async function ownedWorkflowChoice(ctx: ServiceContext, idText: string): Promise<WorkflowChoice | undefined> {
+  const id = positiveIdOf(idText);
+  if (!id) return undefined;
+  try {
+    const workflow = await getOwnedWorkflow(ctx, id);
+    return { id: workflow.id, name: workflow.name, status: workflow.status };
+  } catch (error) {
+    if (error instanceof HubError && error.code === "not_found") return undefined;
+    throw error;
+  }
+}
+
+type AgentExtras = Partial<Pick<AgentPageProps, "preview" | "error" | "webhookSecret" | "started" | "scheduleFields" | "runInput">>;
 
 /** The agent's page, or the not-found page when the agent is not the person's. */
 export async function renderAgent(c: Context<AppEnv>, signedIn: SignedIn, agentId: string, extra: AgentExtras = {}, status: Status = 200) {
@@ -76,6 +92,7 @@ export async function renderAgent(c: Context<AppEnv>, signedIn: SignedIn, agentI
     if (error instanceof HubError && error.code === "not_found") return renderAgentNotFound(c, signedIn);
     throw error;
   }
+  const started = extra.started && (await isRunOf(ctx, extra.started, agent.agent_id)) ? extra.started : undefined;
   // There is no per-agent listing: the agent's runs are found among its workflow's latest ones.
   const executions = await listWorkflowExecutions(ctx, agent.workflow_id, EXECUTIONS_READ, undefined);
   const runs: RunRow[] = executions
@@ -103,22 +120,27 @@ export async function renderAgent(c: Context<AppEnv>, signedIn: SignedIn, agentI
       minInterval={ctx.config.quotas.minIntervalSeconds}
       webhookUrl={`${new URL(c.req.url).origin}/v1/hooks/agents/${agent.agent_id}`}
       {...extra}
+      started={started}
       scheduleFields={extra.scheduleFields ?? scheduleFieldsOf(agent.schedule)}
     />,
     status,
   );
 }
 
-export async function renderAgentNotFound(c: Context<AppEnv>, signedIn: SignedIn) {
-  return page(
-    c,
-    <Page title="Agent not found" email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.user.id)}>
-      <h1>Agent not found</h1>
-      <ErrorNote message="There is no agent of yours with this id. It may have been deleted." />
-      <p>
-        <a href="/app/agents">Back to agents</a>
-      </p>
-    </Page>,
-    404,
-  );
+/**
+ * Whether `?started=` names a run of this agent that the person owns: only then is "Run started"
+ * shown, so a crafted link cannot put someone else's id (or another agent's run) on the page.
+ */
+async function isRunOf(ctx: ServiceContext, executionId: string, agentId: string): Promise<boolean> {
+  if (!isExecutionId(executionId)) return false;
+  try {
+    return (await getOwnedExecution(ctx, executionId)).agentId === agentId;
+  } catch (error) {
+    if (error instanceof HubError && error.code === "not_found") return false;
+    throw error;
+  }
+}
+
+export function renderAgentNotFound(c: Context<AppEnv>, signedIn: SignedIn) {
+  return renderNotFound(c, signedIn, "There is no agent of yours with this id. It may have been deleted.", { href: "/app/agents", label: "Back to agents" });
 }

@@ -34,13 +34,15 @@ export function ScheduleFieldset(props: { fields: ScheduleFields; minInterval: n
         </label>
         <div class="schedule-detail">
           <label for="interval_seconds">Interval in seconds</label>
+          {/* No browser-side bounds: the field stays in the form when another schedule type is
+              chosen, and an old value out of bounds would then block the submit. The server's
+              message says what is wrong when the interval is the one used. */}
           <input
             id="interval_seconds"
-            type="number"
+            type="text"
+            inputmode="numeric"
             name="interval_seconds"
-            min={props.minInterval}
-            max={31_536_000}
-            step={1}
+            maxlength={9}
             value={fields.interval}
             {...invalid("interval_seconds")}
           />
@@ -116,7 +118,6 @@ export function RunTimes(props: { runs: Date[]; timeZone: string }) {
 
 /** The agent pages' own CSS, added to the base style sheet. */
 export const AGENT_STYLE = `
-input[type=number],select{width:100%;max-width:420px;padding:8px;border:1px solid #6b7280;border-radius:4px;font-size:16px;background:#fff}
 .schedule-detail{margin:0 0 8px 28px}.schedule-detail label{display:block;font-weight:600}
 .hint{color:#4b5563;margin:4px 0;font-size:.95em}
 .preview{background:#eff6ff;border:1px solid #1d4ed8;border-radius:6px;padding:8px 12px;margin:12px 0}

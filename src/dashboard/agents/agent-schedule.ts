@@ -1,6 +1,6 @@
 import { parseCronExpression } from "cron-schedule";
 import type { ScheduleConfig } from "../../agents/automation-agent";
-import { isTimeZone, nextCronInstant } from "../../agents/cron-time";
+import { NEVER_FIRES_MESSAGE, firstCronInstant, isTimeZone } from "../../agents/cron-time";
 import { str } from "../kit";
 
 /** What the schedule part of a form holds, as typed (kept when the form is shown again). */
@@ -42,7 +42,8 @@ export function scheduleFieldsOf(schedule: Record<string, unknown> | null): Sche
 
 /**
  * The schedule the fields describe, checked as the REST API checks `schedule_config` (and as
- * scheduleAgent checks the deployment's shortest interval), with the same messages.
+ * scheduleAgent checks the deployment's shortest interval), with the same messages: a cron
+ * expression must also fire at least once, so a preview or a deploy never fails on it later.
  */
 export function parseSchedule(fields: ScheduleFields, minIntervalSeconds: number): ParsedSchedule {
   if (fields.type === "none") return { ok: true, config: null };
@@ -62,6 +63,7 @@ export function parseSchedule(fields: ScheduleFields, minIntervalSeconds: number
   }
   const timezone = fields.timezone || "UTC";
   if (timezone.length > 64 || !isTimeZone(timezone)) return { ok: false, field: "timezone", message: "Use an IANA time zone such as Europe/Berlin." };
+  if (!firstCronInstant(expression, timezone)) return { ok: false, field: "cron_expression", message: NEVER_FIRES_MESSAGE };
   return { ok: true, config: { type: "cron", cron_expression: expression, timezone } };
 }
 
@@ -87,10 +89,10 @@ export function nextRuns(config: ScheduleConfig | null, now: Date, firstDue?: Da
     for (let n = 0; n < count; n++) runs.push(new Date(first + n * step));
     return runs;
   }
-  let after = now;
-  for (let n = 0; n < count; n++) {
-    after = nextCronInstant(config.cron_expression, config.timezone, after);
+  // A rare expression (29 February) may have fewer run times within the cron library's reach.
+  for (let after = firstCronInstant(config.cron_expression, config.timezone, now); after && runs.length < count; ) {
     runs.push(after);
+    after = firstCronInstant(config.cron_expression, config.timezone, after);
   }
   return runs;
 }
