@@ -161,3 +161,72 @@ export async function renderNotFound(c: Context<AppEnv>, signedIn: SignedIn, mes
   const csrf = await csrfToken(c, signedIn.ctx.user.id);
   return page(c, <NotFoundPage email={signedIn.email} csrf={csrf} message={message} back={back} />, 404);
 }
+
+/** One column of a `DataTable`: its header, and what each row shows in it. */
+export interface Column<T> {
+  label: string;
+  /** The header is for screen readers only (an actions column); its cells then carry no data-label. */
+  hideLabel?: boolean;
+  /** A class on each of the column's cells, e.g. "wrap". */
+  className?: string;
+  cell: (row: T) => Child;
+}
+
+/**
+ * A table that stacks on phones: each cell carries its column's name in `data-label`, which the
+ * base CSS shows before the value when the rows become cards. `caption` names the table for
+ * screen readers; `captionHidden` keeps it off the screen.
+ */
+export function DataTable<T>(props: { rows: T[]; columns: Column<T>[]; caption?: string; captionHidden?: boolean }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        {props.caption ? <caption class={props.captionHidden ? "visually-hidden" : undefined}>{props.caption}</caption> : null}
+        <thead>
+          <tr>
+            {props.columns.map((column) => (
+              <th scope="col">{column.hideLabel ? <span class="visually-hidden">{column.label}</span> : column.label}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr>
+              {props.columns.map((column) => (
+                <td data-label={column.hideLabel ? undefined : column.label} class={column.className}>
+                  {column.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * A one-button POST form (Revoke, Delete, Test): the CSRF token, any hidden fields, and the button
+ * that sends `step`. `ariaLabel` names the button when several on the page look the same.
+ */
+export function PostButton(props: {
+  action: string;
+  csrf: string;
+  step: string;
+  hidden?: Record<string, string>;
+  label: string;
+  ariaLabel?: string;
+  className?: string;
+}) {
+  return (
+    <form class="inline" method="post" action={props.action}>
+      <input type="hidden" name="csrf_token" value={props.csrf} />
+      {Object.entries(props.hidden ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button class={props.className} type="submit" name="step" value={props.step} aria-label={props.ariaLabel}>
+        {props.label}
+      </button>
+    </form>
+  );
+}

@@ -1,5 +1,5 @@
 import type { Scope } from "../../core/scopes";
-import { formatTime } from "../common";
+import { PostButton, formatTime } from "../common";
 import { ErrorNote, Page, ScopeChoices } from "../layout";
 
 export interface AppRow {
@@ -68,13 +68,15 @@ export function AppsPage(props: {
             {props.apps.map((app) => (
               <li>
                 <strong>{app.name}</strong> <code>{app.client_id}</code>: {app.scopes.join(", ")}; redirects to {app.redirect_uris.join(", ")}{" "}
-                <form class="inline" method="post" action="/app/apps">
-                  <input type="hidden" name="csrf_token" value={props.csrf} />
-                  <input type="hidden" name="client_id" value={app.client_id} />
-                  <button class="danger" type="submit" name="step" value="delete" aria-label={`Delete ${app.name}`}>
-                    Delete
-                  </button>
-                </form>
+                <PostButton
+                  action="/app/apps"
+                  csrf={props.csrf}
+                  hidden={{ client_id: app.client_id }}
+                  className="danger"
+                  step="delete"
+                  label="Delete"
+                  ariaLabel={`Delete ${app.name}`}
+                />
               </li>
             ))}
           </ul>
@@ -89,13 +91,15 @@ export function AppsPage(props: {
             {props.approved.map((app) => (
               <li>
                 <strong>{app.name}</strong> may {app.scopes.join(", ")}; last used {app.last_used_at ? formatTime(app.last_used_at) : "never"}{" "}
-                <form class="inline" method="post" action="/app/apps">
-                  <input type="hidden" name="csrf_token" value={props.csrf} />
-                  <input type="hidden" name="client_id" value={app.client_id} />
-                  <button class="danger" type="submit" name="step" value="revoke" aria-label={`Revoke ${app.name}'s access`}>
-                    Revoke access
-                  </button>
-                </form>
+                <PostButton
+                  action="/app/apps"
+                  csrf={props.csrf}
+                  hidden={{ client_id: app.client_id }}
+                  className="danger"
+                  step="revoke"
+                  label="Revoke access"
+                  ariaLabel={`Revoke ${app.name}'s access`}
+                />
               </li>
             ))}
           </ul>

@@ -1,5 +1,5 @@
 import type { Scope } from "../../core/scopes";
-import { formatTime } from "../common";
+import { DataTable, PostButton, formatTime } from "../common";
 import { ErrorNote, Page, ScopeChoices } from "../layout";
 
 export interface KeyRow {
@@ -44,42 +44,30 @@ export function KeysPage(props: { email: string; csrf: string; keys: KeyRow[]; c
         {props.keys.length === 0 ? (
           <p>No active key.</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Revoke</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.keys.map((key) => (
-                  <tr>
-                    <td data-label="Name">{key.name}</td>
-                    <td data-label="Key">
-                      <code>{key.prefix}…</code>
-                    </td>
-                    <td data-label="Scopes">{key.scopes.join(", ")}</td>
-                    <td data-label="Last used">{key.last_used_at ? formatTime(key.last_used_at) : "never"}</td>
-                    <td>
-                      <form class="inline" method="post" action="/app/keys">
-                        <input type="hidden" name="csrf_token" value={props.csrf} />
-                        <input type="hidden" name="key_id" value={String(key.id)} />
-                        <button class="danger" type="submit" name="step" value="revoke" aria-label={`Revoke ${key.name}`}>
-                          Revoke
-                        </button>
-                      </form>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            rows={props.keys}
+            columns={[
+              { label: "Name", cell: (key) => key.name },
+              { label: "Key", cell: (key) => <code>{key.prefix}…</code> },
+              { label: "Scopes", cell: (key) => key.scopes.join(", ") },
+              { label: "Last used", cell: (key) => (key.last_used_at ? formatTime(key.last_used_at) : "never") },
+              {
+                label: "Revoke",
+                hideLabel: true,
+                cell: (key) => (
+                  <PostButton
+                    action="/app/keys"
+                    csrf={props.csrf}
+                    hidden={{ key_id: String(key.id) }}
+                    className="danger"
+                    step="revoke"
+                    label="Revoke"
+                    ariaLabel={`Revoke ${key.name}`}
+                  />
+                ),
+              },
+            ]}
+          />
         )}
       </section>
     </Page>

@@ -1,3 +1,4 @@
+import { DataTable } from "../common";
 import { formatInstant } from "./agent-schedule";
 
 /** One of the agent's recent executions, as the chart and the table show it. */
@@ -99,32 +100,23 @@ export function RunsChart(props: { runs: RunRow[] }) {
 /** The same runs as a table, newest first, each linked to its execution page. */
 export function RunsTable(props: { runs: RunRow[] }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Recent runs, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Run</th>
-            <th scope="col">Status</th>
-            <th scope="col">Started</th>
-            <th scope="col">Duration</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.runs.map((run) => (
-            <tr>
-              <td data-label="Run">
-                <a href={`/app/executions/${encodeURIComponent(run.id)}`}>
-                  <code>{run.id}</code>
-                </a>
-              </td>
-              <td data-label="Status">{run.status}</td>
-              <td data-label="Started">{run.startedAt ? formatInstant(run.startedAt) : "not yet"}</td>
-              <td data-label="Duration">{formatDuration(run.durationMs)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      rows={props.runs}
+      caption="Recent runs, newest first"
+      captionHidden
+      columns={[
+        {
+          label: "Run",
+          cell: (run) => (
+            <a href={`/app/executions/${encodeURIComponent(run.id)}`}>
+              <code>{run.id}</code>
+            </a>
+          ),
+        },
+        { label: "Status", cell: (run) => run.status },
+        { label: "Started", cell: (run) => (run.startedAt ? formatInstant(run.startedAt) : "not yet") },
+        { label: "Duration", cell: (run) => formatDuration(run.durationMs) },
+      ]}
+    />
   );
 }

@@ -1,6 +1,7 @@
 import type { presentAgent } from "../../agents/service";
 import { describeSchedule, formatInstant } from "./agent-schedule";
 import { AGENT_STYLE } from "./agent-schedule-form";
+import { DataTable } from "../common";
 import { Page } from "../layout";
 
 export type AgentSummary = ReturnType<typeof presentAgent>;
@@ -25,48 +26,31 @@ export function AgentsListPage(props: { email: string; csrf: string; agents: Age
       {props.agents.length === 0 ? (
         <p>You have no agents yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Your agents</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Workflow</th>
-                <th scope="col">Status</th>
-                <th scope="col">Schedule</th>
-                <th scope="col">Success rate</th>
-                <th scope="col">Last run</th>
-                <th scope="col">
-                  <span class="visually-hidden">Details</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.agents.map((agent) => {
-                const name = agentName(agent);
-                return (
-                  <tr>
-                    <td data-label="Name">{name}</td>
-                    <td data-label="Workflow">
-                      <a href={`/app/workflows/${agent.workflow_id}`}>{agent.workflow_name}</a>
-                    </td>
-                    <td data-label="Status">{agent.status}</td>
-                    <td data-label="Schedule">{describeSchedule(agent.schedule)}</td>
-                    <td data-label="Success rate">
-                      {agent.monitoring.execution_count ? `${agent.monitoring.success_rate}% of ${agent.monitoring.execution_count}` : "no runs yet"}
-                    </td>
-                    <td data-label="Last run">{formatWhen(agent.monitoring.last_run_at)}</td>
-                    <td>
-                      <a href={`/app/agents/${agent.agent_id}`} aria-label={`Open ${name}`}>
-                        Open
-                      </a>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={props.agents}
+          caption="Your agents"
+          captionHidden
+          columns={[
+            { label: "Name", cell: (agent) => agentName(agent) },
+            { label: "Workflow", cell: (agent) => <a href={`/app/workflows/${agent.workflow_id}`}>{agent.workflow_name}</a> },
+            { label: "Status", cell: (agent) => agent.status },
+            { label: "Schedule", cell: (agent) => describeSchedule(agent.schedule) },
+            {
+              label: "Success rate",
+              cell: (agent) => (agent.monitoring.execution_count ? `${agent.monitoring.success_rate}% of ${agent.monitoring.execution_count}` : "no runs yet"),
+            },
+            { label: "Last run", cell: (agent) => formatWhen(agent.monitoring.last_run_at) },
+            {
+              label: "Details",
+              hideLabel: true,
+              cell: (agent) => (
+                <a href={`/app/agents/${agent.agent_id}`} aria-label={`Open ${agentName(agent)}`}>
+                  Open
+                </a>
+              ),
+            },
+          ]}
+        />
       )}
     </Page>
   );

@@ -1,5 +1,5 @@
 import type { presentAudit } from "../../tools/audit";
-import { JsonBlock, formatTime } from "../common";
+import { DataTable, JsonBlock, formatTime } from "../common";
 import { Page } from "../layout";
 
 export type AuditRow = ReturnType<typeof presentAudit>;
@@ -23,46 +23,43 @@ export function AuditPage(props: { email: string; csrf: string; entries: AuditRo
       {props.entries.length === 0 ? (
         <p>{props.paged ? "No older tool calls." : "No tool calls yet."}</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Tool</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Arguments</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.entries.map((entry) => (
-                <tr>
-                  <td data-label="Time">
-                    <time datetime={entry.created_at}>{formatTime(entry.created_at)}</time>
-                  </td>
-                  <td data-label="Tool">
-                    <code>{entry.tool}</code>
-                    <br />
-                    <small>{`${entry.source}, call ${entry.call_id}`}</small>
-                  </td>
-                  <td data-label="Outcome">
-                    <span class={`outcome outcome-${entry.outcome}`}>{entry.outcome === "success" ? "Success" : "Error"}</span>
-                    {entry.error_message ? <span>{`: ${entry.error_message}`}</span> : null}
-                  </td>
-                  <td data-label="Duration">{`${entry.duration_ms} ms`}</td>
-                  <td data-label="Arguments">
-                    <details>
-                      <summary>
-                        Show<span class="visually-hidden">{` arguments of ${entry.tool}, call ${entry.call_id}`}</span>
-                      </summary>
-                      <JsonBlock value={entry.arguments ?? null} />
-                    </details>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={props.entries}
+          columns={[
+            { label: "Time", cell: (entry) => <time datetime={entry.created_at}>{formatTime(entry.created_at)}</time> },
+            {
+              label: "Tool",
+              cell: (entry) => (
+                <>
+                  <code>{entry.tool}</code>
+                  <br />
+                  <small>{`${entry.source}, call ${entry.call_id}`}</small>
+                </>
+              ),
+            },
+            {
+              label: "Outcome",
+              cell: (entry) => (
+                <>
+                  <span class={`outcome outcome-${entry.outcome}`}>{entry.outcome === "success" ? "Success" : "Error"}</span>
+                  {entry.error_message ? <span>{`: ${entry.error_message}`}</span> : null}
+                </>
+              ),
+            },
+            { label: "Duration", cell: (entry) => `${entry.duration_ms} ms` },
+            {
+              label: "Arguments",
+              cell: (entry) => (
+                <details>
+                  <summary>
+                    Show<span class="visually-hidden">{` arguments of ${entry.tool}, call ${entry.call_id}`}</span>
+                  </summary>
+                  <JsonBlock value={entry.arguments ?? null} />
+                </details>
+              ),
+            },
+          ]}
+        />
       )}
       {props.paged || props.olderBefore ? (
         <nav class="pager" aria-label="Audit log pages">

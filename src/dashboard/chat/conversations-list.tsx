@@ -1,4 +1,4 @@
-import { formatTime } from "../common";
+import { DataTable, PostButton, formatTime } from "../common";
 import { CHAT_STYLE, conversationHref, conversationName } from "./conversations-kit";
 import { ErrorNote, Page } from "../layout";
 
@@ -34,36 +34,25 @@ export function ConversationsListPage(props: { email: string; csrf: string; conv
         {props.conversations.length === 0 ? (
           <p>No conversation yet.</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Title</th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">Messages</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Delete</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.conversations.map((row) => (
-                  <tr>
-                    <td data-label="Title" class="wrap">
-                      <a href={conversationHref(row.id)}>{conversationName(row)}</a>
-                      {row.state === "processing" ? " (answering…)" : ""}
-                      {row.last_message_preview ? <div>{row.last_message_preview.slice(0, 120)}</div> : null}
-                    </td>
-                    <td data-label="Updated">{formatTime(row.updated_at)}</td>
-                    <td data-label="Messages">{row.message_count}</td>
-                    <td>
-                      <DeleteConversation csrf={props.csrf} id={row.id} name={conversationName(row)} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            rows={props.conversations}
+            columns={[
+              {
+                label: "Title",
+                className: "wrap",
+                cell: (row) => (
+                  <>
+                    <a href={conversationHref(row.id)}>{conversationName(row)}</a>
+                    {row.state === "processing" ? " (answering…)" : ""}
+                    {row.last_message_preview ? <div>{row.last_message_preview.slice(0, 120)}</div> : null}
+                  </>
+                ),
+              },
+              { label: "Updated", cell: (row) => formatTime(row.updated_at) },
+              { label: "Messages", cell: (row) => row.message_count },
+              { label: "Delete", hideLabel: true, cell: (row) => <DeleteConversation csrf={props.csrf} id={row.id} name={conversationName(row)} /> },
+            ]}
+          />
         )}
       </section>
     </Page>
@@ -72,11 +61,6 @@ export function ConversationsListPage(props: { email: string; csrf: string; conv
 
 export function DeleteConversation(props: { csrf: string; id: number; name: string }) {
   return (
-    <form class="inline" method="post" action={conversationHref(props.id)}>
-      <input type="hidden" name="csrf_token" value={props.csrf} />
-      <button class="danger" type="submit" name="step" value="delete" aria-label={`Delete ${props.name}`}>
-        Delete
-      </button>
-    </form>
+    <PostButton action={conversationHref(props.id)} csrf={props.csrf} className="danger" step="delete" label="Delete" ariaLabel={`Delete ${props.name}`} />
   );
 }

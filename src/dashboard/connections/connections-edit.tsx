@@ -1,5 +1,5 @@
 import type { ConfigField, ConfigValues } from "./connections-fields";
-import { CONNECTIONS_STYLE, ConfigInputs } from "./connections-inputs";
+import { CONNECTIONS_STYLE, ConfigInputs, ConnectionNameInput } from "./connections-inputs";
 import type { ConnectionView } from "./connections-list";
 import { ErrorNote, Page } from "../layout";
 
@@ -19,7 +19,6 @@ export interface EditConnectionProps {
 export function EditConnectionPage(props: EditConnectionProps) {
   const { connection } = props;
   const base = `/app/connections/${connection.connection_id}`;
-  const nameError = props.errors.name;
   return (
     <Page title={`Edit ${connection.name}`} email={props.email} csrf={props.csrf} style={CONNECTIONS_STYLE}>
       <p>
@@ -32,23 +31,7 @@ export function EditConnectionPage(props: EditConnectionProps) {
         <p>Changing where requests go (a URL) needs the secrets typed again, so they cannot be sent somewhere new unseen.</p>
         <form method="post" action={`${base}/edit`}>
           <input type="hidden" name="csrf_token" value={props.csrf} />
-          <label for="connection-name">Name</label>
-          {nameError ? (
-            <p class="field-error" id="connection-name-error">
-              {nameError}
-            </p>
-          ) : null}
-          <input
-            type="text"
-            id="connection-name"
-            name="name"
-            value={props.name}
-            required
-            maxlength={100}
-            autocomplete="off"
-            aria-describedby={nameError ? "connection-name-error" : undefined}
-            aria-invalid={nameError ? "true" : undefined}
-          />
+          <ConnectionNameInput value={props.name} error={props.errors.name} />
           <ConfigInputs fields={props.fields} values={props.values} errors={props.errors} editing />
           <button type="submit" name="step" value="update">
             Save changes

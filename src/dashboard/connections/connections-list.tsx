@@ -2,7 +2,7 @@ import type { presentConnection } from "../../connections/service";
 import type { ConnectionTestResult } from "../../connections/test-connection";
 import { CONNECTIONS_STYLE } from "./connections-inputs";
 import { type PlatformChoice, PlatformChooser, TestOutcome } from "./connections-new";
-import { formatTime } from "../common";
+import { DataTable, PostButton, formatTime } from "../common";
 import { ErrorNote, Page } from "../layout";
 
 /** A connection as the API presents it (secrets masked), with its platform's display name. */
@@ -31,19 +31,16 @@ export function ConnectionActions(props: { connection: ConnectionView; csrf: str
   const action = `/app/connections/${connection.connection_id}`;
   return (
     <div class="actions">
-      <form class="inline" method="post" action={action}>
-        <input type="hidden" name="csrf_token" value={props.csrf} />
-        <input type="hidden" name="from" value={props.from} />
-        <button type="submit" class="secondary" name="step" value="test" aria-label={`Test ${connection.name}`}>
-          Test
-        </button>
-      </form>
-      <form class="inline" method="post" action={action}>
-        <input type="hidden" name="csrf_token" value={props.csrf} />
-        <button type="submit" class="danger" name="step" value="delete" aria-label={`Delete ${connection.name}`}>
-          Delete
-        </button>
-      </form>
+      <PostButton
+        action={action}
+        csrf={props.csrf}
+        hidden={{ from: props.from }}
+        className="secondary"
+        step="test"
+        label="Test"
+        ariaLabel={`Test ${connection.name}`}
+      />
+      <PostButton action={action} csrf={props.csrf} className="danger" step="delete" label="Delete" ariaLabel={`Delete ${connection.name}`} />
     </div>
   );
 }
@@ -76,44 +73,17 @@ export function ConnectionsPage(props: ConnectionsPageProps) {
         {props.connections.length === 0 ? (
           <p>No connections yet. Add one below to bring its tools into the hub.</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Platform</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used or tested</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.connections.map((connection) => (
-                  <tr>
-                    <td data-label="Name">
-                      <a href={`/app/connections/${connection.connection_id}`}>{connection.name}</a>
-                    </td>
-                    <td data-label="Platform">{connection.platform_name}</td>
-                    <td data-label="Status">
-                      <StatusText connection={connection} />
-                    </td>
-                    <td data-label="Created">
-                      <When iso={connection.created_at} />
-                    </td>
-                    <td data-label="Last used or tested">
-                      <When iso={connection.last_used_at} />
-                    </td>
-                    <td>
-                      <ConnectionActions connection={connection} csrf={props.csrf} from="list" />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            rows={props.connections}
+            columns={[
+              { label: "Name", cell: (connection) => <a href={`/app/connections/${connection.connection_id}`}>{connection.name}</a> },
+              { label: "Platform", cell: (connection) => connection.platform_name },
+              { label: "Status", cell: (connection) => <StatusText connection={connection} /> },
+              { label: "Created", cell: (connection) => <When iso={connection.created_at} /> },
+              { label: "Last used or tested", cell: (connection) => <When iso={connection.last_used_at} /> },
+              { label: "Actions", hideLabel: true, cell: (connection) => <ConnectionActions connection={connection} csrf={props.csrf} from="list" /> },
+            ]}
+          />
         )}
       </section>
       <section class="card" aria-labelledby="add-connection">

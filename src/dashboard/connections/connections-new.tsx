@@ -1,6 +1,6 @@
 import type { ConnectionTestResult } from "../../connections/test-connection";
 import type { ConfigField, ConfigValues } from "./connections-fields";
-import { CONNECTIONS_STYLE, ConfigInputs } from "./connections-inputs";
+import { CONNECTIONS_STYLE, ConfigInputs, ConnectionNameInput } from "./connections-inputs";
 import { ErrorNote, Page } from "../layout";
 
 export interface PlatformChoice {
@@ -51,7 +51,6 @@ export interface NewConnectionProps {
 /** `/app/connections/new?platform=<id>`: a form built from the platform's config schema, to test and save. */
 export function NewConnectionPage(props: NewConnectionProps) {
   const { platform } = props;
-  const nameError = props.errors.name;
   return (
     <Page title="Add a connection" email={props.email} csrf={props.csrf} style={CONNECTIONS_STYLE}>
       <p>
@@ -76,26 +75,7 @@ export function NewConnectionPage(props: NewConnectionProps) {
           <form method="post" action="/app/connections/new">
             <input type="hidden" name="csrf_token" value={props.csrf} />
             <input type="hidden" name="platform" value={platform.id} />
-            <label for="connection-name">Name</label>
-            <p class="hint" id="connection-name-hint">
-              Required. What you call this connection, e.g. “Marketing Slack”.
-            </p>
-            {nameError ? (
-              <p class="field-error" id="connection-name-error">
-                {nameError}
-              </p>
-            ) : null}
-            <input
-              type="text"
-              id="connection-name"
-              name="name"
-              value={props.name}
-              required
-              maxlength={100}
-              autocomplete="off"
-              aria-describedby={nameError ? "connection-name-hint connection-name-error" : "connection-name-hint"}
-              aria-invalid={nameError ? "true" : undefined}
-            />
+            <ConnectionNameInput value={props.name} error={props.errors.name} hint="Required. What you call this connection, e.g. “Marketing Slack”." />
             <ConfigInputs fields={props.fields} values={props.values} errors={props.errors} />
             <div class="actions">
               {/* Test comes first: pressing Enter in a field tries the settings, it does not save them. */}

@@ -1,6 +1,6 @@
 import { ErrorNote, Page } from "../layout";
 import { EDITOR_STYLE, WorkflowErrors, WorkflowFields, type WorkflowDraft } from "./workflow-editor";
-import { formatDuration, formatTime } from "../common";
+import { DataTable, formatDuration, formatTime } from "../common";
 import { type StepErrorGroup, stepAnchor } from "./workflow-fields";
 import { GRAPH_STYLE, StepGraph } from "./workflow-graph";
 import { statusText } from "./workflows-list";
@@ -132,35 +132,27 @@ function RecentExecutions(props: { executions: ExecutionRow[] }) {
       {props.executions.length === 0 ? (
         <p>Not run yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Recent executions, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Execution</th>
-                <th scope="col">Status</th>
-                <th scope="col">Started</th>
-                <th scope="col">Duration</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.executions.map((run) => (
-                <tr>
-                  <td data-label="Execution">
-                    <a href={`/app/executions/${run.id}`}>
-                      <code>{run.id}</code>
-                    </a>
-                  </td>
-                  <td data-label="Status">
-                    <span class={`badge ${run.status}`}>{run.status}</span>
-                  </td>
-                  <td data-label="Started">{formatTime(run.startedAt ?? run.createdAt)}</td>
-                  <td data-label="Duration">{run.startedAt && run.finishedAt ? formatDuration(run.finishedAt.getTime() - run.startedAt.getTime()) : "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={props.executions}
+          caption="Recent executions, newest first"
+          captionHidden
+          columns={[
+            {
+              label: "Execution",
+              cell: (run) => (
+                <a href={`/app/executions/${run.id}`}>
+                  <code>{run.id}</code>
+                </a>
+              ),
+            },
+            { label: "Status", cell: (run) => <span class={`badge ${run.status}`}>{run.status}</span> },
+            { label: "Started", cell: (run) => formatTime(run.startedAt ?? run.createdAt) },
+            {
+              label: "Duration",
+              cell: (run) => (run.startedAt && run.finishedAt ? formatDuration(run.finishedAt.getTime() - run.startedAt.getTime()) : "—"),
+            },
+          ]}
+        />
       )}
     </section>
   );

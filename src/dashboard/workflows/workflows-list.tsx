@@ -1,6 +1,6 @@
 import { Page } from "../layout";
 import { EDITOR_STYLE, WorkflowErrors, WorkflowFields, type WorkflowDraft } from "./workflow-editor";
-import { formatTime } from "../common";
+import { DataTable, formatTime } from "../common";
 import type { StepErrorGroup } from "./workflow-fields";
 
 export interface WorkflowRow {
@@ -39,32 +39,22 @@ export function WorkflowsListPage(props: {
                 Showing the newest {props.workflows.length} of {props.workflows.length}+ workflows; <code>GET /v1/workflows</code> pages through them all.
               </p>
             ) : null}
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Steps</th>
-                    <th scope="col">Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {props.workflows.map((workflow) => (
-                    <tr>
-                      <td data-label="Name">
-                        <a href={`/app/workflows/${workflow.id}`} aria-label={`Open ${workflow.name}`}>
-                          {workflow.name}
-                        </a>
-                      </td>
-                      <td data-label="Status">{statusText(workflow.status)}</td>
-                      <td data-label="Steps">{workflow.steps}</td>
-                      <td data-label="Updated">{formatTime(workflow.updatedAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              rows={props.workflows}
+              columns={[
+                {
+                  label: "Name",
+                  cell: (workflow) => (
+                    <a href={`/app/workflows/${workflow.id}`} aria-label={`Open ${workflow.name}`}>
+                      {workflow.name}
+                    </a>
+                  ),
+                },
+                { label: "Status", cell: (workflow) => statusText(workflow.status) },
+                { label: "Steps", cell: (workflow) => workflow.steps },
+                { label: "Updated", cell: (workflow) => formatTime(workflow.updatedAt) },
+              ]}
+            />
           </>
         )}
       </section>
