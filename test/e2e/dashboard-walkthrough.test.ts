@@ -104,6 +104,7 @@ describe("a new person's first session in the dashboard", () => {
     await page.locator("#live-events").getByText("Finished.").waitFor();
     await page.getByText("hello from the dashboard").last().waitFor();
     await shot("tool-run");
+    const visited = [page.url()];
 
     // Chat: the agent calls the MCP tool.
     await page.getByRole("link", { name: "Chat" }).first().click();
@@ -116,6 +117,7 @@ describe("a new person's first session in the dashboard", () => {
     await page.getByText("spring campaign is live").last().waitFor();
     await reloadUntil(page, /mcp_\d+_echo/, 30);
     await shot("chat");
+    visited.push(page.url());
 
     // The chat becomes a workflow, which runs.
     await page.getByRole("button", { name: "Turn this chat into a workflow" }).click();
@@ -127,6 +129,7 @@ describe("a new person's first session in the dashboard", () => {
     await page.waitForURL(/\/app\/executions\//);
     await reloadUntil(page, /succeeded/i, 30);
     await shot("execution");
+    visited.push(page.url(), workflowUrl);
 
     // Deployed as an agent every 5 seconds, its health counts the runs.
     await page.goto(workflowUrl);
@@ -153,6 +156,16 @@ describe("a new person's first session in the dashboard", () => {
       .first()
       .waitFor();
     await shot("agent");
+    visited.push(agentUrl);
+
+    // Every page the person saw fits a phone's 375 px without sideways scrolling.
+    await page.setViewportSize({ width: 375, height: 812 });
+    const sections = ["/", "/app/connections", "/app/connections/new?platform=mcp", "/app/tools", "/app/conversations", "/app/workflows"];
+    const more = ["/app/agents", `/app/agents/new?workflow_id=${workflowUrl.split("/").pop()}`, "/app/templates", "/app/audit", "/app/keys", "/app/apps"];
+    for (const url of [...sections, ...more].map((route) => `${hub!.origin}${route}`).concat(visited)) {
+      expect((await page.goto(url))?.status(), url).toBe(200);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), url).toBeLessThanOrEqual(375);
+    }
     await context.close();
   }, 240_000);
 });
