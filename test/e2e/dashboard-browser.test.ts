@@ -2,51 +2,33 @@
 // 375 px wide screen, against a real `wrangler dev` hub: register, create an API key (its secret
 // shown once, working against the API), revoke it, sign out. Screenshots go to .tmp/dashboard/.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHub } from "../../scripts/start.mjs";
-import { freePort } from "./free-port.js";
+import { startBrowserHub } from "./browser-hub.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SHOTS = path.join(root, ".tmp", "dashboard");
 
-let hub: Awaited<ReturnType<typeof startHub>> | undefined;
-let stateDir: string | undefined;
-let browser: Browser | undefined;
-let hubLog = "";
+let setup: Awaited<ReturnType<typeof startBrowserHub>> | undefined;
 
 beforeAll(async () => {
-  stateDir = mkdtempSync(path.join(os.tmpdir(), "hub-dashboard-"));
-  hub = await startHub({ port: await freePort(), persistTo: stateDir, stdio: "pipe", bootstrap: false });
-  const keep = (chunk: Buffer) => {
-    hubLog = (hubLog + chunk.toString()).slice(-20_000);
-  };
-  hub.child.stdout?.on("data", keep);
-  hub.child.stderr?.on("data", keep);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
-  mkdirSync(SHOTS, { recursive: true });
+  setup = await startBrowserHub("dashboard", SHOTS);
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await hub?.stop();
-  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+  await setup?.stop();
 }, 60_000);
 
 describe("the dashboard in a browser", () => {
   it("a new person registers, makes an API key that works, revokes it and signs out, on a phone-sized screen", async () => {
-    const context = await browser!.newContext({ viewport: { width: 375, height: 812 } });
+    const context = await setup!.browser.newContext({ viewport: { width: 375, height: 812 } });
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();
     const email = `grace.${randomBytes(4).toString("hex")}@example.com`;
     const fitsTheScreen = async () => expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
 
-    await page.goto(hub!.origin);
+    await page.goto(setup!.hub.origin);
     await page.getByRole("heading", { name: "Create an account" }).waitFor();
     await fitsTheScreen();
     await page.screenshot({ path: path.join(SHOTS, "sign-in.png"), fullPage: true });
@@ -69,20 +51,20 @@ describe("the dashboard in a browser", () => {
     expect(secret).toMatch(/^ahk_test_/);
     await fitsTheScreen();
     await page.screenshot({ path: path.join(SHOTS, "api-keys.png"), fullPage: true });
-    const me = await fetch(`${hub!.origin}/v1/me`, { headers: { Authorization: `Bearer ${secret}` } });
-    expect(me.status, hubLog.slice(-2000)).toBe(200);
+    const me = await fetch(`${setup!.hub.origin}/v1/me`, { headers: { Authorization: `Bearer ${secret}` } });
+    expect(me.status, setup!.log(2000)).toBe(200);
     expect(((await me.json()) as { email: string }).email).toBe(email);
 
     // Back on the page later: the secret is gone for good, only its prefix is listed.
-    await page.goto(`${hub!.origin}/app/keys`);
+    await page.goto(`${setup!.hub.origin}/app/keys`);
     expect(await page.locator("main").innerText()).not.toContain(secret);
     await page.getByRole("button", { name: "Revoke Reporting script" }).click();
     await page.getByText("No active key.").waitFor();
-    expect((await fetch(`${hub!.origin}/v1/me`, { headers: { Authorization: `Bearer ${secret}` } })).status).toBe(401);
+    expect((await fetch(`${setup!.hub.origin}/v1/me`, { headers: { Authorization: `Bearer ${secret}` } })).status).toBe(401);
 
     await page.getByRole("button", { name: `Sign out ${email}` }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
-    await page.goto(`${hub!.origin}/app/keys`);
+    await page.goto(`${setup!.hub.origin}/app/keys`);
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     await context.close();
   }, 120_000);

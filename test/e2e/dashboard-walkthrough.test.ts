@@ -4,44 +4,26 @@
 // calls the tool), turn the chat into a workflow, run it, deploy it as an agent on an interval
 // and watch the agent's health count its runs. Screenshots of each page go to .tmp/dashboard/.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverything } from "../../bench/lib.mjs";
-import { startHub } from "../../scripts/start.mjs";
-import { freePort } from "./free-port.js";
+import { startBrowserHub } from "./browser-hub.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SHOTS = path.join(root, ".tmp", "dashboard");
 
-let hub: Awaited<ReturnType<typeof startHub>> | undefined;
+let setup: Awaited<ReturnType<typeof startBrowserHub>> | undefined;
 let mcp: Awaited<ReturnType<typeof startEverything>> | undefined;
-let stateDir: string | undefined;
-let browser: Browser | undefined;
-let hubLog = "";
-
 beforeAll(async () => {
-  stateDir = mkdtempSync(path.join(os.tmpdir(), "hub-walkthrough-"));
   mcp = await startEverything();
-  hub = await startHub({ port: await freePort(), persistTo: stateDir, stdio: "pipe", bootstrap: false });
-  const keep = (chunk: Buffer) => {
-    hubLog = (hubLog + chunk.toString()).slice(-20_000);
-  };
-  hub.child.stdout?.on("data", keep);
-  hub.child.stderr?.on("data", keep);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
-  mkdirSync(SHOTS, { recursive: true });
+  setup = await startBrowserHub("walkthrough", SHOTS);
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await hub?.stop();
+  await setup?.stop();
   mcp?.stop();
-  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 }, 60_000);
 
 /** Reloads until the text shows (a page without script shows news on reload). */
@@ -49,7 +31,7 @@ async function reloadUntil(page: Page, text: string | RegExp, seconds: number) {
   const deadline = Date.now() + seconds * 1000;
   for (;;) {
     if ((await page.getByText(text).count()) > 0) return;
-    if (Date.now() > deadline) throw new Error(`"${text}" did not show within ${seconds} s.\n${hubLog.slice(-2000)}`);
+    if (Date.now() > deadline) throw new Error(`"${text}" did not show within ${seconds} s.\n${setup!.log(2000)}`);
     await new Promise((r) => setTimeout(r, 1000));
     await page.reload();
   }
@@ -57,14 +39,14 @@ async function reloadUntil(page: Page, text: string | RegExp, seconds: number) {
 
 describe("a new person's first session in the dashboard", () => {
   it("registers, makes a key, connects the MCP server, chats, saves the chat as a workflow, runs it and deploys it as an agent", async () => {
-    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await setup!.browser.newContext({ viewport: { width: 1280, height: 900 } });
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();
     const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `walkthrough-${name}.png`), fullPage: true });
     const email = `ada.${randomBytes(4).toString("hex")}@example.com`;
 
     // Register.
-    await page.goto(hub!.origin);
+    await page.goto(setup!.hub.origin);
     await page.getByLabel("Email", { exact: true }).nth(1).fill(email);
     await page.getByLabel("Password (at least 8 characters)").fill("correct horse battery");
     await page.getByRole("button", { name: "Create account" }).click();
@@ -75,7 +57,7 @@ describe("a new person's first session in the dashboard", () => {
     await page.getByLabel("Name").fill("Laptop");
     await page.getByRole("button", { name: "Create key" }).click();
     const key = (await page.locator("#new-key-secret").innerText()).trim();
-    expect((await fetch(`${hub!.origin}/v1/me`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect((await fetch(`${setup!.hub.origin}/v1/me`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
 
     // Connect the reference MCP server: test first, then save.
     await page.getByRole("link", { name: "Connections" }).first().click();
@@ -143,11 +125,11 @@ describe("a new person's first session in the dashboard", () => {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const agentId = agentUrl.match(/\/app\/agents\/([^/?#]+)/)?.[1];
-      const agent = (await (await fetch(`${hub!.origin}/v1/agents/${agentId}`, { headers: { Authorization: `Bearer ${key}` } })).json()) as {
+      const agent = (await (await fetch(`${setup!.hub.origin}/v1/agents/${agentId}`, { headers: { Authorization: `Bearer ${key}` } })).json()) as {
         monitoring?: { success_count: number };
       };
       if ((agent.monitoring?.success_count ?? 0) >= 2) break;
-      if (Date.now() > deadline) throw new Error(`The agent did not run twice within 60 s: ${JSON.stringify(agent)}\n${hubLog.slice(-2000)}`);
+      if (Date.now() > deadline) throw new Error(`The agent did not run twice within 60 s: ${JSON.stringify(agent)}\n${setup!.log(2000)}`);
       await new Promise((r) => setTimeout(r, 2000));
     }
     await page.goto(agentUrl);
@@ -162,7 +144,7 @@ describe("a new person's first session in the dashboard", () => {
     await page.setViewportSize({ width: 375, height: 812 });
     const sections = ["/", "/app/connections", "/app/connections/new?platform=mcp", "/app/tools", "/app/conversations", "/app/workflows"];
     const more = ["/app/agents", `/app/agents/new?workflow_id=${workflowUrl.split("/").pop()}`, "/app/templates", "/app/audit", "/app/keys", "/app/apps"];
-    for (const url of [...sections, ...more].map((route) => `${hub!.origin}${route}`).concat(visited)) {
+    for (const url of [...sections, ...more].map((route) => `${setup!.hub.origin}${route}`).concat(visited)) {
       expect((await page.goto(url))?.status(), url).toBe(200);
       expect(await page.evaluate(() => document.documentElement.scrollWidth), url).toBeLessThanOrEqual(375);
     }
