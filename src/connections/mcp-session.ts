@@ -182,11 +182,18 @@ const sessionGone = (error: unknown) => error instanceof StreamableHTTPError && 
  * each time they are saved, so a hash of the stored form changes with every change (a new token)
  * and reveals nothing of the settings.
  */
-export async function mcpSessionName(connection: { id: number; config: unknown }): Promise<string> {
+export async function mcpSessionName(connection: { id: number; config: object }): Promise<string> {
+  const known = sessionNames.get(connection.config);
+  if (known) return known;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(connection.config)));
   const fingerprint = [...new Uint8Array(digest).slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${connection.id}:${fingerprint}`;
+  const name = `${connection.id}:${fingerprint}`;
+  sessionNames.set(connection.config, name);
+  return name;
 }
+
+/** Names by the stored settings they were computed from (a connection kept in this isolate hashes once). */
+const sessionNames = new WeakMap<object, string>();
 
 /**
  * Calls a tool of an MCP connection through its kept session. Aborting `signal` (a cancelled
@@ -194,7 +201,7 @@ export async function mcpSessionName(connection: { id: number; config: unknown }
  */
 export async function callMcpTool(
   runtime: Pick<Runtime, "bindings" | "waitUntil">,
-  connection: { id: number; config: unknown },
+  connection: { id: number; config: object },
   config: McpConfig,
   name: string,
   args: Record<string, unknown>,

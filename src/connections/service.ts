@@ -9,6 +9,7 @@ import { MASK, maskConfig, openConfig, sealConfig } from "./config-codec";
 import { findPlatform } from "./platforms";
 import type { Platform } from "./platforms/types";
 import { SecretUnreadable, type SecretBox } from "../core/secret-box";
+import { forgetConnectionInUse, noteConnectionChange } from "./in-use";
 
 export const MAX_CONNECTIONS_PER_USER = 200;
 export type ConnectionStatus = Connection["status"];
@@ -134,6 +135,7 @@ export async function updateConnection(
     })
     .where(and(eq(connections.id, id), eq(connections.userId, ctx.user.id)))
     .returning();
+  forgetConnectionInUse(id);
   return row!;
 }
 
@@ -174,12 +176,15 @@ export async function deleteConnection(ctx: ServiceContext, id: number): Promise
     .delete(connections)
     .where(and(eq(connections.id, id), eq(connections.userId, ctx.user.id)))
     .returning({ id: connections.id });
+  forgetConnectionInUse(id);
   if (deleted.length === 0) throw notFound("Connection");
 }
 
 /** Keeps the tool list an MCP connection's server gave, for the catalog (see `MCP_CACHE_TTL_MS`). */
 export async function cacheMcpTools(db: Db, connection: Connection, tools: unknown[]): Promise<void> {
-  await db.update(connections).set({ toolsCache: tools, toolsCachedAt: new Date() }).where(eq(connections.id, connection.id));
+  const change = { toolsCache: tools, toolsCachedAt: new Date() };
+  await db.update(connections).set(change).where(eq(connections.id, connection.id));
+  noteConnectionChange(connection, change);
 }
 
 /** Records the outcome of using a connection: auth failures flag it, a success clears the flag. */
@@ -188,19 +193,20 @@ export async function recordConnectionHealth(db: Db, connection: Connection, out
   if (unchanged) {
     // last_used_at is kept to the minute, so busy connections do not cost a write per call.
     if (!connection.lastUsedAt || Date.now() - connection.lastUsedAt.getTime() > 60_000) {
-      await db.update(connections).set({ lastUsedAt: new Date() }).where(eq(connections.id, connection.id));
+      const change = { lastUsedAt: new Date() };
+      await db.update(connections).set(change).where(eq(connections.id, connection.id));
+      noteConnectionChange(connection, change);
     }
     return;
   }
-  await db
-    .update(connections)
-    .set({
-      status: outcome.status,
-      errorMessage: outcome.status === "active" ? null : (outcome.message ?? null),
-      lastUsedAt: new Date(),
-      updatedAt: new Date(),
-    })
-    .where(eq(connections.id, connection.id));
+  const change = {
+    status: outcome.status,
+    errorMessage: outcome.status === "active" ? null : (outcome.message ?? null),
+    lastUsedAt: new Date(),
+    updatedAt: new Date(),
+  };
+  await db.update(connections).set(change).where(eq(connections.id, connection.id));
+  noteConnectionChange(connection, change);
 }
 
 export async function presentConnection(connection: Connection, box: SecretBox) {

@@ -3,14 +3,14 @@ import type { ServiceContext } from "../core/context";
 import { notFound } from "../core/errors";
 import { users } from "../db/schema";
 import { presentUser } from "../auth/accounts";
-import { CredentialCache } from "../auth/credential-cache";
+import { IsolateCache } from "../core/isolate-cache";
 
 /**
  * Account records by user id, kept like credentials (fresh 5 s, stale-while-revalidate to 10 s),
  * so `GET /v1/me` answers without a D1 read. A change through `updateMe` replaces the record in
  * this isolate at once; other isolates show it within 10 s.
  */
-const userRecords = new CredentialCache<typeof users.$inferSelect | null>();
+const userRecords = new IsolateCache<typeof users.$inferSelect | null>();
 
 /** The caller's account, and what the calling credential may do. */
 export async function describeMe(ctx: ServiceContext) {

@@ -1,8 +1,10 @@
 import type { ServiceContext } from "../core/context";
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, lt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { auditLogs, type AuditLog } from "../db/schema";
 import { redactArguments } from "./redact";
+import { loggableError } from "../lib/safe-log";
+import { afterThisTurn } from "../lib/after-this-turn";
 
 export interface AuditEntry {
   userId: number;
@@ -17,11 +19,66 @@ export interface AuditEntry {
   source: string;
 }
 
-export async function writeAudit(db: Db, entry: AuditEntry): Promise<void> {
-  await db.insert(auditLogs).values({ ...entry, arguments: redactArguments(entry.arguments) });
+/**
+ * Writes a tool call's audit record after the answer has gone, with the records of other calls
+ * that ended in this isolate meanwhile: they are gathered until this turn of work is over, then
+ * written several to a statement in one batch, instead of a D1 round trip per call.
+ *
+ * The promise settles once the record is stored or given up on; a caller hands it to `waitUntil`,
+ * so the invocation lives until then. Reading the log here waits for the records under way, so
+ * a caller that lists its calls right after making them finds them. A failed batch is written again record by record (one bad
+ * record, say of an account deleted meanwhile, must not cost the others); a record that fails
+ * twice is logged by call id. The promise never rejects.
+ */
+export function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
+  let gathering = gatheringFor.get(db);
+  if (!gathering) {
+    const rows: AuditRow[] = [];
+    const written = afterThisTurn().then(() => writeGathered(db, rows));
+    gathering = { rows, written };
+    gatheringFor.set(db, gathering);
+    underWay.add(written);
+    void written.then(() => underWay.delete(written));
+  }
+  gathering.rows.push({ ...entry, arguments: redactArguments(entry.arguments) });
+  return gathering.written;
 }
 
-export function listAudit(ctx: ServiceContext, limit: number, beforeId?: number): Promise<AuditLog[]> {
+type AuditRow = typeof auditLogs.$inferInsert;
+
+/** The records waiting for their write, per database (one per isolate, except in tests). */
+const gatheringFor = new Map<Db, { rows: AuditRow[]; written: Promise<void> }>();
+/** Writes gathering or going on. */
+const underWay = new Set<Promise<void>>();
+
+/** A row's columns stay within D1's limit of 100 bound parameters per statement. */
+const ROWS_PER_STATEMENT = Math.floor(100 / Object.keys(getTableColumns(auditLogs)).length);
+
+async function writeGathered(db: Db, rows: AuditRow[]): Promise<void> {
+  gatheringFor.delete(db);
+  const statements = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) statements.push(db.insert(auditLogs).values(rows.slice(i, i + ROWS_PER_STATEMENT)));
+  try {
+    await db.batch(statements as [(typeof statements)[0], ...typeof statements]);
+  } catch {
+    await Promise.all(
+      rows.map((row) =>
+        db
+          .insert(auditLogs)
+          .values(row)
+          .catch((error) =>
+            console.error(JSON.stringify({ level: "error", message: "could not write the audit record", call_id: row.callId, error: loggableError(error) })),
+          ),
+      ),
+    );
+  }
+}
+
+/** Waits for the records this isolate is about to write, so a caller reads its own calls. */
+const recordsUnderWay = () => Promise.all(underWay);
+
+export async function listAudit(ctx: ServiceContext, limit: number, beforeId?: number): Promise<AuditLog[]> {
+  await recordsUnderWay();
   return ctx.db
     .select()
     .from(auditLogs)

@@ -9,7 +9,8 @@ import { findPlatform } from "../connections/platforms";
 import { platformClient } from "../connections/platforms/client";
 import type { McpConfig } from "../connections/platforms/mcp";
 import { PlatformError, type Platform } from "../connections/platforms/types";
-import { defaultConnection, getConnection, recordConnectionHealth } from "../connections/service";
+import { defaultConnection, recordConnectionHealth } from "../connections/service";
+import { connectionInUse } from "../connections/in-use";
 import { SecretUnreadable } from "../core/secret-box";
 import { HubError, type FieldError } from "../core/errors";
 import { consumeRateLimits, exhaustedOf, rateLimitHeaders, rateLimited } from "../http/rate-limit";
@@ -17,7 +18,7 @@ import type { RateLimitResult } from "../http/rate-limiter";
 import { addressPolicyFor } from "../net/address-policy";
 import { OutboundRefused } from "../net/safe-fetch";
 import { randomToken } from "../lib/crypto";
-import { writeAudit } from "./audit";
+import { recordAudit } from "./audit";
 import { mcpToolName, parseToolName, platformToolInput } from "./catalog";
 import { McpError } from "../connections/mcp-client";
 import { callMcpTool } from "../connections/mcp-session";
@@ -111,7 +112,7 @@ export async function prepareToolCall(
     };
   }
 
-  const connection = await getConnection(ctx, reference.connectionId).catch(() => {
+  const connection = await connectionInUse(ctx, reference.connectionId).catch(() => {
     throw new HubError("not_found", `No tool named "${name}": MCP connection ${reference.connectionId} is not yours or does not exist.`);
   });
   if (connection.platform !== "mcp") throw new HubError("not_found", `No tool named "${name}".`);
@@ -189,39 +190,38 @@ export async function runToolCall(ctx: ServiceContext, call: PreparedCall, hooks
     call_id: callId,
   };
   // The records are written after the answer has gone (`waitUntil` keeps the invocation alive for
-  // them), and a record that fails to write is tried once more. Outside the tool's own outcome:
-  // failing to record must never turn a done deed (an email sent) into a failure that invites a retry.
+  // them). Outside the tool's own outcome: failing to record must never turn a done deed (an email
+  // sent) into a failure that invites a retry.
   const connection = call.connection;
-  const audit = {
-    userId: ctx.user.id,
-    credentialId: ctx.credential.id,
-    callId,
-    tool: call.name,
-    connectionId: connection?.id ?? null,
-    arguments: call.args,
-    outcome: outcome.success ? ("success" as const) : ("error" as const),
-    errorMessage,
-    durationMs: outcome.duration_ms,
-    source: hooks.source,
-  };
   ctx.waitUntil(
-    Promise.all([
-      recordOnce("audit record", { call_id: callId }, () => writeAudit(ctx.db, audit)),
-      connection && health
-        ? recordOnce("connection health", { connection_id: connection.id }, () => recordConnectionHealth(ctx.db, connection, health))
-        : undefined,
-    ]),
+    recordAudit(ctx.db, {
+      userId: ctx.user.id,
+      credentialId: ctx.credential.id,
+      callId,
+      tool: call.name,
+      connectionId: connection?.id ?? null,
+      arguments: call.args,
+      outcome: outcome.success ? "success" : "error",
+      errorMessage,
+      durationMs: outcome.duration_ms,
+      source: hooks.source,
+    }),
   );
+  // Health is written at once (it changes rarely), so the next read of the connection shows it.
+  if (connection && health) ctx.waitUntil(recordHealthOnce(ctx, connection, health));
   return outcome;
 }
 
-/** Writes a record, trying once more on failure; a record lost twice is logged with what identifies it. */
-async function recordOnce(what: string, about: Record<string, unknown>, write: () => Promise<void>): Promise<void> {
+/** Writes a connection's health, trying once more on failure; a record lost twice is logged. */
+async function recordHealthOnce(ctx: ServiceContext, connection: Connection, health: Parameters<typeof recordConnectionHealth>[2]): Promise<void> {
+  const write = () => recordConnectionHealth(ctx.db, connection, health);
   try {
     await write();
   } catch {
     await write().catch((error) =>
-      console.error(JSON.stringify({ level: "error", message: `could not write the ${what}`, ...about, error: loggableError(error) })),
+      console.error(
+        JSON.stringify({ level: "error", message: "could not write the connection health", connection_id: connection.id, error: loggableError(error) }),
+      ),
     );
   }
 }
@@ -236,7 +236,7 @@ export { rateLimitHeaders };
 
 async function chooseConnection(ctx: ServiceContext, platform: Platform, chosen: number | undefined): Promise<Connection> {
   if (chosen !== undefined) {
-    const connection = await getConnection(ctx, chosen);
+    const connection = await connectionInUse(ctx, chosen);
     if (connection.platform !== platform.id) {
       throw new HubError("validation_failed", `Connection ${chosen} is a ${connection.platform} connection, not ${platform.id}.`, {
         errors: [{ location: "body", field: "arguments.connection_id", message: `Not a ${platform.id} connection.` }],
@@ -249,9 +249,20 @@ async function chooseConnection(ctx: ServiceContext, platform: Platform, chosen:
   throw new HubError("tool_unavailable", `Connect ${platform.name} first: POST /v1/connections with platform "${platform.id}".`);
 }
 
+/**
+ * Decrypted settings by the stored (sealed) settings they came from: a connection kept in this
+ * isolate (see connectionInUse) is decrypted once, not on every call, and a saved change, which
+ * brings new stored settings, is decrypted afresh. Held weakly: they go when the record goes.
+ */
+const openedConfigs = new WeakMap<object, unknown>();
+
 async function readConfig(platform: Platform, connection: Connection, box: SecretBox): Promise<any> {
+  const opened = openedConfigs.get(connection.config);
+  if (opened) return opened;
   try {
-    return await openConfig(platform, connection.config, connection.uid, box);
+    const config = await openConfig(platform, connection.config, connection.uid, box);
+    openedConfigs.set(connection.config, config);
+    return config;
   } catch (error) {
     if (error instanceof SecretUnreadable) {
       throw new HubError(
@@ -269,10 +280,18 @@ function validateWithZod(schema: z.ZodType, raw: unknown): Record<string, unknow
   throw argumentErrors(result.error.issues.map((issue) => ({ field: issue.path.map(String).join("."), message: issue.message })));
 }
 
+/** Compiled input schemas by the tool (from a connection's cached list) they belong to. */
+const validators = new WeakMap<McpTool, Validator>();
+
 function validateWithJsonSchema(tool: McpTool, raw: unknown): Record<string, unknown> {
   const args = (raw ?? {}) as Record<string, unknown>;
   if (typeof args !== "object" || Array.isArray(args)) throw argumentErrors([{ field: "", message: "Arguments must be an object." }]);
-  const result = new Validator(tool.inputSchema as any, "2020-12", false).validate(args);
+  let validator = validators.get(tool);
+  if (!validator) {
+    validator = new Validator(tool.inputSchema as any, "2020-12", false);
+    validators.set(tool, validator);
+  }
+  const result = validator.validate(args);
   if (result.valid) return args;
   throw argumentErrors(
     result.errors

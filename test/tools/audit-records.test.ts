@@ -1,4 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { createDb } from "../../src/db/client";
+import { recordAudit } from "../../src/tools/audit";
 import { call, json, newApiKey, newUser } from "../helpers/api";
 
 /**
@@ -23,5 +26,54 @@ describe("audit records written after the answer", () => {
       if (recorded.size < answered.size) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect([...answered].filter((id) => !recorded.has(id))).toEqual([]);
+  });
+});
+
+describe("the audit writer", () => {
+  const entry = (userId: number, callId: string) => ({
+    userId,
+    credentialId: "key_test",
+    callId,
+    tool: "math_evaluate",
+    connectionId: null,
+    arguments: { expression: "1 + 1" },
+    outcome: "success" as const,
+    errorMessage: null,
+    durationMs: 1,
+    source: "api",
+  });
+  const stored = async (callIds: string[]) =>
+    (
+      await env.DB.prepare(`SELECT call_id FROM audit_logs WHERE call_id IN (${callIds.map(() => "?").join(",")})`)
+        .bind(...callIds)
+        .all<{ call_id: string }>()
+    ).results
+      .map((row) => row.call_id)
+      .sort();
+
+  it("writes records gathered together, more than one statement holds, in one go", async () => {
+    const user = await newUser();
+    const ids = Array.from({ length: 30 }, (_, i) => `call_batch_${crypto.randomUUID()}_${String(i).padStart(2, "0")}`);
+    const db = createDb(env.DB);
+    await Promise.all(ids.map((id) => recordAudit(db, entry(user.id, id))));
+    expect(await stored(ids)).toEqual([...ids].sort());
+  });
+
+  it("keeps the other records when one of a batch cannot be written, and logs the one by call id", async () => {
+    const user = await newUser();
+    const good = [`call_good_${crypto.randomUUID()}`, `call_good_${crypto.randomUUID()}`];
+    const bad = `call_bad_${crypto.randomUUID()}`;
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const db = createDb(env.DB);
+      // No such user: the foreign key refuses this record, and with it the batch's statement.
+      await Promise.all([recordAudit(db, entry(user.id, good[0]!)), recordAudit(db, entry(2_000_000_000, bad)), recordAudit(db, entry(user.id, good[1]!))]);
+      expect(await stored([...good, bad])).toEqual([...good].sort());
+      const logged = errors.mock.calls.map((args) => String(args[0]));
+      expect(logged.some((line) => line.includes(bad))).toBe(true);
+      expect(logged.some((line) => line.includes("key_test"))).toBe(false);
+    } finally {
+      errors.mockRestore();
+    }
   });
 });
