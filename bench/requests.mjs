@@ -75,8 +75,8 @@ async function main() {
       },
     ];
     const cases = allCases.filter((c) => !ONLY || ONLY.test(c.label));
-    // Warm every path briefly, workflow runs first: each run started inline sends a backstop
-    // message that arrives about 21 s later, and those must not land in another case's
+    // Warm every path briefly, workflow runs first: a run started inline that takes over a second
+    // sends a backstop message that arrives about 21 s later, and those must not land in another case's
     // measurement. Then measure /health before and after the others: its mean is the baseline.
     const runsFirst = [...cases].sort((a, b) => Number(b.label.includes("workflow,")) - Number(a.label.includes("workflow,")));
     for (const c of runsFirst) await load(hub.origin, { ...c, seconds: 2 }).catch(() => undefined);
