@@ -62,7 +62,7 @@ async function main() {
       return response.json();
     };
 
-    const builtin = await compare(
+    await compare(
       "Built-in tool call through the hub vs. a bare route of the same Worker",
       "GET /health (no auth, no storage)",
       () => fetch(`${hub.origin}/health`).then(expectOk),

@@ -1,7 +1,8 @@
-import { and, eq, getTableColumns, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { type Column, and, eq, getTableColumns, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { delegatedContext, type Runtime, type ServiceContext } from "../core/context";
 import type { Db } from "../db/client";
+import { encodeFor, prepareOnce, slot } from "../db/statement-cache";
 import { executionSteps, executions, type Execution, type ExecutionStep } from "../db/schema";
 import { HubError } from "../core/errors";
 import { evaluateCondition } from "../lib/conditions";
@@ -195,6 +196,8 @@ class ExecutionRun {
   private unwritten = new Map<string, StepRow>();
 
   private db: Db;
+  /** The same database, for statements bound without drizzle's builder (see prepareOnce). */
+  private d1: D1Database;
 
   constructor(
     private ctx: ServiceContext,
@@ -203,6 +206,7 @@ class ExecutionRun {
     private checkpoints: Map<string, ExecutionStep>,
   ) {
     this.db = ctx.db;
+    this.d1 = ctx.db.$client;
     const input = execution.input ?? {};
     const results: Record<string, StepOutcome> = {};
     const context = {
@@ -592,24 +596,23 @@ class ExecutionRun {
     const { id, agentId } = this.execution;
     const stillHeld = sql`exists (select 1 from executions where id = ${id} and lease_token = ${this.token} and status in ('queued', 'running'))`;
     const tokensUsed = [...this.checkpoints.values()].reduce((sum, step) => sum + (step.tokensUsed ?? 0), 0);
-    const finalState = this.db
-      .update(executions)
-      .set({ ...final, tokensUsed, finishedAt: now, leaseToken: null, leaseUntil: null, updatedAt: now })
-      .where(and(eq(executions.id, id), inArray(executions.status, ["queued", "running"]), eq(executions.leaseToken, this.token)))
-      // Only what this write changed comes back; the rest of the row is already in hand.
-      .returning({ id: executions.id, startedAt: executions.startedAt, updatedAt: executions.updatedAt });
+    const fields = Object.keys(final).sort();
+    const finalState = prepareOnce(this.d1, `final:${fields.join(",")}`, () => finalStateUpdate(this.db, fields), {
+      ...final,
+      tokensUsed,
+      now: now.getTime(),
+      executionId: id,
+      token: this.token,
+    });
     const outcome = final.status === "succeeded" ? { success: true } : { success: false, error: final.errorMessage };
     const followUps = followUpsOfEnd(this.ctx, this.execution, final, stillHeld);
     // Checkpoints, the agent's count and the follow-ups go before the final state: they are
     // guarded by the lease that it releases, so a runner that lost the lease writes none of them.
-    const writes: BatchItem<"sqlite">[] = [
-      ...this.takeUnwritten(),
-      ...(agentId ? [agentOutcomeUpdate(this.db, this.execution, outcome, stillHeld)] : []),
-      ...followUps.writes,
-      finalState,
-    ];
-    const results = await this.db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-    const [written] = results.at(-1) as Pick<Execution, "startedAt" | "updatedAt">[];
+    const others = [...(agentId ? [agentOutcomeUpdate(this.db, this.execution, outcome, stillHeld)] : []), ...followUps.writes];
+    const writes = [...this.takeUnwritten(), ...others.map((write) => asStatement(this.d1, write)), finalState];
+    const results = await this.d1.batch(writes);
+    const row = results.at(-1)!.results[0] as { started_at: number | null; updated_at: number } | undefined;
+    const written = row && { startedAt: row.started_at === null ? null : new Date(row.started_at), updatedAt: new Date(row.updated_at) };
     if (!written) return { done: true }; // cancelled, or taken over: whoever holds it now ends it
     const ended: Execution = {
       ...this.execution,
@@ -694,16 +697,15 @@ class ExecutionRun {
   async flush(): Promise<void> {
     const writes = this.takeUnwritten();
     if (writes.length === 0) return;
-    const now = new Date();
+    const now = Date.now();
     // Guarded by the lease: a consumer that lost it (it ran too long) cannot overwrite progress.
-    const [renewed] = await this.db.batch([
-      this.db
-        .update(executions)
-        .set({ status: "running", leaseUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
-        .where(and(eq(executions.id, this.execution.id), inArray(executions.status, ["queued", "running"]), eq(executions.leaseToken, this.token)))
-        .returning({ id: executions.id }),
-      ...writes,
-    ]);
+    const renewal = prepareOnce(this.d1, "lease-renewal", () => leaseRenewal(this.db), {
+      executionId: this.execution.id,
+      token: this.token,
+      leaseUntil: now + LEASE_MS,
+      now,
+    });
+    const [{ results: renewed }] = (await this.d1.batch([renewal, ...writes])) as [D1Result];
     if (renewed.length === 0) {
       // The lease is gone: the execution was cancelled, or another runner holds it now.
       throw new Pause((await hasEnded(this.db, this.execution.id)) ? { done: true } : { done: false, resumeInSeconds: 30 });
@@ -713,33 +715,81 @@ class ExecutionRun {
   /**
    * The upserts of the checkpoints not written yet, each guarded by the lease; they count as
    * written from here on. Rows go several to a statement (building and sending one statement per
-   * step was most of a pure run's cost), chunked to stay under D1's 100 bound parameters.
+   * step was most of a pure run's cost), chunked to stay under D1's 100 bound parameters, and
+   * each statement's text is built once per number of rows (see prepareOnce).
    */
-  private takeUnwritten() {
+  private takeUnwritten(): D1PreparedStatement[] {
     const rows = [...this.unwritten.values()];
     this.unwritten.clear();
-    const chunks: StepRow[][] = [];
-    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) chunks.push(rows.slice(i, i + ROWS_PER_STATEMENT));
-    return chunks.map((chunk) =>
-      this.db
-        .insert(executionSteps)
-        .values(chunk)
-        .onConflictDoUpdate({
-          target: [executionSteps.executionId, executionSteps.stepKey],
-          set: {
-            status: sql`excluded.status`,
-            attempts: sql`excluded.attempts`,
-            result: sql`excluded.result`,
-            errorMessage: sql`excluded.error_message`,
-            resumeAt: sql`excluded.resume_at`,
-            finishedAt: sql`excluded.finished_at`,
-            startedAt: sql`excluded.started_at`,
-            tokensUsed: sql`excluded.tokens_used`,
-          },
-          setWhere: sql`exists (select 1 from executions where id = ${this.execution.id} and lease_token = ${this.token})`,
-        }),
-    );
+    const statements: D1PreparedStatement[] = [];
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+      const values: Record<string, unknown> = { executionId: this.execution.id, token: this.token };
+      chunk.forEach((row, r) => {
+        for (const [key, column] of STEP_COLUMNS) values[`${r}.${key}`] = encodeFor(column, row[key]);
+      });
+      statements.push(prepareOnce(this.d1, `checkpoints:${chunk.length}`, () => checkpointUpsert(this.db, chunk.length), values));
+    }
+    return statements;
   }
+}
+
+/** A statement drizzle built, bound as it would bind it in a batch. */
+function asStatement(d1: D1Database, write: BatchItem<"sqlite">): D1PreparedStatement {
+  const { sql: text, params } = (write as unknown as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
+  return d1.prepare(text).bind(...params);
+}
+
+const STEP_COLUMNS = Object.entries(getTableColumns(executionSteps)) as [keyof StepRow, Column][];
+
+/** The upsert of `rows` checkpoints, with placeholders `<row>.<column>`, guarded by the run's lease. */
+function checkpointUpsert(db: Db, rows: number) {
+  const placeholders = Array.from({ length: rows }, (_, r) => Object.fromEntries(STEP_COLUMNS.map(([key]) => [key, slot(`${r}.${key}`)])));
+  return db
+    .insert(executionSteps)
+    .values(placeholders as unknown as StepRow[])
+    .onConflictDoUpdate({
+      target: [executionSteps.executionId, executionSteps.stepKey],
+      set: {
+        status: sql`excluded.status`,
+        attempts: sql`excluded.attempts`,
+        result: sql`excluded.result`,
+        errorMessage: sql`excluded.error_message`,
+        resumeAt: sql`excluded.resume_at`,
+        finishedAt: sql`excluded.finished_at`,
+        startedAt: sql`excluded.started_at`,
+        tokensUsed: sql`excluded.tokens_used`,
+      },
+      setWhere: sql`exists (select 1 from executions where id = ${slot("executionId")} and lease_token = ${slot("token")})`,
+    })
+    .toSQL();
+}
+
+/** The lease renewal that goes with a flush of checkpoints: it returns the row only while the lease is held. */
+function leaseRenewal(db: Db) {
+  return db
+    .update(executions)
+    .set({ status: "running", leaseUntil: slot("leaseUntil"), updatedAt: slot("now") })
+    .where(and(eq(executions.id, slot("executionId")), inArray(executions.status, ["queued", "running"]), eq(executions.leaseToken, slot("token"))))
+    .returning({ id: executions.id })
+    .toSQL();
+}
+
+/** The final state of a run (`fields` are those its FinalState carries), while the lease is held. */
+function finalStateUpdate(db: Db, fields: string[]) {
+  return db
+    .update(executions)
+    .set({
+      ...Object.fromEntries(fields.map((field) => [field, slot(field)])),
+      tokensUsed: slot("tokensUsed"),
+      finishedAt: slot("now"),
+      leaseToken: null,
+      leaseUntil: null,
+      updatedAt: slot("now"),
+    })
+    .where(and(eq(executions.id, slot("executionId")), inArray(executions.status, ["queued", "running"]), eq(executions.leaseToken, slot("token"))))
+    .returning({ id: executions.id, startedAt: executions.startedAt, updatedAt: executions.updatedAt })
+    .toSQL();
 }
 
 /** A row's columns plus the lease guard's two parameters stay within D1's limit of 100 bound parameters. */
