@@ -1,6 +1,7 @@
 import type { Runtime, ServiceContext } from "../core/context";
-import { type SQL, and, asc, desc, eq, inArray, isNull, lt, notExists, notInArray, or, sql } from "drizzle-orm";
+import { type Column, type SQL, and, asc, desc, eq, getTableColumns, inArray, isNull, lt, notExists, notInArray, or, sql } from "drizzle-orm";
 import { insertSelectList } from "../db/insert-select";
+import { encodeFor, prepareOnce, slot } from "../db/statement-cache";
 import type { Db } from "../db/client";
 import { executionKeys, executionSteps, executions, workflows, type Execution, type ExecutionStep, type Workflow } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
@@ -82,6 +83,12 @@ export async function insertExecution(
   ).returning();
   // Insert, then take the row back out if the account is now over its quota, in one batch (one
   // transaction), so a refused start leaves nothing behind.
+  if (!idempotency && typeof workflow === "number") {
+    const [execution, refused] = await startFromWorkflow(ctx, workflow, values);
+    if (!execution) throw await whyNotRunnable(ctx, workflow);
+    if (refused) throw quotaExceeded(limit);
+    return { execution, replayed: false };
+  }
   const overQuota = removeIfOverQuota(ctx, id);
   if (!idempotency) {
     const [[execution], refused] = await db.batch([insert, overQuota]);
@@ -163,6 +170,78 @@ export function insertFromWorkflow(ctx: ServiceContext, workflowId: number, valu
         alsoRequired,
       )}`,
     );
+}
+
+/**
+ * The start batch of a run by workflow id (insertFromWorkflow, then removeIfOverQuota), with its
+ * statement text built once per set of values given (see prepareOnce): it is the same for every
+ * run started through the API. Answers the new row, or none, and whether the quota refused it.
+ */
+async function startFromWorkflow(
+  ctx: ServiceContext,
+  workflowId: number,
+  values: Partial<Record<keyof Execution, unknown>>,
+): Promise<[Execution | undefined, boolean]> {
+  const given = Object.keys(values).filter((key) => values[key as keyof Execution] !== undefined) as (keyof Execution)[];
+  const d1 = ctx.db.$client;
+  const slots = Object.fromEntries(given.map((key) => [key, slot(key)]));
+  const encoded = Object.fromEntries(given.map((key) => [key, encodeFor(EXECUTION_COLUMNS[key], values[key])]));
+  const insert = prepareOnce(
+    d1,
+    `start:${given.join(",")}`,
+    () =>
+      ctx.db
+        .insert(executions)
+        .select(
+          // The values go in as named slots (copied as they are); the rest is copied from the workflow.
+          sql`select ${insertSelectList(
+            executions,
+            {},
+            {
+              ...slots,
+              workflowId: workflows.id,
+              workflowVersion: workflows.version,
+              steps: workflows.steps,
+              settings: workflows.settings,
+              variables: workflows.variables,
+            },
+          )} from ${workflows} where ${and(eq(workflows.id, slot("workflowId")), eq(workflows.userId, slot("owner")), notInArray(workflows.status, ["paused", "archived"]))}`,
+        )
+        .returning()
+        .toSQL(),
+    { ...encoded, workflowId, owner: ctx.user.id },
+  );
+  const overQuota = prepareOnce(
+    d1,
+    "start:over-quota",
+    () =>
+      ctx.db
+        .delete(executions)
+        .where(
+          and(
+            eq(executions.id, slot("id")),
+            sql`(select count(*) from executions where user_id = ${slot("owner")} and status in ('queued', 'running')) > ${slot("limit")}`,
+          ),
+        )
+        .returning({ id: executions.id })
+        .toSQL(),
+    { id: values.id, owner: ctx.user.id, limit: ctx.config.quotas.runningExecutionsPerUser },
+  );
+  const [inserted, refused] = await d1.batch([insert, overQuota]);
+  const row = inserted!.results[0] as Record<string, unknown> | undefined;
+  return [row && decodeRow(row), (refused!.results.length ?? 0) > 0];
+}
+
+const EXECUTION_COLUMNS = getTableColumns(executions) as Record<keyof Execution, Column>;
+
+/** A raw executions row (column names, stored forms) as drizzle would read it. */
+function decodeRow(row: Record<string, unknown>): Execution {
+  const decoded: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(EXECUTION_COLUMNS)) {
+    const value = row[column.name];
+    decoded[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return decoded as Execution;
 }
 
 /** Nothing was inserted: the workflow is not the caller's (404), or it may not run now (409). */
