@@ -1,7 +1,8 @@
 /**
  * What this isolate last read of a record that changes rarely but is read on every request
- * (credentials, accounts, connections in use), so most requests skip a D1 read: the approach of
- * edge key verifiers, an in-isolate cache with stale-while-revalidate and forgetting by event.
+ * (credentials, accounts, connections in use, the first page of workflow lists), so most requests
+ * skip a D1 read: the approach of edge key verifiers, an in-isolate cache with
+ * stale-while-revalidate and forgetting by event.
  *
  * - A record younger than FRESH_MS is used as is; one younger than MAX_AGE_MS is used while a
  *   fresh read runs in the background; an older one is read again before answering.
@@ -17,10 +18,31 @@ interface Entry<V> {
   value: V;
   readAt: number;
   refreshing: boolean;
+  weight: number;
+}
+
+/**
+ * Bounds on what one cache holds. `weigh` estimates a value's size (say, bytes of JSON): a value
+ * heavier than an eighth of `maxWeight` is never kept, and reaching `maxWeight` starts afresh.
+ */
+export interface IsolateCacheLimits<V> {
+  maxEntries?: number;
+  maxWeight?: number;
+  weigh?: (value: V) => number;
 }
 
 export class IsolateCache<V> {
   private entries = new Map<string, Entry<V>>();
+  private weight = 0;
+  private readonly maxEntries: number;
+  private readonly maxWeight: number;
+  private readonly weigh: (value: V) => number;
+
+  constructor(limits: IsolateCacheLimits<V> = {}) {
+    this.maxEntries = limits.maxEntries ?? MAX_ENTRIES;
+    this.maxWeight = limits.maxWeight ?? Number.POSITIVE_INFINITY;
+    this.weigh = limits.weigh ?? (() => 0);
+  }
   /**
    * Counts the changes made in this isolate (set, forget, update). A read that was under way during
    * one may have seen the database before it, so its result is used once but not kept.
@@ -65,15 +87,29 @@ export class IsolateCache<V> {
   }
 
   private keep(key: string, value: V) {
-    // A bound on memory: an isolate serving more distinct credentials simply reads more.
-    if (this.entries.size >= MAX_ENTRIES && !this.entries.has(key)) this.entries.clear();
-    this.entries.set(key, { value, readAt: Date.now(), refreshing: false });
+    // Bounds on memory: an isolate serving more distinct records than they allow simply reads more.
+    this.drop(key);
+    const weight = this.weigh(value);
+    if (weight > this.maxWeight / 8) return;
+    if (this.entries.size >= this.maxEntries || this.weight + weight > this.maxWeight) {
+      this.entries.clear();
+      this.weight = 0;
+    }
+    this.entries.set(key, { value, readAt: Date.now(), refreshing: false, weight });
+    this.weight += weight;
+  }
+
+  private drop(key: string) {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.weight -= entry.weight;
   }
 
   /** Forgets every record the predicate picks (a revocation in this isolate). */
   forget(pick: (key: string, value: V) => boolean) {
     this.changes++;
-    for (const [key, entry] of this.entries) if (pick(key, entry.value)) this.entries.delete(key);
+    for (const [key, entry] of this.entries) if (pick(key, entry.value)) this.drop(key);
   }
 
   /** Changes a cached record in place (e.g. the last-used stamp just written). */

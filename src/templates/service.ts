@@ -6,7 +6,7 @@ import { HubError, notFound, type FieldError } from "../core/errors";
 import { templateContentOf } from "./sanitize";
 import { randomToken } from "../lib/crypto";
 import { parseToolName } from "../tools/catalog";
-import { getOwnedWorkflow } from "../workflows/service";
+import { changingWorkflows, getOwnedWorkflow } from "../workflows/service";
 
 export interface TemplateFilters {
   category?: string | null;
@@ -107,18 +107,23 @@ export async function publishWorkflow(
       sourceWorkflowId: workflow.id,
     })
     .returning();
-  await markPublished(ctx.db, workflow.id);
+  await markPublished(ctx, workflow.id);
   return row!;
 }
 
-/** A workflow's `is_template` says whether it is published as at least one template now. */
-async function markPublished(db: Db, workflowId: number | null): Promise<void> {
+/**
+ * A workflow's `is_template` says whether it is published as at least one template now. Only its
+ * owner publishes or unpublishes it, so the caller's cached workflow lists are the ones to forget.
+ */
+async function markPublished(ctx: ServiceContext, workflowId: number | null): Promise<void> {
   if (workflowId === null) return;
-  const still = await db.select({ id: templates.id }).from(templates).where(eq(templates.sourceWorkflowId, workflowId)).get();
-  await db
-    .update(workflows)
-    .set({ isTemplate: Boolean(still) })
-    .where(eq(workflows.id, workflowId));
+  const still = await ctx.db.select({ id: templates.id }).from(templates).where(eq(templates.sourceWorkflowId, workflowId)).get();
+  await changingWorkflows(ctx, () =>
+    ctx.db
+      .update(workflows)
+      .set({ isTemplate: Boolean(still) })
+      .where(eq(workflows.id, workflowId)),
+  );
 }
 
 export async function unpublish(ctx: ServiceContext, id: string): Promise<void> {
@@ -131,7 +136,7 @@ export async function unpublish(ctx: ServiceContext, id: string): Promise<void> 
     if (exists) throw new HubError("forbidden", "Only its publisher can unpublish a template.");
     throw notFound("Template");
   }
-  await markPublished(ctx.db, deleted[0]!.sourceWorkflowId);
+  await markPublished(ctx, deleted[0]!.sourceWorkflowId);
 }
 
 export function presentTemplate(t: Template) {

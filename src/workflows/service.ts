@@ -5,6 +5,7 @@ import type { Db } from "../db/client";
 import { HubError, notFound } from "../core/errors";
 import { type WorkflowSettings, validateSteps } from "./steps";
 import { randomToken } from "../lib/crypto";
+import { firstPageOfWorkflows, forgetWorkflowPages } from "./first-pages";
 
 export interface WorkflowInput {
   name: string;
@@ -26,7 +27,11 @@ export function checkedSteps(raw: unknown[], field = "steps") {
 }
 
 /** Creates a workflow for the caller, within the account's quota (MAX_WORKFLOWS_PER_USER). */
-export async function createWorkflow(ctx: ServiceContext, input: WorkflowInput): Promise<SavedWorkflow> {
+export function createWorkflow(ctx: ServiceContext, input: WorkflowInput): Promise<SavedWorkflow> {
+  return changingWorkflows(ctx, () => insertWorkflow(ctx, input));
+}
+
+async function insertWorkflow(ctx: ServiceContext, input: WorkflowInput): Promise<SavedWorkflow> {
   const maxWorkflows = ctx.config.quotas.workflowsPerUser;
   const steps = checkedSteps(input.steps);
   const [held] = await ctx.db.select({ n: count() }).from(workflows).where(eq(workflows.userId, ctx.user.id));
@@ -60,7 +65,13 @@ export async function getOwnedWorkflow(ctx: ServiceContext, id: number): Promise
   return row;
 }
 
-export function listWorkflows(ctx: ServiceContext, limit: number, beforeId?: number) {
+/** The caller's workflows, newest first: `limit` of them older than `beforeId`, or the first page (see first-pages.ts). */
+export function listWorkflows(ctx: ServiceContext, limit: number, beforeId?: number): Promise<Workflow[]> {
+  if (beforeId === undefined) return firstPageOfWorkflows(ctx, limit, () => readWorkflows(ctx, limit));
+  return readWorkflows(ctx, limit, beforeId);
+}
+
+function readWorkflows(ctx: ServiceContext, limit: number, beforeId?: number) {
   return ctx.db
     .select()
     .from(workflows)
@@ -82,7 +93,11 @@ export function listActiveWorkflows(ctx: ServiceContext, limit: number) {
 }
 
 /** Applies the fields given; the version goes up by one when the steps change. */
-export async function updateWorkflow(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<SavedWorkflow> {
+export function updateWorkflow(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<SavedWorkflow> {
+  return changingWorkflows(ctx, () => applyPatch(ctx, id, patch));
+}
+
+async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<SavedWorkflow> {
   const current = await getOwnedWorkflow(ctx, id);
   const steps = patch.steps ? checkedSteps(patch.steps) : undefined;
   const stepsChanged = steps !== undefined && JSON.stringify(steps) !== JSON.stringify(current.steps);
@@ -139,11 +154,25 @@ async function recordVersion(db: Db, workflow: Pick<Workflow, "id" | "version" |
 }
 
 export async function deleteWorkflow(ctx: ServiceContext, id: number): Promise<void> {
-  const deleted = await ctx.db
-    .delete(workflows)
-    .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
-    .returning({ id: workflows.id });
+  const deleted = await changingWorkflows(ctx, () =>
+    ctx.db
+      .delete(workflows)
+      .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
+      .returning({ id: workflows.id }),
+  );
   if (deleted.length === 0) throw notFound("Workflow");
+}
+
+/**
+ * Runs a write to the caller's workflows, then forgets their cached list pages, even when the write
+ * failed part way (a row may have changed before the error).
+ */
+export async function changingWorkflows<T>(ctx: ServiceContext, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } finally {
+    forgetWorkflowPages(ctx.user.id);
+  }
 }
 
 export function presentWorkflow(row: SavedWorkflow) {
