@@ -21,8 +21,9 @@ export interface AuditEntry {
 
 /**
  * Writes a tool call's audit record after the answer has gone, with the records of other calls
- * that ended in this isolate meanwhile: they are gathered until this turn of work is over, then
- * written several to a statement in one batch, instead of a D1 round trip per call.
+ * that ended in this isolate meanwhile: they are gathered until this turn of work is over and the
+ * previous write is done (`writeWhenFree`), then written several to a statement in one batch,
+ * instead of a D1 round trip per call.
  *
  * The promise settles once the record is stored or given up on; a caller hands it to `waitUntil`,
  * so the invocation lives until then. Reading the log here waits for the records under way, so
@@ -34,7 +35,7 @@ export function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
   let gathering = gatheringFor.get(db);
   if (!gathering) {
     const rows: AuditRow[] = [];
-    const written = afterThisTurn().then(() => writeGathered(db, rows));
+    const written = writeWhenFree(db, rows);
     gathering = { rows, written };
     gatheringFor.set(db, gathering);
     underWay.add(written);
@@ -44,10 +45,33 @@ export function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
   return gathering.written;
 }
 
+/**
+ * Group commit: the gathered rows are written once the answer has gone and no other write of this
+ * database is going on, so under load each write carries the records of every call that ended
+ * while the previous one was stored. Everything runs in timers this call set, never as the
+ * continuation of another request's write: the runtime ties work to the request that started it,
+ * and a request that has ended runs nothing more.
+ */
+function writeWhenFree(db: Db, rows: AuditRow[]): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const attempt = () => {
+      if (writing.has(db)) return void setTimeout(attempt, 1);
+      writing.add(db);
+      void writeGathered(db, rows).finally(() => {
+        writing.delete(db);
+        resolve();
+      });
+    };
+    void afterThisTurn().then(attempt);
+  });
+}
+
 type AuditRow = typeof auditLogs.$inferInsert;
 
 /** The records waiting for their write, per database (one per isolate, except in tests). */
 const gatheringFor = new Map<Db, { rows: AuditRow[]; written: Promise<void> }>();
+/** Databases with an audit write going on: the next one waits for it. */
+const writing = new Set<Db>();
 /** Writes gathering or going on. */
 const underWay = new Set<Promise<void>>();
 

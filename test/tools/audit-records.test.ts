@@ -59,6 +59,32 @@ describe("the audit writer", () => {
     expect(await stored(ids)).toEqual([...ids].sort());
   });
 
+  it("gathers the records of calls that end while a write is going on into the next write", async () => {
+    const user = await newUser();
+    const db = createDb(env.DB);
+    const batch = db.batch.bind(db);
+    let openGate: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const writes = vi.spyOn(db, "batch").mockImplementation((async (statements: Parameters<typeof batch>[0]) => {
+      if (writes.mock.calls.length === 1) await gate; // the first write takes its time
+      return batch(statements);
+    }) as typeof db.batch);
+    const first = `call_first_${crypto.randomUUID()}`;
+    const later = Array.from({ length: 3 }, () => `call_later_${crypto.randomUUID()}`);
+    const recorded = [recordAudit(db, entry(user.id, first))];
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(writes).toHaveBeenCalledTimes(1);
+    for (const id of later) {
+      recorded.push(recordAudit(db, entry(user.id, id)));
+      await new Promise((resolve) => setTimeout(resolve, 5)); // each in its own turn
+    }
+    expect(writes).toHaveBeenCalledTimes(1);
+    openGate();
+    await Promise.all(recorded);
+    expect(writes).toHaveBeenCalledTimes(2);
+    expect(await stored([first, ...later])).toEqual([first, ...later].sort());
+  });
+
   it("keeps the other records when one of a batch cannot be written, and logs the one by call id", async () => {
     const user = await newUser();
     const good = [`call_good_${crypto.randomUUID()}`, `call_good_${crypto.randomUUID()}`];
