@@ -68,7 +68,7 @@ describe("the audit writer", () => {
     const writes = vi.spyOn(db, "batch").mockImplementation((async (statements: Parameters<typeof batch>[0]) => {
       if (writes.mock.calls.length === 1) await gate; // the first write takes its time
       return batch(statements);
-    }) as typeof db.batch);
+    }) as unknown as typeof db.batch);
     const first = `call_first_${crypto.randomUUID()}`;
     const later = Array.from({ length: 3 }, () => `call_later_${crypto.randomUUID()}`);
     const recorded = [recordAudit(db, entry(user.id, first))];
