@@ -11,7 +11,13 @@ import { connections, type Connection } from "../db/schema";
  * record at once; what another isolate writes is seen within MAX_AGE_MS (10 s).
  * `GET /v1/connections/{id}`, edits and the pages read D1 as before.
  */
-const inUse = new IsolateCache<Connection | null>();
+const inUse = new IsolateCache<Connection | null>({
+  maxEntries: 5_000,
+  // A record carries its tool list (an MCP server's can be large) and, beside it, its decrypted
+  // settings and compiled validators (executor.ts): the weight keeps what the isolate holds small.
+  maxWeight: 4 * 1024 * 1024,
+  weigh: (connection) => JSON.stringify(connection ?? null).length,
+});
 const keyOf = (userId: number, id: number) => `${userId}:${id}`;
 
 /** The caller's connection `id`, for running one of its tools; 404 when it is not theirs. */

@@ -22,56 +22,82 @@ export interface AuditEntry {
 /**
  * Writes a tool call's audit record after the answer has gone, with the records of other calls
  * that ended in this isolate meanwhile: they are gathered until this turn of work is over and the
- * previous write is done (`writeWhenFree`), then written several to a statement in one batch,
+ * previous write is done, then written several to a statement in one batch (group commit),
  * instead of a D1 round trip per call.
  *
  * The promise settles once the record is stored or given up on; a caller hands it to `waitUntil`,
- * so the invocation lives until then. Reading the log here waits for the records under way, so
- * a caller that lists its calls right after making them finds them. A failed batch is written again record by record (one bad
- * record, say of an account deleted meanwhile, must not cost the others); a record that fails
- * twice is logged by call id. The promise never rejects.
+ * so the invocation lives until then. Reading the log here waits (a bounded time) for the records
+ * under way, so a caller that lists its calls right after making them finds them. A failed batch
+ * is written again record by record (one bad record, say of an account deleted meanwhile, must
+ * not cost the others); a record that fails twice is logged by call id. The promise never rejects.
  */
 export function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
   let gathering = gatheringFor.get(db);
+  const first = !gathering;
   if (!gathering) {
-    const rows: AuditRow[] = [];
-    const written = writeWhenFree(db, rows);
-    gathering = { rows, written };
+    gathering = new Gathering();
     gatheringFor.set(db, gathering);
+    const { written } = gathering;
     underWay.add(written);
     void written.then(() => underWay.delete(written));
   }
   gathering.rows.push({ ...entry, arguments: redactArguments(entry.arguments) });
-  return gathering.written;
-}
-
-/**
- * Group commit: the gathered rows are written once the answer has gone and no other write of this
- * database is going on, so under load each write carries the records of every call that ended
- * while the previous one was stored. Everything runs in timers this call set, never as the
- * continuation of another request's write: the runtime ties work to the request that started it,
- * and a request that has ended runs nothing more.
- */
-function writeWhenFree(db: Db, rows: AuditRow[]): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const attempt = () => {
-      if (writing.has(db)) return void setTimeout(attempt, 1);
-      writing.add(db);
-      void writeGathered(db, rows).finally(() => {
-        writing.delete(db);
-        resolve();
-      });
-    };
-    void afterThisTurn().then(attempt);
-  });
+  return settle(db, gathering, first);
 }
 
 type AuditRow = typeof auditLogs.$inferInsert;
 
+/** Records gathering for one write, which whichever of their callers takes them first does. */
+class Gathering {
+  rows: AuditRow[] = [];
+  taken = false;
+  /** Resolves once the batch's write has finished (stored, or given up record by record). */
+  readonly written: Promise<void>;
+  finish!: () => void;
+  constructor() {
+    this.written = new Promise<void>((resolve) => (this.finish = resolve));
+  }
+}
+
+/**
+ * A write of a batch that has not finished after this long is taken for dead (its request was cut
+ * off): it no longer holds up the next write, and a batch nobody has taken by then is taken by
+ * any of its callers.
+ */
+export const TAKEOVER_MS = 1_000;
+
+/**
+ * Settles one caller's record. Everything runs in timers this caller set: the runtime ties work to
+ * the request that started it, and a request that has ended runs nothing more, so no caller may
+ * depend on another's request to write its record. The batch's first caller takes it once the
+ * answer has gone and no other write is going on (looking every millisecond); every other caller
+ * takes it over if it is still untaken after TAKEOVER_MS.
+ */
+function settle(db: Db, gathering: Gathering, first: boolean): Promise<void> {
+  return new Promise<void>((resolve) => {
+    void gathering.written.then(resolve);
+    const attempt = () => {
+      if (gathering.taken) return;
+      const since = writingSince.get(db);
+      if (since !== undefined && Date.now() - since < TAKEOVER_MS) return void setTimeout(attempt, first ? 1 : TAKEOVER_MS);
+      gathering.taken = true;
+      if (gatheringFor.get(db) === gathering) gatheringFor.delete(db);
+      const startedAt = Date.now();
+      writingSince.set(db, startedAt);
+      void writeGathered(db, gathering.rows).finally(() => {
+        if (writingSince.get(db) === startedAt) writingSince.delete(db);
+        gathering.finish();
+      });
+    };
+    if (first) void afterThisTurn().then(attempt);
+    else setTimeout(attempt, TAKEOVER_MS);
+  });
+}
+
 /** The records waiting for their write, per database (one per isolate, except in tests). */
-const gatheringFor = new Map<Db, { rows: AuditRow[]; written: Promise<void> }>();
-/** Databases with an audit write going on: the next one waits for it. */
-const writing = new Set<Db>();
+const gatheringFor = new Map<Db, Gathering>();
+/** When the audit write going on, per database, started: the next one waits for it. */
+const writingSince = new Map<Db, number>();
 /** Writes gathering or going on. */
 const underWay = new Set<Promise<void>>();
 
@@ -79,7 +105,6 @@ const underWay = new Set<Promise<void>>();
 const ROWS_PER_STATEMENT = Math.floor(100 / Object.keys(getTableColumns(auditLogs)).length);
 
 async function writeGathered(db: Db, rows: AuditRow[]): Promise<void> {
-  gatheringFor.delete(db);
   const statements = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) statements.push(db.insert(auditLogs).values(rows.slice(i, i + ROWS_PER_STATEMENT)));
   try {
@@ -98,8 +123,11 @@ async function writeGathered(db: Db, rows: AuditRow[]): Promise<void> {
   }
 }
 
-/** Waits for the records this isolate is about to write, so a caller reads its own calls. */
-const recordsUnderWay = () => Promise.all(underWay);
+/**
+ * Waits for the records this isolate is about to write, so a caller reads its own calls; never
+ * longer than a write taken for dead would hold them.
+ */
+const recordsUnderWay = () => Promise.race([Promise.all(underWay), new Promise((resolve) => setTimeout(resolve, 2 * TAKEOVER_MS))]);
 
 export async function listAudit(ctx: ServiceContext, limit: number, beforeId?: number): Promise<AuditLog[]> {
   await recordsUnderWay();

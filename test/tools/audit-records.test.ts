@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db/client";
-import { recordAudit } from "../../src/tools/audit";
+import { TAKEOVER_MS, recordAudit } from "../../src/tools/audit";
 import { call, json, newApiKey, newUser } from "../helpers/api";
 
 /**
@@ -83,6 +83,29 @@ describe("the audit writer", () => {
     await Promise.all(recorded);
     expect(writes).toHaveBeenCalledTimes(2);
     expect(await stored([first, ...later])).toEqual([first, ...later].sort());
+  });
+
+  it("writes the next records when a write never finishes (its request cut off)", async () => {
+    const user = await newUser();
+    const db = createDb(env.DB);
+    const batch = db.batch.bind(db);
+    let openGate: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const writes = vi.spyOn(db, "batch").mockImplementation((async (statements: Parameters<typeof batch>[0]) => {
+      if (writes.mock.calls.length === 1) await gate; // the first write never comes back
+      return batch(statements);
+    }) as unknown as typeof db.batch);
+    try {
+      void recordAudit(db, entry(user.id, `call_stuck_${crypto.randomUUID()}`));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const later = Array.from({ length: 3 }, () => `call_after_${crypto.randomUUID()}`);
+      const started = Date.now();
+      await Promise.all(later.map((id) => recordAudit(db, entry(user.id, id))));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(TAKEOVER_MS - 20);
+      expect(await stored(later)).toEqual([...later].sort());
+    } finally {
+      openGate();
+    }
   });
 
   it("keeps the other records when one of a batch cannot be written, and logs the one by call id", async () => {
