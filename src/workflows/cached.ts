@@ -3,27 +3,41 @@ import { IsolateCache } from "../core/isolate-cache";
 import type { Workflow } from "../db/schema";
 
 /**
- * The first page of each caller's workflow list as this isolate last read it, kept like an
- * account record (IsolateCache: fresh 5 s, refreshed in the background up to 10 s). Lists are read
- * far more often than workflows change, and a D1 read was most of what a list cost. Every write
- * through the workflow service forgets its owner's pages here at once, so this isolate lists its
- * own changes exactly; another isolate's change shows within 10 s. Reading one workflow by id
- * always reads D1, so it is exact everywhere. Later pages (with a cursor) are always read.
+ * Workflows as this isolate last read them, kept like an account record (IsolateCache: fresh 5 s,
+ * refreshed in the background up to 10 s), keyed by owner so one account's copies are never
+ * another's. Every write through the workflow service forgets its owner's copies here at once
+ * (`changingWorkflows`), so this isolate sees its own changes at once; another isolate's within
+ * 10 s. Workflows can be large (up to 100 steps each): the weight bounds what the isolate holds.
  */
-const firstPages = new IsolateCache<Workflow[]>({
-  maxEntries: 5_000,
-  // Workflows can be large (up to 100 steps each); this bounds what the isolate holds for lists.
-  maxWeight: 16 * 1024 * 1024,
-  weigh: (rows) => JSON.stringify(rows).length,
-});
+// Parsed objects take a few times their JSON's length in memory: 4 M characters of JSON per cache.
+const limits = { maxEntries: 5_000, maxWeight: 4 * 1024 * 1024, weigh: (value: unknown) => JSON.stringify(value ?? null).length };
+
+/**
+ * The first page of each caller's workflow list: lists are read far more often than workflows
+ * change, and a D1 read was most of what a list cost. Later pages (with a cursor) are always read.
+ */
+const firstPages = new IsolateCache<Workflow[]>(limits);
+
+/**
+ * Single workflows, for starting a run whose insert is deferred (see deferred-start.ts): that
+ * insert copies the workflow only if it is still the version cached here, so a stale copy can
+ * never run, only cost a second start.
+ */
+const workflowCopies = new IsolateCache<Workflow | null>(limits);
 
 /** The caller's newest `limit` workflows, from this isolate's page or read through `load`. */
 export function firstPageOfWorkflows(ctx: ServiceContext, limit: number, load: () => Promise<Workflow[]>): Promise<Workflow[]> {
   return firstPages.get(`${ctx.user.id}:${limit}`, load, (work) => ctx.waitUntil(work));
 }
 
-/** Forgets an owner's cached pages: call after any write to their workflows. */
-export function forgetWorkflowPages(userId: number) {
+/** One of the caller's workflows (null: none with this id), from this isolate's copy or read through `load`. */
+export function copyOfWorkflow(ctx: ServiceContext, id: number, load: () => Promise<Workflow | null>): Promise<Workflow | null> {
+  return workflowCopies.get(`${ctx.user.id}:${id}`, load, (work) => ctx.waitUntil(work));
+}
+
+/** Forgets an owner's cached pages and copies: call after any write to their workflows. */
+export function forgetCachedWorkflows(userId: number) {
   const prefix = `${userId}:`;
   firstPages.forget((key) => key.startsWith(prefix));
+  workflowCopies.forget((key) => key.startsWith(prefix));
 }

@@ -15,6 +15,7 @@ import { type EndedRun, LEASE_MS, newLeaseToken } from "./runner";
 import type { WorkflowSettings } from "./steps";
 import { wakeParent } from "./child-runs";
 import type { ExecutionMessage } from "../core/messages";
+import { runWithDeferredStart } from "./deferred-start";
 
 /**
  * Starts a run of the workflow as it is now (its version and steps are pinned) and queues it.
@@ -55,20 +56,17 @@ export async function insertExecution(
   if (idempotency && typeof workflow === "number") workflow = await getOwnedWorkflow(ctx, workflow);
   if (typeof workflow !== "number") assertRunnable(workflow);
   const now = Date.now();
-  const id = run.child?.id ?? `exe_${randomToken(16)}`;
   const limit = ctx.config.quotas.runningExecutionsPerUser;
-  const values = {
-    id,
-    userId: ctx.user.id,
-    credentialId: ctx.credential.id,
-    input: run.input,
-    agentId: run.agentId ?? null,
-    replayOf: run.replayOf ?? null,
-    parentExecutionId: run.child?.parentExecutionId ?? null,
-    depth: run.child?.depth ?? 0,
-    // A run started inline never waits in the queue: it is running from the start.
-    ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
-  };
+  const values = newRunValues(ctx, run, now, leaseToken);
+  const { id } = values;
+  // Insert, then take the row back out if the account is now over its quota, in one batch (one
+  // transaction), so a refused start leaves nothing behind.
+  if (!idempotency && typeof workflow === "number") {
+    const [execution, refused] = await startFromWorkflow(ctx, workflow, values);
+    if (!execution) throw await whyNotRunnable(ctx, workflow);
+    if (refused) throw quotaExceeded(limit);
+    return { execution, replayed: false };
+  }
   const insert = (
     typeof workflow === "number"
       ? insertFromWorkflow(ctx, workflow, values)
@@ -81,14 +79,6 @@ export async function insertExecution(
           variables: workflow.variables,
         })
   ).returning();
-  // Insert, then take the row back out if the account is now over its quota, in one batch (one
-  // transaction), so a refused start leaves nothing behind.
-  if (!idempotency && typeof workflow === "number") {
-    const [execution, refused] = await startFromWorkflow(ctx, workflow, values);
-    if (!execution) throw await whyNotRunnable(ctx, workflow);
-    if (refused) throw quotaExceeded(limit);
-    return { execution, replayed: false };
-  }
   const overQuota = removeIfOverQuota(ctx, id);
   if (!idempotency) {
     const [[execution], refused] = await db.batch([insert, overQuota]);
@@ -125,6 +115,22 @@ export async function insertExecution(
   if (claimed.length === 0) return { execution: await firstRunOf(ctx, idempotency), replayed: true };
   if (refused.length) throw quotaExceeded(limit);
   return { execution, replayed: false };
+}
+
+/** A new run's own columns (the rest is copied from its workflow). */
+export function newRunValues(ctx: ServiceContext, run: RunRequest, now: number, leaseToken?: string) {
+  return {
+    id: run.child?.id ?? `exe_${randomToken(16)}`,
+    userId: ctx.user.id,
+    credentialId: ctx.credential.id,
+    input: run.input,
+    agentId: run.agentId ?? null,
+    replayOf: run.replayOf ?? null,
+    parentExecutionId: run.child?.parentExecutionId ?? null,
+    depth: run.child?.depth ?? 0,
+    // A run started inline never waits in the queue: it is running from the start.
+    ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
+  };
 }
 
 /** What a new run is asked to do, beyond its workflow. */
@@ -173,22 +179,38 @@ export function insertFromWorkflow(ctx: ServiceContext, workflowId: number, valu
 }
 
 /**
- * The start batch of a run by workflow id (insertFromWorkflow, then removeIfOverQuota), with its
- * statement text built once per set of values given (see prepareOnce): it is the same for every
- * run started through the API. Answers the new row, or none, and whether the quota refused it.
+ * The start batch of a run by workflow id (insertFromWorkflow, then removeIfOverQuota). Answers
+ * the new row, or none, and whether the quota refused it.
  */
 async function startFromWorkflow(
   ctx: ServiceContext,
   workflowId: number,
   values: Partial<Record<keyof Execution, unknown>>,
 ): Promise<[Execution | undefined, boolean]> {
+  const [inserted, refused] = await ctx.db.$client.batch(startStatements(ctx, workflowId, values));
+  const row = inserted!.results[0] as Record<string, unknown> | undefined;
+  return [row && decodeRow(row), (refused!.results.length ?? 0) > 0];
+}
+
+/**
+ * The two statements that start a run by workflow id: the insert, which copies the caller's
+ * workflow if it may run (and, with `copyOf`, only if it is still that version of it), and the
+ * quota check that takes the row back out. Their text is built once per set of values given (see
+ * prepareOnce): it is the same for every run started through the API. The insert returns the row.
+ */
+export function startStatements(
+  ctx: ServiceContext,
+  workflowId: number,
+  values: Partial<Record<keyof Execution, unknown>>,
+  copyOf?: Pick<Workflow, "version" | "updatedAt">,
+): [insert: D1PreparedStatement, overQuota: D1PreparedStatement] {
   const given = Object.keys(values).filter((key) => values[key as keyof Execution] !== undefined) as (keyof Execution)[];
   const d1 = ctx.db.$client;
   const slots = Object.fromEntries(given.map((key) => [key, slot(key)]));
   const encoded = Object.fromEntries(given.map((key) => [key, encodeFor(EXECUTION_COLUMNS[key], values[key])]));
   const insert = prepareOnce(
     d1,
-    `start:${given.join(",")}`,
+    `start:${given.join(",")}${copyOf ? ":copy" : ""}`,
     () =>
       ctx.db
         .insert(executions)
@@ -205,11 +227,22 @@ async function startFromWorkflow(
               settings: workflows.settings,
               variables: workflows.variables,
             },
-          )} from ${workflows} where ${and(eq(workflows.id, slot("workflowId")), eq(workflows.userId, slot("owner")), notInArray(workflows.status, ["paused", "archived"]))}`,
+          )} from ${workflows} where ${and(
+            eq(workflows.id, slot("workflowId")),
+            eq(workflows.userId, slot("owner")),
+            notInArray(workflows.status, ["paused", "archived"]),
+            // Stamps written by SQL carry fractions of a millisecond that a Date drops: same millisecond, same save.
+            copyOf ? and(eq(workflows.version, slot("version")), sql`abs(${workflows.updatedAt} - ${slot("updatedAt")}) < 1`) : undefined,
+          )}`,
         )
         .returning()
         .toSQL(),
-    { ...encoded, workflowId, owner: ctx.user.id },
+    {
+      ...encoded,
+      workflowId,
+      owner: ctx.user.id,
+      ...(copyOf ? { version: copyOf.version, updatedAt: encodeFor(workflows.updatedAt, copyOf.updatedAt) } : {}),
+    },
   );
   const overQuota = prepareOnce(
     d1,
@@ -227,9 +260,7 @@ async function startFromWorkflow(
         .toSQL(),
     { id: values.id, owner: ctx.user.id, limit: ctx.config.quotas.runningExecutionsPerUser },
   );
-  const [inserted, refused] = await d1.batch([insert, overQuota]);
-  const row = inserted!.results[0] as Record<string, unknown> | undefined;
-  return [row && decodeRow(row), (refused!.results.length ?? 0) > 0];
+  return [insert, overQuota];
 }
 
 const EXECUTION_COLUMNS = getTableColumns(executions) as Record<keyof Execution, Column>;
@@ -326,6 +357,12 @@ export interface StartedRun {
  * backstop), waiting for its end when asked to.
  */
 export async function startAndRun(ctx: ServiceContext, workflow: WorkflowRef, run: RunRequest, options: RunOptions): Promise<StartedRun> {
+  // A caller waiting for the end of a run of one of its workflows (no key, not a child run):
+  // the start can go with the run's first write.
+  if (typeof workflow === "number" && options.waitSeconds && options.waitSeconds > 0 && !options.idempotency && !run.child) {
+    const started = await runWithDeferredStart(ctx, workflow, run, options.waitSeconds);
+    if (started) return started;
+  }
   const token = newLeaseToken();
   const { execution, replayed } = await insertExecution(ctx, workflow, run, token, options.idempotency);
   if (replayed) {

@@ -4,6 +4,7 @@ import { executions, type Execution } from "../db/schema";
 import { loggableError } from "../lib/safe-log";
 import { enqueueExecution } from "./queue-consumer";
 import { type DriveOutcome, type EndedRun, LEASE_MS, driveExecution, driveNewExecution } from "./runner";
+import type { DeferredStart } from "./start-deferral";
 
 /** The longest `Prefer: wait` honoured (DESIGN.md §4). */
 export const MAX_WAIT_SECONDS = 60;
@@ -34,10 +35,12 @@ export const BACKSTOP_AFTER_MS = 1_000;
  * run starts without reading anything back. A pause (a delay, a retry) goes back to the queue as
  * a delayed message, as it would from the consumer.
  */
-export async function runNow(runtime: Runtime, execution: Execution, token: string): Promise<DriveOutcome> {
+export async function runNow(runtime: Runtime, execution: Execution, token: string, start?: DeferredStart): Promise<DriveOutcome> {
   let backstop: Promise<void> | undefined;
-  // Sent beside the run, never waited for: without it, the sweep still finds the run once its lease has run out.
+  // Sent beside the run, never waited for: without it, the sweep still finds the run once its
+  // lease has run out. A run whose start is not written yet has no row for a message to find.
   const sendBackstop = () => {
+    if (start && !start.written) return;
     backstop ??= enqueueExecution(runtime.bindings.WORKFLOW_RUNS, execution.id, backstopDelaySeconds()).catch((error) =>
       console.error(JSON.stringify({ level: "error", message: "backstop message not sent", execution_id: execution.id, error: loggableError(error) })),
     );
@@ -45,7 +48,7 @@ export async function runNow(runtime: Runtime, execution: Execution, token: stri
   };
   const timer = setTimeout(sendBackstop, BACKSTOP_AFTER_MS);
   try {
-    const outcome = await driveNewExecution(runtime, execution, token);
+    const outcome = await driveNewExecution(runtime, execution, token, start);
     if (!outcome.done) await enqueueExecution(runtime.bindings.WORKFLOW_RUNS, execution.id, outcome.resumeInSeconds);
     return outcome;
   } catch (error) {
@@ -77,15 +80,19 @@ export function resumeNow(runtime: Runtime, executionId: string): void {
  * Runs the execution now and waits up to `seconds` for it to end, whoever drives it: returns the
  * ended run, or undefined when it is still going (it carries on in the background).
  */
-export async function runAndWait(runtime: Runtime, execution: Execution, token: string, seconds: number): Promise<EndedRun | undefined> {
+export async function runAndWait(runtime: Runtime, execution: Execution, token: string, seconds: number, start?: DeferredStart): Promise<EndedRun | undefined> {
   const deadline = Date.now() + Math.min(seconds, MAX_WAIT_SECONDS) * 1000;
-  // A drive that fails is the backstop's to finish (the queue message, the sweep); it is only logged.
-  const running = runNow(runtime, execution, token).catch((error): DriveOutcome => {
+  // A drive that fails is the backstop's to finish (the queue message, the sweep); it is only
+  // logged. One that failed before its deferred start was written started nothing: the caller hears.
+  const running = runNow(runtime, execution, token, start).catch((error): DriveOutcome => {
+    if (start && !start.written) throw error;
     logInlineFailure(execution.id, error);
     return { done: true };
   });
   const outcome = await Promise.race([running, sleep(deadline - Date.now()).then(() => undefined)]);
   if (outcome === undefined) {
+    // The answer names the run, so it must exist: wait for its start to be written (or refused).
+    if (start && !start.written) await Promise.race([start.settled, running]);
     // The drive in progress keeps going after the answer has gone.
     runtime.waitUntil(running);
     return undefined;

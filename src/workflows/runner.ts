@@ -17,6 +17,7 @@ import { handToQueue } from "./executions";
 import { runNow } from "./run-now";
 import { type FinalState, followUpsOfEnd } from "./follow-ups";
 import { agentOutcomeUpdate } from "./agent-outcome";
+import type { DeferredStart } from "./start-deferral";
 
 /**
  * What the consumer does with the message after a drive. A run that this drive ended carries
@@ -125,14 +126,20 @@ function slotFree(workflowId: number, executionId: string, limit: number, now: n
  * Runs a new execution whose lease this invocation took when it inserted the row (see
  * `startAndRun`): there is nothing to read back and no checkpoint yet.
  */
-export function driveNewExecution(runtime: Runtime, execution: Execution, token: string): Promise<DriveOutcome> {
-  return walkLeased(runtime, execution, token, new Map());
+export function driveNewExecution(runtime: Runtime, execution: Execution, token: string, start?: DeferredStart): Promise<DriveOutcome> {
+  return walkLeased(runtime, execution, token, new Map(), start);
 }
 
-async function walkLeased(runtime: Runtime, execution: Execution, token: string, checkpoints: Map<string, ExecutionStep>): Promise<DriveOutcome> {
+async function walkLeased(
+  runtime: Runtime,
+  execution: Execution,
+  token: string,
+  checkpoints: Map<string, ExecutionStep>,
+  start?: DeferredStart,
+): Promise<DriveOutcome> {
   // Steps act for the run's owner, with the credential that started it.
   const ctx = delegatedContext(runtime, execution.userId, execution.credentialId);
-  const run = new ExecutionRun(ctx, execution, token, checkpoints);
+  const run = new ExecutionRun(ctx, execution, token, checkpoints, start);
   try {
     await run.walk(execution.steps as Step[]);
     return await run.end({ status: "succeeded" });
@@ -204,6 +211,8 @@ class ExecutionRun {
     private execution: Execution,
     private token: string,
     private checkpoints: Map<string, ExecutionStep>,
+    /** A start not written yet (see start-deferral.ts): it goes with the run's first write. */
+    private start?: DeferredStart,
   ) {
     this.db = ctx.db;
     this.d1 = ctx.db.$client;
@@ -246,6 +255,9 @@ class ExecutionRun {
       if (step.type === "condition") await this.walk((done.result as { branch: string }).branch === "then" ? step.then : step.else, scope);
       return;
     }
+    // Only pure steps run before the run's start is written: every other step reads or writes
+    // the database, or acts outside, so the start (with the checkpoints so far) goes first.
+    if (step.type !== "set" && step.type !== "condition" && this.start?.pending) await this.flush();
     switch (step.type) {
       case "set": {
         const values = this.evaluate(step, () => substitute(step.values, scope.context).value as Record<string, unknown>);
@@ -609,8 +621,9 @@ class ExecutionRun {
     // Checkpoints, the agent's count and the follow-ups go before the final state: they are
     // guarded by the lease that it releases, so a runner that lost the lease writes none of them.
     const others = [...(agentId ? [agentOutcomeUpdate(this.db, this.execution, outcome, stillHeld)] : []), ...followUps.writes];
+    const start = this.start?.take() ?? [];
     const writes = [...this.takeUnwritten(), ...others.map((write) => asStatement(this.d1, write)), finalState];
-    const results = await this.d1.batch(writes);
+    const results = await this.batchAfterStart(start, writes);
     const row = results.at(-1)!.results[0] as { started_at: number | null; updated_at: number } | undefined;
     const written = row && { startedAt: row.started_at === null ? null : new Date(row.started_at), updatedAt: new Date(row.updated_at) };
     if (!written) return { done: true }; // cancelled, or taken over: whoever holds it now ends it
@@ -695,8 +708,9 @@ class ExecutionRun {
    * inline is still `queued` until its first write says it is `running`.
    */
   async flush(): Promise<void> {
+    const start = this.start?.take() ?? [];
     const writes = this.takeUnwritten();
-    if (writes.length === 0) return;
+    if (writes.length === 0 && start.length === 0) return;
     const now = Date.now();
     // Guarded by the lease: a consumer that lost it (it ran too long) cannot overwrite progress.
     const renewal = prepareOnce(this.d1, "lease-renewal", () => leaseRenewal(this.db), {
@@ -705,11 +719,29 @@ class ExecutionRun {
       leaseUntil: now + LEASE_MS,
       now,
     });
-    const [{ results: renewed }] = (await this.d1.batch([renewal, ...writes])) as [D1Result];
+    const [{ results: renewed }] = (await this.batchAfterStart(start, [renewal, ...writes])) as [D1Result];
     if (renewed.length === 0) {
       // The lease is gone: the execution was cancelled, or another runner holds it now.
       throw new Pause((await hasEnded(this.db, this.execution.id)) ? { done: true } : { done: false, resumeInSeconds: 30 });
     }
+  }
+
+  /**
+   * Runs `writes` in one batch behind the run's deferred start, if it is in `start`, and answers
+   * their results. A start that wrote nothing throws (StartRefused, StartOverQuota): the writes
+   * behind it are guarded by the lease of a row that does not exist, so they wrote nothing either.
+   */
+  private async batchAfterStart(start: D1PreparedStatement[], writes: D1PreparedStatement[]): Promise<D1Result[]> {
+    if (start.length === 0) return this.d1.batch(writes);
+    let results: D1Result[];
+    try {
+      results = await this.d1.batch([...start, ...writes]);
+    } catch (error) {
+      this.start!.failed(error);
+      throw error;
+    }
+    this.start!.check(results.slice(0, start.length));
+    return results.slice(start.length);
   }
 
   /**
@@ -742,27 +774,42 @@ function asStatement(d1: D1Database, write: BatchItem<"sqlite">): D1PreparedStat
 
 const STEP_COLUMNS = Object.entries(getTableColumns(executionSteps)) as [keyof StepRow, Column][];
 
-/** The upsert of `rows` checkpoints, with placeholders `<row>.<column>`, guarded by the run's lease. */
+/**
+ * The upsert of `rows` checkpoints, with placeholders `<row>.<column>`, guarded by the run's lease:
+ * rows are inserted or updated only while the run's row holds it (`INSERT … SELECT … WHERE`), so a
+ * runner that lost its lease, or whose deferred start was refused, writes none.
+ */
 function checkpointUpsert(db: Db, rows: number) {
-  const placeholders = Array.from({ length: rows }, (_, r) => Object.fromEntries(STEP_COLUMNS.map(([key]) => [key, slot(`${r}.${key}`)])));
-  return db
-    .insert(executionSteps)
-    .values(placeholders as unknown as StepRow[])
-    .onConflictDoUpdate({
-      target: [executionSteps.executionId, executionSteps.stepKey],
-      set: {
-        status: sql`excluded.status`,
-        attempts: sql`excluded.attempts`,
-        result: sql`excluded.result`,
-        errorMessage: sql`excluded.error_message`,
-        resumeAt: sql`excluded.resume_at`,
-        finishedAt: sql`excluded.finished_at`,
-        startedAt: sql`excluded.started_at`,
-        tokensUsed: sql`excluded.tokens_used`,
-      },
-      setWhere: sql`exists (select 1 from executions where id = ${slot("executionId")} and lease_token = ${slot("token")})`,
-    })
-    .toSQL();
+  const tuples = Array.from(
+    { length: rows },
+    (_, r) =>
+      sql`(${sql.join(
+        STEP_COLUMNS.map(([key]) => slot(`${r}.${key}`)),
+        sql`, `,
+      )})`,
+  );
+  const leaseHeld = sql`exists (select 1 from executions where id = ${slot("executionId")} and lease_token = ${slot("token")})`;
+  return (
+    db
+      .insert(executionSteps)
+      // VALUES yields the columns in table order, the order of the insert's column list.
+      .select(sql`select * from (values ${sql.join(tuples, sql`, `)}) where ${leaseHeld}`)
+      .onConflictDoUpdate({
+        target: [executionSteps.executionId, executionSteps.stepKey],
+        set: {
+          status: sql`excluded.status`,
+          attempts: sql`excluded.attempts`,
+          result: sql`excluded.result`,
+          errorMessage: sql`excluded.error_message`,
+          resumeAt: sql`excluded.resume_at`,
+          finishedAt: sql`excluded.finished_at`,
+          startedAt: sql`excluded.started_at`,
+          tokensUsed: sql`excluded.tokens_used`,
+        },
+        setWhere: leaseHeld,
+      })
+      .toSQL()
+  );
 }
 
 /** The lease renewal that goes with a flush of checkpoints: it returns the row only while the lease is held. */

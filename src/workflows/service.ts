@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import { HubError, notFound } from "../core/errors";
 import { type WorkflowSettings, validateSteps } from "./steps";
 import { randomToken } from "../lib/crypto";
-import { firstPageOfWorkflows, forgetWorkflowPages } from "./first-pages";
+import { firstPageOfWorkflows, forgetCachedWorkflows } from "./cached";
 
 export interface WorkflowInput {
   name: string;
@@ -65,7 +65,7 @@ export async function getOwnedWorkflow(ctx: ServiceContext, id: number): Promise
   return row;
 }
 
-/** The caller's workflows, newest first: `limit` of them older than `beforeId`, or the first page (see first-pages.ts). */
+/** The caller's workflows, newest first: `limit` of them older than `beforeId`, or the first page (see cached.ts). */
 export function listWorkflows(ctx: ServiceContext, limit: number, beforeId?: number): Promise<Workflow[]> {
   if (beforeId === undefined) return firstPageOfWorkflows(ctx, limit, () => readWorkflows(ctx, limit));
   return readWorkflows(ctx, limit, beforeId);
@@ -171,7 +171,7 @@ export async function changingWorkflows<T>(ctx: ServiceContext, write: () => Pro
   try {
     return await write();
   } finally {
-    forgetWorkflowPages(ctx.user.id);
+    forgetCachedWorkflows(ctx.user.id);
   }
 }
 

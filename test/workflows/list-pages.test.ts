@@ -5,7 +5,7 @@ import { call, json, newApiKey, newUser } from "../helpers/api";
 import { newWorkflow } from "./helpers";
 
 /**
- * The first page of a workflow list is kept per isolate (src/workflows/first-pages.ts). Changes
+ * The first page of a workflow list is kept per isolate (src/workflows/cached.ts). Changes
  * made through the hub show in the next list of the isolate that made them; a change only the
  * database shows (as one made by another isolate looks from here) shows within MAX_AGE_MS.
  */
