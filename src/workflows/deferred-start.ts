@@ -2,7 +2,7 @@ import type { ServiceContext } from "../core/context";
 import { and, eq } from "drizzle-orm";
 import { workflows, type Execution, type Workflow } from "../db/schema";
 import { copyOfWorkflow, forgetCachedWorkflows } from "./cached";
-import { type RunRequest, type StartedRun, newRunValues, quotaExceeded, startStatements } from "./executions";
+import { type RunRequest, type StartedRun, copiedFrom, newRunValues, quotaExceeded, startStatements } from "./executions";
 import { runAndWait } from "./run-now";
 import { newLeaseToken } from "./runner";
 import type { WorkflowSettings } from "./steps";
@@ -64,10 +64,6 @@ function executionFrom(workflow: Workflow, values: ReturnType<typeof newRunValue
     tokensUsed: 0,
     status: "queued",
     ...values,
-    workflowId: workflow.id,
-    workflowVersion: workflow.version,
-    steps: workflow.steps,
-    settings: workflow.settings,
-    variables: workflow.variables,
+    ...copiedFrom(workflow),
   };
 }

@@ -68,16 +68,7 @@ export async function insertExecution(
     return { execution, replayed: false };
   }
   const insert = (
-    typeof workflow === "number"
-      ? insertFromWorkflow(ctx, workflow, values)
-      : db.insert(executions).values({
-          ...values,
-          workflowId: workflow.id,
-          workflowVersion: workflow.version,
-          steps: workflow.steps,
-          settings: workflow.settings,
-          variables: workflow.variables,
-        })
+    typeof workflow === "number" ? insertFromWorkflow(ctx, workflow, values) : db.insert(executions).values({ ...values, ...copiedFrom(workflow) })
   ).returning();
   const overQuota = removeIfOverQuota(ctx, id);
   if (!idempotency) {
@@ -116,6 +107,15 @@ export async function insertExecution(
   if (refused.length) throw quotaExceeded(limit);
   return { execution, replayed: false };
 }
+
+/** What a run copies from its workflow: it is pinned to them whatever happens to the workflow. */
+export const copiedFrom = (workflow: Workflow) => ({
+  workflowId: workflow.id,
+  workflowVersion: workflow.version,
+  steps: workflow.steps,
+  settings: workflow.settings,
+  variables: workflow.variables,
+});
 
 /** A new run's own columns (the rest is copied from its workflow). */
 export function newRunValues(ctx: ServiceContext, run: RunRequest, now: number, leaseToken?: string) {

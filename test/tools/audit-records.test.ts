@@ -51,6 +51,19 @@ describe("the audit writer", () => {
       .map((row) => row.call_id)
       .sort();
 
+  /** A database whose first audit write waits until `openGate` is called. */
+  const firstWriteHeldBack = () => {
+    const db = createDb(env.DB);
+    const batch = db.batch.bind(db);
+    let openGate: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const writes = vi.spyOn(db, "batch").mockImplementation((async (statements: Parameters<typeof batch>[0]) => {
+      if (writes.mock.calls.length === 1) await gate;
+      return batch(statements);
+    }) as unknown as typeof db.batch);
+    return { db, writes, openGate: () => openGate() };
+  };
+
   it("writes records gathered together, more than one statement holds, in one go", async () => {
     const user = await newUser();
     const ids = Array.from({ length: 30 }, (_, i) => `call_batch_${crypto.randomUUID()}_${String(i).padStart(2, "0")}`);
@@ -61,14 +74,7 @@ describe("the audit writer", () => {
 
   it("gathers the records of calls that end while a write is going on into the next write", async () => {
     const user = await newUser();
-    const db = createDb(env.DB);
-    const batch = db.batch.bind(db);
-    let openGate: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (openGate = resolve));
-    const writes = vi.spyOn(db, "batch").mockImplementation((async (statements: Parameters<typeof batch>[0]) => {
-      if (writes.mock.calls.length === 1) await gate; // the first write takes its time
-      return batch(statements);
-    }) as unknown as typeof db.batch);
+    const { db, writes, openGate } = firstWriteHeldBack(); // the first write takes its time
     const first = `call_first_${crypto.randomUUID()}`;
     const later = Array.from({ length: 3 }, () => `call_later_${crypto.randomUUID()}`);
     const recorded = [recordAudit(db, entry(user.id, first))];
@@ -87,14 +93,7 @@ describe("the audit writer", () => {
 
   it("writes the next records when a write never finishes (its request cut off)", async () => {
     const user = await newUser();
-    const db = createDb(env.DB);
-    const batch = db.batch.bind(db);
-    let openGate: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (openGate = resolve));
-    const writes = vi.spyOn(db, "batch").mockImplementation((async (statements: Parameters<typeof batch>[0]) => {
-      if (writes.mock.calls.length === 1) await gate; // the first write never comes back
-      return batch(statements);
-    }) as unknown as typeof db.batch);
+    const { db, writes, openGate } = firstWriteHeldBack(); // the first write never comes back
     try {
       void recordAudit(db, entry(user.id, `call_stuck_${crypto.randomUUID()}`));
       await new Promise((resolve) => setTimeout(resolve, 10));
