@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db/client";
 import { TAKEOVER_MS, recordAudit } from "../../src/tools/audit";
 import { call, json, newApiKey, newUser } from "../helpers/api";
@@ -30,6 +30,8 @@ describe("audit records written after the answer", () => {
 });
 
 describe("the audit writer", () => {
+  // The database client is one per isolate (createDb): a spy on it must not outlive its test.
+  afterEach(() => vi.restoreAllMocks());
   const entry = (userId: number, callId: string) => ({
     userId,
     credentialId: "key_test",
@@ -102,6 +104,7 @@ describe("the audit writer", () => {
       await Promise.all(later.map((id) => recordAudit(db, entry(user.id, id))));
       expect(Date.now() - started).toBeGreaterThanOrEqual(TAKEOVER_MS - 20);
       expect(await stored(later)).toEqual([...later].sort());
+      expect(writes).toHaveBeenCalledTimes(2); // the stuck one, then the later records together
     } finally {
       openGate();
     }
