@@ -165,7 +165,11 @@ export const auditLogs = sqliteTable(
     source: text("source").notNull().default("api"),
     createdAt: createdAt(),
   },
-  (t) => [index("audit_logs_user_idx").on(t.userId, t.id)],
+  (t) => [
+    index("audit_logs_user_idx").on(t.userId, t.id),
+    // One record per call: a batch written again, or taken over from a cut-off writer, adds none.
+    uniqueIndex("audit_logs_call_id_unique").on(t.callId),
+  ],
 );
 
 /** The built-in memory tools' per-user key-value store. */

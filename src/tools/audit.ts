@@ -50,19 +50,26 @@ type AuditRow = typeof auditLogs.$inferInsert;
 /** Records gathering for one write, which whichever of their callers takes them first does. */
 class Gathering {
   rows: AuditRow[] = [];
-  taken = false;
+  /** When its write (the latest, if it had to be written again) started; undefined while it gathers. */
+  takenAt?: number;
+  finished = false;
   /** Resolves once the batch's write has finished (stored, or given up record by record). */
   readonly written: Promise<void>;
-  finish!: () => void;
+  private resolve!: () => void;
   constructor() {
-    this.written = new Promise<void>((resolve) => (this.finish = resolve));
+    this.written = new Promise<void>((resolve) => (this.resolve = resolve));
+  }
+  finish() {
+    this.finished = true;
+    this.resolve();
   }
 }
 
 /**
  * A write of a batch that has not finished after this long is taken for dead (its request was cut
- * off): it no longer holds up the next write, and a batch nobody has taken by then is taken by
- * any of its callers.
+ * off): it no longer holds up the next write, and any of its callers writes the batch again (the
+ * unique call id keeps a record that did get stored from being stored twice). A batch nobody has
+ * taken by then is taken by any of its callers.
  */
 export const TAKEOVER_MS = 1_000;
 
@@ -71,18 +78,21 @@ export const TAKEOVER_MS = 1_000;
  * the request that started it, and a request that has ended runs nothing more, so no caller may
  * depend on another's request to write its record. The batch's first caller takes it once the
  * answer has gone and no other write is going on (looking every millisecond); every other caller
- * takes it over if it is still untaken after TAKEOVER_MS.
+ * takes it over if it is still untaken, or its write unfinished, after TAKEOVER_MS.
  */
 function settle(db: Db, gathering: Gathering, first: boolean): Promise<void> {
   return new Promise<void>((resolve) => {
     void gathering.written.then(resolve);
     const attempt = () => {
-      if (gathering.taken) return;
+      if (gathering.finished) return;
+      if (gathering.takenAt !== undefined && Date.now() - gathering.takenAt < TAKEOVER_MS) return void setTimeout(attempt, TAKEOVER_MS);
       const since = writingSince.get(db);
-      if (since !== undefined && Date.now() - since < TAKEOVER_MS) return void setTimeout(attempt, first ? 1 : TAKEOVER_MS);
-      gathering.taken = true;
+      if (gathering.takenAt === undefined && since !== undefined && Date.now() - since < TAKEOVER_MS) {
+        return void setTimeout(attempt, first ? 1 : TAKEOVER_MS);
+      }
       if (gatheringFor.get(db) === gathering) gatheringFor.delete(db);
       const startedAt = Date.now();
+      gathering.takenAt = startedAt;
       writingSince.set(db, startedAt);
       void writeGathered(db, gathering.rows).finally(() => {
         if (writingSince.get(db) === startedAt) writingSince.delete(db);
@@ -106,7 +116,14 @@ const ROWS_PER_STATEMENT = Math.floor(100 / Object.keys(getTableColumns(auditLog
 
 async function writeGathered(db: Db, rows: AuditRow[]): Promise<void> {
   const statements = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) statements.push(db.insert(auditLogs).values(rows.slice(i, i + ROWS_PER_STATEMENT)));
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+    statements.push(
+      db
+        .insert(auditLogs)
+        .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+        .onConflictDoNothing({ target: auditLogs.callId }),
+    );
+  }
   try {
     await db.batch(statements as [(typeof statements)[0], ...typeof statements]);
   } catch {
@@ -115,6 +132,7 @@ async function writeGathered(db: Db, rows: AuditRow[]): Promise<void> {
         db
           .insert(auditLogs)
           .values(row)
+          .onConflictDoNothing({ target: auditLogs.callId })
           .catch((error) =>
             console.error(JSON.stringify({ level: "error", message: "could not write the audit record", call_id: row.callId, error: loggableError(error) })),
           ),

@@ -110,6 +110,20 @@ describe("the audit writer", () => {
     }
   });
 
+  it("writes a batch again when its writer never comes back, and stores each record once", async () => {
+    const user = await newUser();
+    const { db, writes, openGate } = firstWriteHeldBack(); // the writer's request is cut off mid-write
+    const ids = [`call_cut_${crypto.randomUUID()}`, `call_cut_${crypto.randomUUID()}`];
+    const [byWriter, byOther] = ids.map((id) => recordAudit(db, entry(user.id, id)));
+    await byOther;
+    expect(writes).toHaveBeenCalledTimes(2);
+    expect(await stored(ids)).toEqual([...ids].sort());
+    openGate(); // the first write lands after all: the unique call id keeps one copy
+    await byWriter;
+    await writes.mock.results[0]!.value;
+    expect(await stored(ids)).toEqual([...ids].sort());
+  });
+
   it("keeps the other records when one of a batch cannot be written, and logs the one by call id", async () => {
     const user = await newUser();
     const good = [`call_good_${crypto.randomUUID()}`, `call_good_${crypto.randomUUID()}`];
