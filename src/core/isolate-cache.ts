@@ -38,16 +38,17 @@ export class IsolateCache<V> {
   private readonly maxWeight: number;
   private readonly weigh: (value: V) => number;
 
-  constructor(limits: IsolateCacheLimits<V> = {}) {
-    this.maxEntries = limits.maxEntries ?? MAX_ENTRIES;
-    this.maxWeight = limits.maxWeight ?? Number.POSITIVE_INFINITY;
-    this.weigh = limits.weigh ?? (() => 0);
-  }
   /**
    * Counts the changes made in this isolate (set, forget, update). A read that was under way during
    * one may have seen the database before it, so its result is used once but not kept.
    */
   private changes = 0;
+
+  constructor(limits: IsolateCacheLimits<V> = {}) {
+    this.maxEntries = limits.maxEntries ?? MAX_ENTRIES;
+    this.maxWeight = limits.maxWeight ?? Number.POSITIVE_INFINITY;
+    this.weigh = limits.weigh ?? (() => 0);
+  }
 
   /**
    * The cached value, read through `load` when missing or too old. `refreshInBackground` keeps a
