@@ -25,6 +25,8 @@ export interface Env extends WranglerEnv {
   ANTHROPIC_BASE_URL?: string;
   ANTHROPIC_MODEL?: string;
   WORKERS_AI_MODEL?: string;
+  /** Comma-separated models users may name on the deployment's own keys; default: the configured ones. */
+  ALLOWED_MODELS?: string;
   /** "true" lets user-given URLs reach loopback and private networks (default: off production only). */
   ALLOW_PRIVATE_NETWORK_URLS?: string;
   /** DNS-over-HTTPS resolver (JSON API) for user-given host names; "off" disables. Default: Cloudflare's on production, off elsewhere. */

@@ -15,6 +15,10 @@ export interface Config {
     userRequestsPerMinute: number;
     toolCallsPerMinute: number;
     authAttemptsPerMinute: number;
+    /** Failed sign-ins per account per minute, whatever the address (ACCOUNT_AUTH_RATE_LIMIT_PER_MINUTE). */
+    accountAuthFailuresPerMinute: number;
+    /** Model calls on the deployment's own provider keys, per user per minute (MODEL_RATE_LIMIT_PER_MINUTE). */
+    modelCallsPerMinute: number;
   };
   /** See ALLOW_PRIVATE_NETWORK_URLS: whether user-given URLs may reach loopback and private networks. */
   allowPrivateNetworkUrls: boolean;
@@ -29,6 +33,11 @@ export interface Config {
     openai: { apiKey: string | undefined; baseUrl: string | undefined; model: string };
     anthropic: { apiKey: string | undefined; baseUrl: string | undefined; model: string };
     workersAiModel: string | undefined;
+    /**
+     * ALLOWED_MODELS: the models a user may name when a call runs on the deployment's own key
+     * (comma-separated). Default: only the configured model of each provider.
+     */
+    allowedModels: string[] | undefined;
   };
   /** ENCRYPTION_KEYS (or ENCRYPTION_KEY as key id k1): read by `secretBoxFor`, which fails closed without them. */
   encryption: { key: string | undefined; keys: string | undefined };
@@ -38,6 +47,10 @@ export interface Config {
     runningExecutionsPerUser: number;
     /** The shortest interval an agent may be scheduled at. */
     minIntervalSeconds: number;
+    /** Bytes of step results one run may store in total (MAX_RUN_STORED_BYTES); past it the run fails. */
+    runStoredBytes: number;
+    /** Runs one run may set off in total: child runs and on_failure runs, at any depth (MAX_RUN_DESCENDANTS). */
+    runDescendants: number;
   };
 }
 
@@ -66,6 +79,8 @@ function parseConfig(env: Env): Config {
       userRequestsPerMinute: positiveInt(env.USER_RATE_LIMIT_PER_MINUTE, 1800),
       toolCallsPerMinute: positiveInt(env.TOOL_RATE_LIMIT_PER_MINUTE, 60),
       authAttemptsPerMinute: positiveInt(env.AUTH_RATE_LIMIT_PER_MINUTE, 30),
+      accountAuthFailuresPerMinute: positiveInt(env.ACCOUNT_AUTH_RATE_LIMIT_PER_MINUTE, 10),
+      modelCallsPerMinute: positiveInt(env.MODEL_RATE_LIMIT_PER_MINUTE, 30),
     },
     trustClientIpHeader: trustSetting(env.TRUST_CLIENT_IP_HEADER),
     dnsResolverUrl: resolverSetting(env.DNS_RESOLVER_URL, environment),
@@ -79,6 +94,7 @@ function parseConfig(env: Env): Config {
         model: env.ANTHROPIC_MODEL || "claude-sonnet-4-5",
       },
       workersAiModel: env.WORKERS_AI_MODEL || undefined,
+      allowedModels: listSetting(env.ALLOWED_MODELS),
     },
     encryption: { key: env.ENCRYPTION_KEY || undefined, keys: env.ENCRYPTION_KEYS || undefined },
     quotas: {
@@ -87,6 +103,8 @@ function parseConfig(env: Env): Config {
       runningExecutionsPerUser: positiveInt(env.MAX_RUNNING_EXECUTIONS_PER_USER, 500),
       // Every second is handy while building locally; a deployment keeps agents from hammering.
       minIntervalSeconds: positiveInt(env.MIN_INTERVAL_SECONDS, environment === "production" ? 10 : 1),
+      runStoredBytes: positiveInt(env.MAX_RUN_STORED_BYTES, 16 * 1024 * 1024),
+      runDescendants: positiveInt(env.MAX_RUN_DESCENDANTS, 1000),
     },
   };
 }
@@ -94,6 +112,14 @@ function parseConfig(env: Env): Config {
 function positiveInt(raw: string | undefined, fallback: number): number {
   const value = Number(raw);
   return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+function listSetting(raw: string | undefined): string[] | undefined {
+  const items = (raw ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return items.length ? items : undefined;
 }
 
 function trustSetting(raw: string | undefined): Config["trustClientIpHeader"] {

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   not_found: "Not found",
   conflict: "Conflict",
   quota_exceeded: "Quota exceeded",
+  limit_exceeded: "Limit exceeded",
   tool_unavailable: "Tool unavailable",
   payload_too_large: "Payload too large",
   unsupported_media_type: "Unsupported media type",

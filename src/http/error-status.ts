@@ -12,6 +12,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   quota_exceeded: 409,
+  limit_exceeded: 422,
   tool_unavailable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
