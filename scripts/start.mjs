@@ -2,9 +2,11 @@
 // Starts the hub locally: secrets for local use, D1 migrations, a first user with a sandbox API
 // key (on a non-production start with no users), then `wrangler dev` on 127.0.0.1:$PORT.
 // Also imported by the end-to-end tests, which start their own hub with startHub().
-import { spawn, execFile } from "node:child_process";
+// Run as `npm start`, it stops wrangler and workerd on SIGTERM, SIGINT or SIGHUP, and when the
+// process that started it goes away (npm killed, say).
+import { spawn, execFile, execFileSync } from "node:child_process";
 import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
@@ -72,6 +74,116 @@ export async function bootstrapUser(persistTo) {
   return { email, password, apiKey };
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How long wrangler gets to shut workerd down after SIGTERM before the rest of its tree gets SIGKILL. */
+const STOP_GRACE_MS = 5_000;
+
+/**
+ * Every process below `root` (children, grandchildren and on), parents first, from one `ps`
+ * listing. The `ps` run for it is left out.
+ * @returns {{ pid: number, ppid: number }[]}
+ */
+function processesBelow(root) {
+  let listing;
+  try {
+    listing = execFileSync("ps", ["-A", "-o", "pid=,ppid=,comm="], { encoding: "utf8" });
+  } catch {
+    return [];
+  }
+  const rows = listing
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, , comm]) => comm !== "ps")
+    .map(([pid, ppid]) => ({ pid: Number(pid), ppid: Number(ppid) }));
+  const below = [];
+  const seen = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const row of rows)
+      if (seen.has(row.ppid) && !seen.has(row.pid)) {
+        seen.add(row.pid);
+        below.push(row);
+        grew = true;
+      }
+  }
+  return below;
+}
+
+/** The parent of `pid`, or undefined if it cannot be told (the process is gone, say). */
+function parentOf(pid) {
+  try {
+    if (process.platform === "linux") {
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ")".
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    }
+    const ppid = Number(execFileSync("ps", ["-o", "ppid=", "-p", String(pid)], { encoding: "utf8" }).trim());
+    return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` is a live process; an exited one its parent has not reaped yet does not count. */
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+  if (process.platform !== "linux") return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat[stat.lastIndexOf(")") + 2] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+function signal(pid, name) {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // gone already
+  }
+}
+
+/** Resolves true once none of `pids` runs, false if some still do after `ms`. */
+async function allGone(pids, ms) {
+  const deadline = Date.now() + ms;
+  while (pids.some(running)) {
+    if (Date.now() >= deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+/**
+ * Ends a tree of processes: SIGTERM to `top` (wrangler passes it on and shuts workerd down), then,
+ * after `graceMs`, SIGKILL to whatever of `top` and `below` still runs. The tree is listed before
+ * any signal: once wrangler is gone, an orphaned workerd could no longer be found by its parent.
+ */
+async function endProcesses(top, below, graceMs = STOP_GRACE_MS) {
+  const all = [...top, ...below];
+  for (const pid of top) signal(pid, "SIGTERM");
+  if (await allGone(all, graceMs)) return;
+  for (const pid of all) if (running(pid)) signal(pid, "SIGKILL");
+  await allGone(all, 2_000);
+}
+
+/** Stops a child process and everything it started; resolves once the child has exited. */
+async function endChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  await endProcesses(
+    [child.pid],
+    processesBelow(child.pid).map((row) => row.pid),
+  );
+  await exited;
+}
+
 async function waitUntilUp(url, child, timeoutMs = 90_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -82,7 +194,7 @@ async function waitUntilUp(url, child, timeoutMs = 90_000) {
     } catch {
       // not listening yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await sleep(250);
   }
   throw new Error(`the hub did not answer at ${url} within ${timeoutMs / 1000} s`);
 }
@@ -133,7 +245,8 @@ export function tickScheduledHandler(origin, { log = console.error } = {}) {
  * Starts a hub and resolves once it answers. Options: port, persistTo (a state folder; tests
  * use a fresh one), vars (extra Worker vars), stdio ("inherit" or "pipe"), bootstrap (create a
  * first user), tick (fire the scheduled handler at start-up and every minute; default on),
- * inspectorPort (the DevTools protocol of the Worker, for measuring its memory).
+ * inspectorPort (the DevTools protocol of the Worker, for measuring its memory). `stop()` ends
+ * wrangler and workerd (SIGTERM, then SIGKILL after 5 s) and resolves once they are gone.
  * @param {{ port?: number, persistTo?: string, vars?: Record<string, string>, stdio?: "inherit" | "pipe", bootstrap?: boolean, tick?: boolean, inspectorPort?: number }} [options]
  */
 export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inherit", bootstrap = true, tick = true, inspectorPort } = {}) {
@@ -156,18 +269,15 @@ export async function startHub({ port = 8787, persistTo, vars = {}, stdio = "inh
   try {
     await waitUntilUp(`${origin}/v1/openapi.json`, child);
   } catch (error) {
-    child.kill("SIGTERM");
+    await endChild(child);
     throw new Error(`${error.message}${tail ? `\n--- wrangler output ---\n${tail}` : ""}`);
   }
   const stopTicks = tick ? tickScheduledHandler(origin) : () => undefined;
   child.once("exit", stopTicks);
-  const stop = () =>
-    new Promise((resolve) => {
-      stopTicks();
-      if (child.exitCode !== null) return resolve();
-      child.once("exit", resolve);
-      child.kill("SIGTERM");
-    });
+  const stop = async () => {
+    stopTicks();
+    await endChild(child);
+  };
   return { origin, child, credentials, stop };
 }
 
@@ -195,7 +305,26 @@ function printWelcome(origin, credentials, stateDir = path.join(root, ".wrangler
   console.log(`${lines.join("\n")}\n`);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+/**
+ * Calls `onGone` once the process that started this one goes away (this process is then adopted
+ * by another, so its parent id changes). Under npm, whose `sh -c` outlives a killed npm, the
+ * parent's parent is watched too. Checked every 500 ms.
+ */
+function watchParent(onGone) {
+  const parent = process.ppid;
+  const grandparent = process.env.npm_lifecycle_event ? parentOf(parent) : undefined;
+  const timer = setInterval(() => {
+    const adopted = process.ppid !== parent;
+    const parentAdopted = grandparent !== undefined && grandparent > 1 && parentOf(parent) !== grandparent;
+    if (adopted || parentAdopted) {
+      clearInterval(timer);
+      onGone(adopted ? "its parent process is gone" : "npm is gone");
+    }
+  }, 500);
+  timer.unref();
+}
+
+async function main() {
   const port = Number(process.env.PORT ?? 8787);
   const vars = process.env.ENVIRONMENT ? { ENVIRONMENT: process.env.ENVIRONMENT } : {};
   // `npm start -- --var NAME:VALUE` overrides a Worker var (a limit, say), as `wrangler dev --var` does.
@@ -206,10 +335,46 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   }
   // HUB_STATE_DIR keeps all local state (D1, Durable Objects) elsewhere than .wrangler/.
   const persistTo = process.env.HUB_STATE_DIR ? path.resolve(process.env.HUB_STATE_DIR) : undefined;
-  const hub = await startHub({ port, vars, persistTo });
+
+  // Whoever reads our output may be gone by the time we stop (a killed parent's pipe): a failed
+  // write must not end this process before wrangler and workerd are stopped.
+  process.stdout.on("error", () => undefined);
+  process.stderr.on("error", () => undefined);
+  let hub;
+  let stopping = false;
+  const shutdown = async (why) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`Stopping the hub: ${why}.`);
+    if (hub) await hub.stop();
+    // Whatever else is still running below this process (a start-up step, a wrangler that has not
+    // answered yet) ends too.
+    const below = processesBelow(process.pid);
+    await endProcesses(
+      below.filter((row) => row.ppid === process.pid).map((row) => row.pid),
+      below.filter((row) => row.ppid !== process.pid).map((row) => row.pid),
+    );
+    process.exit(0);
+  };
+  for (const name of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(name, () => shutdown(name));
+  watchParent(shutdown);
+
+  try {
+    hub = await startHub({ port, vars, persistTo });
+  } catch (error) {
+    if (stopping) return; // shutdown ends the process
+    throw error;
+  }
+  if (stopping) return; // a signal came while the hub was starting: shutdown ends it
   printWelcome(hub.origin, hub.credentials, persistTo);
-  const shutdown = () => hub.stop().then(() => process.exit(0));
-  process.on("SIGINT", shutdown);
-  process.on("SIGTERM", shutdown);
-  hub.child.on("exit", (code) => process.exit(code ?? 0));
+  hub.child.on("exit", (code) => {
+    if (!stopping) process.exit(code ?? 0);
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
 }

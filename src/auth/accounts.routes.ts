@@ -2,7 +2,7 @@ import { createRoute, createRouter, authedRoute, publicErrors, z } from "../http
 import { HubError } from "../core/errors";
 import { ProblemSchema } from "../http/schemas";
 import { perAddressAuthLimit } from "../http/rate-limit";
-import { checkPassword, presentUser, registerUser, startSession } from "./accounts";
+import { presentUser, registerUser, signIn, startSession } from "./accounts";
 import { revokeGrant } from "./grants";
 import { Email, Password, TokenResponseSchema, UserSchema } from "./schemas";
 
@@ -33,7 +33,7 @@ const register = createRoute({
     403: problem("Registration is closed on this deployment."),
     409: problem("An account could not be created with these details."),
     422: problem("Invalid email or password."),
-    429: problem("Too many attempts from this address."),
+    429: problem("Too many attempts from this address, or too many failed sign-ins for this account."),
   },
 });
 
@@ -43,7 +43,7 @@ const login = createRoute({
   tags: ["Authentication"],
   summary: "Sign in (internal JWT)",
   description:
-    "Exchanges email and password for a JWT access token (1 hour) and a refresh token. Renew with `POST /v1/auth/token`, `grant_type=refresh_token`.",
+    "Exchanges email and password for a JWT access token (1 hour) and a refresh token. Renew with `POST /v1/auth/token`, `grant_type=refresh_token`. Failed sign-ins are limited per address and per account (ACCOUNT_AUTH_RATE_LIMIT_PER_MINUTE, whatever the address): once an account's are used up, attempts for it get 429 with Retry-After, without the password being checked, until the minute's window ends.",
   middleware: [perAddressAuthLimit] as const,
   security: [],
   request: { body: { required: true, content: { "application/json": { schema: z.object({ email: Email, password: z.string().max(256) }) } } } },
@@ -51,7 +51,7 @@ const login = createRoute({
     ...publicErrors,
     200: { description: "Signed in", content: { "application/json": { schema: TokenResponseSchema } } },
     401: problem("Wrong email or password."),
-    429: problem("Too many attempts from this address."),
+    429: problem("Too many attempts from this address, or too many failed sign-ins for this account."),
   },
 });
 
@@ -68,15 +68,14 @@ export const publicAccountRoutes = createRouter()
   .openapi(register, async (c) => {
     if (!c.get("config").allowRegistration) throw new HubError("registration_closed", "Registration is closed on this deployment.");
     const body = c.req.valid("json");
-    const user = await registerUser(c.get("db"), body);
+    const user = await registerUser(c.get("runtime"), body);
     const tokens = await startSession(c.get("db"), c.get("config"), user);
     c.header("Cache-Control", "no-store");
     return c.json({ user: presentUser(user), ...tokens }, 201);
   })
   .openapi(login, async (c) => {
     const { email, password } = c.req.valid("json");
-    const user = await checkPassword(c.get("db"), email, password);
-    if (!user) throw new HubError("invalid_credentials", "Wrong email or password.");
+    const user = await signIn(c.get("runtime"), { email, password });
     c.header("Cache-Control", "no-store");
     return c.json(await startSession(c.get("db"), c.get("config"), user), 200);
   });

@@ -1,11 +1,16 @@
 import { eq } from "drizzle-orm";
 import type { Config } from "../core/config";
+import type { Runtime } from "../core/context";
 import type { Db } from "../db/client";
 import { users, type User } from "../db/schema";
 import { HubError } from "../core/errors";
 import { createGrant, issueTokens, type TokenResponse } from "./grants";
 import { burnPasswordCheck, hashPassword, verifyPassword } from "./passwords";
 import { ALL_SCOPES, formatScopes } from "../core/scopes";
+import { withinSignInLimit } from "./sign-in-limit";
+
+/** What a door needs to check a password: the database, and the account's sign-in limit. */
+type SignInRuntime = Pick<Runtime, "db" | "config" | "bindings">;
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -20,11 +25,14 @@ const NOT_REGISTERED = "An account could not be created with these details. If y
  * in, which tells nothing a login would not. Every path does one password hash's work, so the
  * time taken does not tell a taken address from a free one either.
  */
-export async function registerUser(db: Db, input: { email: string; password: string; name?: string | null }): Promise<User> {
+export async function registerUser(runtime: SignInRuntime, input: { email: string; password: string; name?: string | null }): Promise<User> {
+  const { db } = runtime;
   const email = normalizeEmail(input.email);
   const existing = await db.select().from(users).where(eq(users.email, email)).get();
   if (existing) {
-    if (await verifyPassword(input.password, existing.passwordHash)) return existing;
+    // A password check like a sign-in's, so it counts against the same per-account limit.
+    const same = await withinSignInLimit(runtime, email, async () => ((await verifyPassword(input.password, existing.passwordHash)) ? existing : undefined));
+    if (same) return same;
     throw new HubError("conflict", NOT_REGISTERED);
   }
   const [user] = await db
@@ -36,13 +44,22 @@ export async function registerUser(db: Db, input: { email: string; password: str
   return user;
 }
 
+/**
+ * Signs in with an email and password, the one way every door (the API, the dashboard, the
+ * authorize page) checks them: within the account's limit of failed sign-ins, which answers
+ * `rate_limited` (with the seconds to wait) without checking the password once it is used up.
+ * A wrong password or an unknown email is `invalid_credentials`, the same for both.
+ */
+export async function signIn(runtime: SignInRuntime, input: { email: string; password: string }): Promise<User> {
+  const email = normalizeEmail(input.email);
+  const user = await withinSignInLimit(runtime, email, () => checkPassword(runtime.db, email, input.password));
+  if (!user) throw new HubError("invalid_credentials", "Wrong email or password.");
+  return user;
+}
+
 /** Checks an email and password; unknown emails cost the same time as wrong passwords. */
-export async function checkPassword(db: Db, email: string, password: string): Promise<User | undefined> {
-  const user = await db
-    .select()
-    .from(users)
-    .where(eq(users.email, normalizeEmail(email)))
-    .get();
+async function checkPassword(db: Db, email: string, password: string): Promise<User | undefined> {
+  const user = await db.select().from(users).where(eq(users.email, email)).get();
   if (!user) {
     await burnPasswordCheck(password);
     return undefined;

@@ -12,29 +12,37 @@ import { invalidToken, verifyAccessToken } from "./jwt";
 import type { Principal } from "../core/principal";
 import { contextForPrincipal } from "../core/context";
 import { readScopes } from "../core/scopes";
+import { acceptedAudiences, type ResourceDoor } from "./resource";
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Resolves the bearer credential (API key, login JWT or OAuth access token) to a Principal.
- * Every failure is a 401 with an RFC 6750 WWW-Authenticate header that says why.
+ * Every failure is a 401 with an RFC 6750 WWW-Authenticate header that says why. A JWT must be
+ * for this door (its audience, RFC 8707): `/v1` takes API tokens, `/mcp` its own and API tokens.
  */
-export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  const header = c.req.header("Authorization");
-  const match = header?.match(/^Bearer[ ]+([^\s]+)\s*$/i);
-  if (!match) {
-    throw new HubError("unauthorized", header ? "The Authorization header must be `Bearer <credential>`." : "A Bearer credential is required.", {
-      challenge: `Bearer realm="agent-automation-hub"`,
-    });
-  }
-  const credential = match[1]!;
-  const principal = keyModeOf(credential)
-    ? await principalFromApiKey(c.get("db"), c.get("config"), credential, (work) => c.executionCtx.waitUntil(work))
-    : await principalFromJwt(c.get("db"), c.get("config"), credential, (work) => c.executionCtx.waitUntil(work));
-  c.set("principal", principal);
-  c.set("ctx", contextForPrincipal(c.get("runtime"), principal));
-  await next();
-});
+export const authenticateFor = (door: ResourceDoor) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const header = c.req.header("Authorization");
+    const match = header?.match(/^Bearer[ ]+([^\s]+)\s*$/i);
+    if (!match) {
+      throw new HubError("unauthorized", header ? "The Authorization header must be `Bearer <credential>`." : "A Bearer credential is required.", {
+        challenge: `Bearer realm="agent-automation-hub"`,
+      });
+    }
+    const credential = match[1]!;
+    const config = c.get("config");
+    const waitUntil = (work: Promise<unknown>) => c.executionCtx.waitUntil(work);
+    const principal = keyModeOf(credential)
+      ? await principalFromApiKey(c.get("db"), config, credential, waitUntil)
+      : await principalFromJwt(c.get("db"), config, credential, acceptedAudiences(config, new URL(c.req.url).origin, door), waitUntil);
+    c.set("principal", principal);
+    c.set("ctx", contextForPrincipal(c.get("runtime"), principal));
+    await next();
+  });
+
+/** The `/v1` API's authentication. */
+export const authenticate = authenticateFor("api");
 
 async function principalFromApiKey(db: Db, config: Config, secret: string, waitUntil: (work: Promise<unknown>) => void): Promise<Principal> {
   const expected = modeForEnvironment(config.environment);
@@ -68,8 +76,8 @@ async function principalFromApiKey(db: Db, config: Config, secret: string, waitU
   return { userId: key.userId, scopes: readScopes(key.scopes), kind: "api_key", credentialId: `key_${key.id}`, clientId: null };
 }
 
-async function principalFromJwt(db: Db, config: Config, token: string, waitUntil: (work: Promise<unknown>) => void): Promise<Principal> {
-  const claims = await verifyAccessToken(config, token);
+async function principalFromJwt(db: Db, config: Config, token: string, audiences: string[], waitUntil: (work: Promise<unknown>) => void): Promise<Principal> {
+  const claims = await verifyAccessToken(config, token, audiences);
   // One indexed read (usually cached): the grant must still be live, and so must its app.
   const row = await grantRecords.get(
     claims.gid,

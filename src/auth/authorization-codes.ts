@@ -8,7 +8,7 @@ export const CODE_TTL_MS = 10 * 60 * 1000;
 
 export async function createAuthorizationCode(
   db: Db,
-  input: { clientId: string; userId: number; redirectUri: string; scopes: string; codeChallenge: string | null },
+  input: { clientId: string; userId: number; redirectUri: string; scopes: string; codeChallenge: string | null; resource: string | null },
 ): Promise<string> {
   const code = `ahz_${randomToken(32)}`;
   await db.insert(authorizationCodes).values({
@@ -18,6 +18,7 @@ export async function createAuthorizationCode(
     redirectUri: input.redirectUri,
     scopes: input.scopes,
     codeChallenge: input.codeChallenge,
+    resource: input.resource,
     expiresAt: new Date(Date.now() + CODE_TTL_MS),
   });
   return code;

@@ -29,17 +29,27 @@ export interface TokenResponse {
   scope: string;
 }
 
-export async function createGrant(db: Db, grant: { userId: number; kind: Grant["kind"]; scopes: string; clientId?: string | null }): Promise<Grant> {
+export async function createGrant(
+  db: Db,
+  grant: { userId: number; kind: Grant["kind"]; scopes: string; clientId?: string | null; resource?: string | null },
+): Promise<Grant> {
   const [row] = await db
     .insert(grants)
-    .values({ id: `grt_${randomToken(16)}`, userId: grant.userId, kind: grant.kind, scopes: grant.scopes, clientId: grant.clientId ?? null })
+    .values({
+      id: `grt_${randomToken(16)}`,
+      userId: grant.userId,
+      kind: grant.kind,
+      scopes: grant.scopes,
+      clientId: grant.clientId ?? null,
+      resource: grant.resource ?? null,
+    })
     .returning();
   return row!;
 }
 
 /** Issues an access token, and a refresh token unless the grant is client credentials. */
-export async function issueTokens(db: Db, config: Config, grant: Grant, scope = grant.scopes): Promise<TokenResponse> {
-  const accessToken = await signAccessToken(config, { userId: grant.userId, scope, grantId: grant.id, clientId: grant.clientId });
+export async function issueTokens(db: Db, config: Config, grant: Grant, scope = grant.scopes, resource = grant.resource): Promise<TokenResponse> {
+  const accessToken = await signAccessToken(config, { userId: grant.userId, scope, grantId: grant.id, clientId: grant.clientId, resource });
   const response: TokenResponse = { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_SECONDS, scope };
   if (grant.kind !== "client_credentials") {
     const refreshToken = `${REFRESH_TOKEN_PREFIX}${randomToken(32)}`;
@@ -68,7 +78,13 @@ export type RefreshOutcome = { ok: true; grant: Grant } | { ok: false; reason: "
  * short retry grace, is treated as theft: the whole grant is revoked, so the thief's and the
  * owner's tokens die.
  */
-export async function consumeRefreshToken(db: Db, token: string, clientId: string | null): Promise<RefreshOutcome> {
+export async function consumeRefreshToken(
+  db: Db,
+  token: string,
+  clientId: string | null,
+  /** Checks the request against the grant before the token is spent; throwing leaves the token usable. */
+  beforeSpending: (grant: Grant) => void = () => {},
+): Promise<RefreshOutcome> {
   const tokenHash = await hashSecret(token);
   const row = await db
     .select({ token: refreshTokens, grant: grants })
@@ -80,6 +96,7 @@ export async function consumeRefreshToken(db: Db, token: string, clientId: strin
   if (row.grant.revokedAt) return { ok: false, reason: "revoked" };
   // Checked before the token is spent, so a caller without the app's secret cannot burn it.
   if (row.grant.clientId !== clientId) return { ok: false, reason: "wrong_client" };
+  beforeSpending(row.grant);
   // Mark used only if still unused: of two concurrent uses exactly one wins.
   const claimed = await db
     .update(refreshTokens)

@@ -23,16 +23,22 @@ export function signingKey(config: Config): Uint8Array {
   return config.jwtSecret;
 }
 
-export async function signAccessToken(config: Config, claims: { userId: number; scope: string; grantId: string; clientId?: string | null }): Promise<string> {
-  return new SignJWT({ scope: claims.scope, gid: claims.grantId, ...(claims.clientId ? { client_id: claims.clientId } : {}) })
-    .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE })
-    .setIssuer(config.jwtIssuer)
-    .setAudience(config.jwtAudience)
-    .setSubject(String(claims.userId))
-    .setJti(randomToken(16))
-    .setIssuedAt()
-    .setExpirationTime(`${ACCESS_TOKEN_TTL_SECONDS}s`)
-    .sign(signingKey(config));
+export async function signAccessToken(
+  config: Config,
+  claims: { userId: number; scope: string; grantId: string; clientId?: string | null; resource?: string | null },
+): Promise<string> {
+  return (
+    new SignJWT({ scope: claims.scope, gid: claims.grantId, ...(claims.clientId ? { client_id: claims.clientId } : {}) })
+      .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE })
+      .setIssuer(config.jwtIssuer)
+      // RFC 8707: a token asked for a resource is good for that resource only.
+      .setAudience(claims.resource ?? config.jwtAudience)
+      .setSubject(String(claims.userId))
+      .setJti(randomToken(16))
+      .setIssuedAt()
+      .setExpirationTime(`${ACCESS_TOKEN_TTL_SECONDS}s`)
+      .sign(signingKey(config))
+  );
 }
 
 const hmacKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
@@ -48,13 +54,16 @@ function verificationKey(config: Config): Promise<CryptoKey> {
   return key;
 }
 
-/** Verifies signature (HS256 only), issuer, audience, type and expiry; explains any failure. */
-export async function verifyAccessToken(config: Config, token: string): Promise<AccessTokenClaims> {
+/**
+ * Verifies signature (HS256 only), issuer, audience (one of `audiences`, the door's), type and
+ * expiry; explains any failure.
+ */
+export async function verifyAccessToken(config: Config, token: string, audiences: string[] = [config.jwtAudience]): Promise<AccessTokenClaims> {
   try {
     const { payload } = await jwtVerify(token, await verificationKey(config), {
       algorithms: [ALGORITHM],
       issuer: config.jwtIssuer,
-      audience: config.jwtAudience,
+      audience: audiences,
       typ: TOKEN_TYPE,
       requiredClaims: ["sub", "jti", "exp", "iat"],
     });
@@ -65,6 +74,9 @@ export async function verifyAccessToken(config: Config, token: string): Promise<
   } catch (error) {
     if (error instanceof HubError) throw error;
     if (error instanceof errors.JWTExpired) throw invalidToken("The access token has expired.");
+    if (error instanceof errors.JWTClaimValidationFailed && error.claim === "aud") {
+      throw invalidToken("The access token was issued for another resource (its audience is not this endpoint).");
+    }
     throw invalidToken("The access token is invalid.");
   }
 }

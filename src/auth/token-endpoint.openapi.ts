@@ -4,7 +4,7 @@ import { TokenResponseSchema } from "./schemas";
 
 const OAuthErrorSchema = z
   .object({
-    error: z.enum(["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope"]),
+    error: z.enum(["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope", "invalid_target"]),
     error_description: z.string(),
   })
   .openapi("OAuthError", { description: "RFC 6749 §5.2 error." });
@@ -25,6 +25,8 @@ export function describeTokenEndpoint(v1: OpenAPIHono<AppEnv, any, any>) {
       "a code presented twice revokes the tokens issued from it) and `refresh_token` (rotation: each refresh token works once, and presenting",
       "a used one revokes the whole grant). Clients authenticate with HTTP Basic or with `client_id` and `client_secret` form fields.",
       "Login refresh tokens (from `/v1/auth/login`) need no client. Access tokens are JWTs valid for 1 hour.",
+      "RFC 8707 `resource` (also at `/auth/authorize`) binds the token's audience: a token for `<origin>/mcp` works at `/mcp` only,",
+      "a token for another server works nowhere here; without it a token is for the API (and `/mcp`). A refresh keeps the authorized resource.",
     ].join(" "),
     security: [],
     request: {
@@ -41,6 +43,7 @@ export function describeTokenEndpoint(v1: OpenAPIHono<AppEnv, any, any>) {
               redirect_uri: z.string().optional(),
               code_verifier: z.string().optional(),
               refresh_token: z.string().optional(),
+              resource: z.string().optional().openapi({ description: "RFC 8707 resource indicator: an absolute URI, e.g. `<origin>/mcp`." }),
             }),
           },
         },

@@ -9,6 +9,7 @@ import { consumeRefreshToken, createGrant, issueTokens, revokeGrant } from "./gr
 import { authenticateClient, findActiveApp } from "./oauth-apps";
 import { formatScopes, isScope, isSubset, readScopes, type Scope } from "../core/scopes";
 import type { OAuthApp } from "../db/schema";
+import { isOwnResource, readResource } from "./resource";
 
 /** An RFC 6749 §5.2 error, rendered as `{error, error_description}`. */
 class OAuthError extends Error {
@@ -142,12 +143,39 @@ function narrowScope(requested: string | null, allowed: Scope[]): Scope[] {
   return parts as Scope[];
 }
 
+/**
+ * RFC 8707 at the token endpoint: the resource the token is for. Where the authorization named
+ * one, a token is for that one only; where it named none (the hub's API), a request may narrow it
+ * to another of the hub's own resources but never widen it to a foreign server, which the person
+ * never saw on the consent page. `unconsented` grants (client credentials) may name any resource.
+ */
+function tokenResource(c: Context<AppEnv>, form: Form, authorized: string | null, unconsented = false): string | null {
+  const asked = readResource(form.getAll("resource"));
+  if (!asked.ok) throw new OAuthError("invalid_target", asked.description);
+  if (authorized) {
+    if (asked.resource && asked.resource !== authorized) throw new OAuthError("invalid_target", "The resource differs from the one that was authorized.");
+    return authorized;
+  }
+  if (!asked.resource || unconsented) return asked.resource;
+  if (!isOwnResource(c.get("config"), new URL(c.req.url).origin, asked.resource)) {
+    throw new OAuthError("invalid_target", "This authorization was not granted for that resource.");
+  }
+  return asked.resource;
+}
+
 async function clientCredentials(c: Context<AppEnv>, db: Db, form: Form) {
   const app = await requireClient(c, db, form);
   // A client that registered itself acts for whoever approves it, never on its own.
   if (app.userId === null) throw new OAuthError("unauthorized_client", "This client may not use client_credentials.");
   const scopes = narrowScope(form.get("scope"), readScopes(app.scopes));
-  const grant = await createGrant(db, { userId: app.userId, kind: "client_credentials", scopes: formatScopes(scopes), clientId: app.clientId });
+  const resource = tokenResource(c, form, null, true);
+  const grant = await createGrant(db, {
+    userId: app.userId,
+    kind: "client_credentials",
+    scopes: formatScopes(scopes),
+    clientId: app.clientId,
+    resource,
+  });
   return issueTokens(db, c.get("config"), grant);
 }
 
@@ -174,7 +202,8 @@ async function authorizationCode(c: Context<AppEnv>, db: Db, form: Form) {
   } else if (app.clientSecretHash === null) {
     throw new OAuthError("invalid_grant", "A public client must use PKCE.");
   }
-  const grant = await createGrant(db, { userId: row.userId, kind: "authorization_code", scopes: row.scopes, clientId: app.clientId });
+  const resource = tokenResource(c, form, row.resource);
+  const grant = await createGrant(db, { userId: row.userId, kind: "authorization_code", scopes: row.scopes, clientId: app.clientId, resource });
   if (!(await claimAuthorizationCode(db, row.codeHash, grant.id))) {
     // Lost a race with another exchange of the same code: that is reuse too.
     await revokeGrant(db, grant.id);
@@ -191,7 +220,10 @@ async function refreshToken(c: Context<AppEnv>, db: Db, form: Form) {
   const sentClient = Boolean(form.get("client_id") || form.get("client_secret") || parseBasic(c.req.header("Authorization")));
   const app = sentClient ? await requireClient(c, db, form, { publicAllowed: true }) : undefined;
   if (!app) await limitAddress(c, 1);
-  const outcome = await consumeRefreshToken(db, token, app?.clientId ?? null);
+  let resource: string | null = null;
+  const outcome = await consumeRefreshToken(db, token, app?.clientId ?? null, (grant) => {
+    resource = tokenResource(c, form, grant.resource);
+  });
   if (!outcome.ok) {
     const why = {
       unknown: "The refresh token is invalid.",
@@ -204,5 +236,5 @@ async function refreshToken(c: Context<AppEnv>, db: Db, form: Form) {
   }
   const { grant } = outcome;
   const scopes = narrowScope(form.get("scope"), readScopes(grant.scopes));
-  return issueTokens(db, c.get("config"), grant, formatScopes(scopes));
+  return issueTokens(db, c.get("config"), grant, formatScopes(scopes), resource);
 }

@@ -13,7 +13,10 @@ const ProviderSchema = z
       .enum(["builtin", "connection", "deployment", "binding"])
       .nullable()
       .openapi({ description: "Where its settings come from: your own connection wins over the deployment's." }),
-    models: z.array(z.string()),
+    models: z.array(z.string()).openapi({
+      description:
+        "The models an llm step may name: on the deployment's own key or binding only these (its configured model and ALLOWED_MODELS); on your own key, any.",
+    }),
     default_model: z.string().nullable(),
   })
   .openapi("Provider");
@@ -35,7 +38,8 @@ const direct = authedRoute("workflow:execute", {
   path: "/chat/test",
   tags: ["Chat"],
   summary: "Test direct response generation (no tools)",
-  description: "Sends one message straight to the provider, without tools or history, and returns its answer. Nothing is stored.",
+  description:
+    "Sends one message straight to the provider, without tools or history, and returns its answer. Nothing is stored. On the deployment's own key or binding each call counts against your model calls per minute (MODEL_RATE_LIMIT_PER_MINUTE): past it, 429 with Retry-After; your own connection is not counted.",
   request: {
     body: {
       required: true,

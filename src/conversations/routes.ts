@@ -78,7 +78,7 @@ const send = authedRoute("workflow:execute", {
   tags: ["Conversations"],
   summary: "Send a message",
   description:
-    "Stores the message and hands it to the orchestrator, which may call tools (each stored as a `tool` message) over a bounded number of rounds, and answers with the assistant's message (`tools_called`, summed `tokens_used`, `status`). Messages to one conversation are processed one after another. A provider failure gives an assistant message with status `error`.",
+    "Stores the message and hands it to the orchestrator, which may call tools (each stored as a `tool` message) over a bounded number of rounds, and answers with the assistant's message (`tools_called`, summed `tokens_used`, `status`). Messages to one conversation are processed one after another. A provider failure gives an assistant message with status `error`, as does a model call on the deployment's own key past the per-minute limit (MODEL_RATE_LIMIT_PER_MINUTE; its message says when to retry).",
   request: { params: IdParam, body: { required: true, content: { "application/json": { schema: z.object({ content: Content, provider: Provider }) } } } },
   responses: { 201: { description: "The assistant's reply", content: { "application/json": { schema: MessageSchema } } }, ...notFoundError },
 });

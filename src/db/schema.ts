@@ -72,6 +72,8 @@ export const grants = sqliteTable(
     /** `browser`: a sign-in of the dashboard or the authorize page (its cookie, no tokens). */
     kind: text("kind", { enum: ["login", "browser", "authorization_code", "client_credentials"] }).notNull(),
     scopes: text("scopes").notNull(),
+    /** RFC 8707: the resource its tokens are for (their `aud`); null for the hub's own API. */
+    resource: text("resource"),
     createdAt: createdAt(),
     revokedAt: timestamp("revoked_at"),
   },
@@ -89,6 +91,8 @@ export const authorizationCodes = sqliteTable(
     redirectUri: text("redirect_uri").notNull(),
     scopes: text("scopes").notNull(),
     codeChallenge: text("code_challenge"),
+    /** RFC 8707: the resource the person approved the code for. */
+    resource: text("resource"),
     createdAt: createdAt(),
     expiresAt: timestamp("expires_at").notNull(),
     usedAt: timestamp("used_at"),
@@ -299,6 +303,12 @@ export const executions = sqliteTable(
     parentExecutionId: text("parent_execution_id"),
     /** How deep in `workflow` steps this run sits (a top-level run is 0; at most 5). */
     depth: integer("depth").notNull().default(0),
+    /** Bytes of step results the run has written (MAX_RUN_STORED_BYTES), kept with the checkpoints. */
+    storedBytes: integer("stored_bytes").notNull().default(0),
+    /** On a child or on_failure run: the top run of its tree (null on that run itself). */
+    rootExecutionId: text("root_execution_id"),
+    /** On a top run: how many runs its tree has set off, at any depth (MAX_RUN_DESCENDANTS). */
+    descendants: integer("descendants").notNull().default(0),
   },
   (t) => [
     index("executions_workflow_idx").on(t.workflowId, t.createdAt),
@@ -500,4 +510,18 @@ export const templateUses = sqliteTable(
     usedAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.templateId, t.userId] })],
+);
+
+/**
+ * Flash cookies carrying a one-time secret (a new agent's webhook secret) that were shown: the
+ * first showing inserts the flash's id, so the same cookie presented again shows nothing. Kept
+ * until the flash expires (housekeeping removes it then).
+ */
+export const oneTimeFlashes = sqliteTable(
+  "one_time_flashes",
+  {
+    id: text("id").primaryKey(),
+    expiresAt: timestamp("expires_at").notNull(),
+  },
+  (t) => [index("one_time_flashes_expiry_idx").on(t.expiresAt)],
 );

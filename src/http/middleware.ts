@@ -10,7 +10,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_BODY_NESTING = 128;
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
-/** Builds the per-request services once: request id, parsed config, database client. */
+/**
+ * Builds the per-request services once: request id, parsed config, database client. Every answer,
+ * problems included, carries the request id and `X-Content-Type-Options: nosniff` (a browser
+ * reads a body only as its declared type, never a JSON answer as a page or a script).
+ */
 export const initRequest = createMiddleware<AppEnv>(async (c, next) => {
   const incoming = c.req.header("X-Request-Id");
   const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
@@ -21,6 +25,8 @@ export const initRequest = createMiddleware<AppEnv>(async (c, next) => {
   c.set("db", runtime.db);
   await next();
   c.header("X-Request-Id", requestId);
+  // c.header has made the answer's headers writable: set this one on them without copying the answer again.
+  c.res.headers.set("X-Content-Type-Options", "nosniff");
 });
 
 /** 413 for bodies over 1 MiB, whether or not Content-Length was sent. */

@@ -11,6 +11,7 @@ import { guardedFetch } from "../net/safe-fetch";
 import { addressPolicyFor } from "../net/address-policy";
 import { aiSdkProvider } from "./ai-sdk";
 import { localProvider } from "./local/provider";
+import { allowedModels, checkModelAllowed, meteredProvider } from "./metering";
 import type { ChatProvider } from "./types";
 import { DEFAULT_WORKERS_AI_MODEL, workersAiProvider } from "./workers-ai";
 
@@ -79,6 +80,10 @@ interface ProviderSetup {
   settings: { openai?: ProviderSettings; anthropic?: ProviderSettings };
 }
 
+/** The models a step may name: any on the user's own key (its configured one listed), the allowed ones on the deployment's. */
+const modelsOf = (ctx: ServiceContext, settings: ProviderSettings) =>
+  settings.source === "deployment" ? allowedModels(ctx, settings.model) : [settings.model];
+
 /** Reads every provider's settings once: the user's connections, the deployment's, the user's default. */
 async function providerSetup(ctx: ServiceContext): Promise<ProviderSetup> {
   const [openai, anthropic] = await Promise.all([settingsFor(ctx, "openai"), settingsFor(ctx, "anthropic")]);
@@ -91,7 +96,7 @@ async function providerSetup(ctx: ServiceContext): Promise<ProviderSetup> {
       name: NAMES.openai,
       configured: Boolean(openai),
       source: openai?.source ?? null,
-      models: openai ? [openai.model] : [],
+      models: openai ? modelsOf(ctx, openai) : [],
       default_model: openai?.model ?? null,
     },
     {
@@ -99,7 +104,7 @@ async function providerSetup(ctx: ServiceContext): Promise<ProviderSetup> {
       name: NAMES.anthropic,
       configured: Boolean(anthropic),
       source: anthropic?.source ?? null,
-      models: anthropic ? [anthropic.model] : [],
+      models: anthropic ? modelsOf(ctx, anthropic) : [],
       default_model: anthropic?.model ?? null,
     },
     {
@@ -107,7 +112,8 @@ async function providerSetup(ctx: ServiceContext): Promise<ProviderSetup> {
       name: NAMES["workers-ai"],
       configured: Boolean(ai),
       source: ai ? "binding" : null,
-      models: ai ? [workersModel] : [],
+      // The binding is the deployment's own: the models it allows may be named.
+      models: ai ? allowedModels(ctx, workersModel) : [],
       default_model: ai ? workersModel : null,
     },
   ];
@@ -160,21 +166,29 @@ function unconfiguredProvider(requested: string, known: boolean, providers: Prov
  * The provider for one call: the one asked for, else the user's default, else the deployment's,
  * else local. Asking for an unknown or unconfigured provider is a 422 naming the configured ones.
  * `model` picks another model of that provider than its configured one (a workflow's llm step).
+ * On the deployment's own key or binding the model must be one it allows (422, field `model`)
+ * and every call is metered (429 when the caller's minute is spent); a user's own key is neither.
  */
 export async function resolveProvider(ctx: ServiceContext, requested: string | null | undefined, model?: string): Promise<ChatProvider> {
   const { default: fallback, providers, settings: known } = await providerSetup(ctx);
   const id = requested ?? fallback;
   const info = providers.find((p) => p.id === id);
   if (!info?.configured) throw unconfiguredProvider(id, Boolean(info), providers);
+  if (info.id === "local") return localProvider();
+  const onDeployment = info.source === "deployment" || info.source === "binding";
+  const configuredModel = info.id === "workers-ai" ? info.default_model! : known[info.id]!.model;
+  if (onDeployment && model !== undefined) checkModelAllowed(ctx, info.id, configuredModel, model);
+  const provider = modelProvider(ctx, info.id, known, model ?? configuredModel);
+  return onDeployment ? meteredProvider(ctx, provider) : provider;
+}
+
+function modelProvider(ctx: ServiceContext, id: Exclude<ProviderId, "local">, known: ProviderSetup["settings"], modelName: string): ChatProvider {
   const policy = addressPolicyFor(ctx.config);
-  switch (info.id) {
-    case "local":
-      return localProvider();
+  switch (id) {
     case "workers-ai":
-      return workersAiProvider(ctx.bindings.AI!, model ?? info.default_model!);
+      return workersAiProvider(ctx.bindings.AI!, modelName);
     case "openai": {
       const settings = known.openai!;
-      const modelName = model ?? settings.model;
       const openai = createOpenAICompatible({
         name: "openai",
         baseURL: settings.baseUrl ?? "https://api.openai.com/v1",
@@ -186,7 +200,6 @@ export async function resolveProvider(ctx: ServiceContext, requested: string | n
     }
     case "anthropic": {
       const settings = known.anthropic!;
-      const modelName = model ?? settings.model;
       const anthropic = createAnthropic({
         apiKey: settings.apiKey,
         ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),

@@ -2,7 +2,8 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { createMiddleware } from "hono/factory";
-import { authenticate } from "../auth/authenticate";
+import { authenticateFor } from "../auth/authenticate";
+import { MCP_RESOURCE_PATH } from "../auth/resource";
 import { HubError } from "../core/errors";
 import type { Scope } from "../core/scopes";
 import type { AppEnv } from "../http/app-env";
@@ -11,7 +12,7 @@ import { perCredentialLimit } from "../http/rate-limit";
 import { HUB_TOOLS } from "./hub-tools";
 import { hubMcpServer } from "./server";
 
-export const MCP_PATH = "/mcp";
+export const MCP_PATH = MCP_RESOURCE_PATH;
 
 /** Where MCP clients learn which authorization server issues tokens for this resource (RFC 9728). */
 export const resourceMetadataUrl = (origin: string) => `${origin}/.well-known/oauth-protected-resource`;
@@ -82,7 +83,7 @@ export const mcpRoutes = new Hono<AppEnv>()
       maxAge: 600,
     }),
   )
-  .use(MCP_PATH, withResourceMetadata, limitBody, authenticate, perCredentialLimit, limitNesting, requireMessageScopes)
+  .use(MCP_PATH, withResourceMetadata, limitBody, authenticateFor("mcp"), perCredentialLimit, limitNesting, requireMessageScopes)
   .on(["GET", "DELETE"], MCP_PATH, (c) =>
     c.json({ jsonrpc: "2.0", error: { code: -32000, message: "This server keeps no sessions: send requests with POST." }, id: null }, 405, {
       Allow: "POST",

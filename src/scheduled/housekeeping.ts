@@ -1,6 +1,6 @@
 import { and, eq, exists, inArray, isNotNull, lt, not, notExists, notInArray, or } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agents, authorizationCodes, executions, grants, refreshTokens } from "../db/schema";
+import { agents, authorizationCodes, executions, grants, oneTimeFlashes, refreshTokens } from "../db/schema";
 import { ACCESS_TOKEN_TTL_SECONDS } from "../auth/jwt";
 import { SESSION_TTL_SECONDS as BROWSER_SESSION_TTL_SECONDS } from "../auth/browser-session";
 
@@ -11,9 +11,10 @@ const USED_CODE_RETENTION_MS = 24 * 3600 * 1000;
  * Runs on the every-minute cron: deletes authorization codes and refresh tokens that can never
  * be used again, and grants none of whose tokens can still work: client-credentials grants older
  * than their access token, revoked grants after a day, and other grants whose refresh tokens
- * have all expired (their last access token was issued with the last refresh token).
+ * have all expired (their last access token was issued with the last refresh token). Also the
+ * records of shown flash cookies, once those cookies have expired.
  */
-export async function removeExpiredCredentials(db: Db, now = Date.now()): Promise<{ codes: number; refreshTokens: number; grants: number }> {
+export async function removeExpiredCredentials(db: Db, now = Date.now()): Promise<{ codes: number; refreshTokens: number; grants: number; flashes: number }> {
   const codes = await db
     .delete(authorizationCodes)
     .where(
@@ -58,5 +59,10 @@ export async function removeExpiredCredentials(db: Db, now = Date.now()): Promis
       ),
     )
     .returning({ id: grants.id });
-  return { codes: codes.length, refreshTokens: tokens.length, grants: oldGrants.length };
+  // A shown flash's record is needed only while its cookie could still be shown.
+  const flashes = await db
+    .delete(oneTimeFlashes)
+    .where(lt(oneTimeFlashes.expiresAt, new Date(now)))
+    .returning({ id: oneTimeFlashes.id });
+  return { codes: codes.length, refreshTokens: tokens.length, grants: oldGrants.length, flashes: flashes.length };
 }

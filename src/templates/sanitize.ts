@@ -21,7 +21,8 @@ import { stripUrlCredentials } from "./url-credentials";
  *   are cut out;
  * - workflow variables with a secret name or value keep their name with an empty default;
  * - `trigger_config` keeps only schedule and event fields (type, cron_expression, timezone,
- *   interval_seconds, event).
+ *   interval_seconds, event);
+ * - a wait_for_event step's list of approvers (the publisher's people) becomes "other".
  * Placeholders always stay as written: they are references, not secrets.
  */
 export interface TemplateContent {
@@ -82,6 +83,9 @@ function cleanStep(step: unknown, declare: Declare): unknown {
   const out: Record<string, unknown> = {};
   for (const [field, child] of Object.entries(step)) {
     if (STEP_STRUCTURE.has(field)) out[field] = child;
+    // The publisher's approvers (user ids) must not approve the runs of whoever uses the template:
+    // it keeps asking for a second credential instead.
+    else if (step.type === "wait_for_event" && field === "approvers" && Array.isArray(child)) out[field] = "other";
     else if (step.type === "condition" && (field === "then" || field === "else") && Array.isArray(child)) {
       out[field] = child.map((branchStep) => cleanStep(branchStep, declare));
     } else {

@@ -1,4 +1,3 @@
-import { Validator } from "@cfworker/json-schema";
 import type { z } from "@hono/zod-openapi";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { ServiceContext } from "../core/context";
@@ -18,6 +17,7 @@ import type { RateLimitResult } from "../http/rate-limiter";
 import { addressPolicyFor } from "../net/address-policy";
 import { OutboundRefused } from "../net/safe-fetch";
 import { randomToken } from "../lib/crypto";
+import { UserSchemaValidator, schemaProblems } from "../lib/user-json-schema";
 import { recordAudit } from "./audit";
 import { mcpToolName, parseToolName, platformToolInput } from "./catalog";
 import { McpError } from "../connections/mcp-client";
@@ -281,14 +281,18 @@ function validateWithZod(schema: z.ZodType, raw: unknown): Record<string, unknow
 }
 
 /** Compiled input schemas by the tool (from a connection's cached list) they belong to. */
-const validators = new WeakMap<McpTool, Validator>();
+const validators = new WeakMap<McpTool, UserSchemaValidator>();
 
 function validateWithJsonSchema(tool: McpTool, raw: unknown): Record<string, unknown> {
   const args = (raw ?? {}) as Record<string, unknown>;
   if (typeof args !== "object" || Array.isArray(args)) throw argumentErrors([{ field: "", message: "Arguments must be an object." }]);
   let validator = validators.get(tool);
   if (!validator) {
-    validator = new Validator(tool.inputSchema as any, "2020-12", false);
+    // A server's schema the hub cannot check in bounded time is refused, not run (DESIGN §5).
+    const [problem] = schemaProblems(tool.inputSchema);
+    if (problem)
+      throw argumentErrors([{ field: "", message: `The tool's input schema cannot be checked here (at ${problem.pointer || "/"}): ${problem.message}` }]);
+    validator = new UserSchemaValidator(tool.inputSchema);
     validators.set(tool, validator);
   }
   const result = validator.validate(args);

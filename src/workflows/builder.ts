@@ -8,6 +8,7 @@ import { catalogFor } from "../tools/catalog-service";
 import type { ToolInfo } from "../tools/types";
 import { createWorkflow } from "./service";
 import { validateSteps, type Step } from "./steps";
+import { fencedBlock } from "../lib/fenced-block";
 
 export interface BuiltWorkflow {
   name: string;
@@ -127,7 +128,7 @@ function timeoutOf(sentence: string): number {
 
 const STEP_GUIDE = [
   'Answer with JSON only: {"steps": [...], "variables": {...}}.',
-  'Step types: {"id","type":"tool","tool","arguments"}, {"id","type":"condition","condition":{"field","operator","value"},"then":[...],"else":[...]}, {"id","type":"set","values":{...}}, {"id","type":"delay","seconds"}, {"id","type":"llm","prompt","system"?,"output":"text"|"json","schema"?} (a model call; result {text} or {json}), {"id","type":"for_each","items":"{{input.list}}","as":"item","steps":[...],"concurrency"?} (inner steps use {{item}} and {{index}}; only tool, set, condition and llm inside), {"id","type":"wait_for_event","event","timeout_seconds","on_timeout":"fail"|"continue"} (a human approval: the run waits until the event arrives; its payload is the result), {"id","type":"workflow","workflow_id","input"?} (runs another workflow).',
+  'Step types: {"id","type":"tool","tool","arguments"}, {"id","type":"condition","condition":{"field","operator","value"},"then":[...],"else":[...]}, {"id","type":"set","values":{...}}, {"id","type":"delay","seconds"}, {"id","type":"llm","prompt","system"?,"output":"text"|"json","schema"?} (a model call; result {text} or {json}), {"id","type":"for_each","items":"{{input.list}}","as":"item","steps":[...],"concurrency"?} (inner steps use {{item}} and {{index}}; only tool, set, condition and llm inside), {"id","type":"wait_for_event","event","timeout_seconds","on_timeout":"fail"|"continue","approvers"?:"any"|"other"|[user ids]} (a human approval: the run waits until the event arrives; its payload is the result; "other" when the approval must come from another credential than the one that started the run, user ids only when the description gives them), {"id","type":"workflow","workflow_id","input"?} (runs another workflow).',
   "Ids are unique, start with a letter and use letters, digits, _ or -. Use only the tools listed. Reference earlier results as {{steps.<id>.result...}} and inputs as {{input.<name>}}.",
 ].join("\n");
 
@@ -164,16 +165,6 @@ function parseJson(text: string): any {
   } catch {
     return undefined;
   }
-}
-
-/** The inside of the first ``` fence (an optional `json` tag dropped), found without a regex. */
-function fencedBlock(text: string): string | undefined {
-  const open = text.indexOf("```");
-  if (open < 0) return undefined;
-  const close = text.indexOf("```", open + 3);
-  if (close < 0) return undefined;
-  const inside = text.slice(open + 3, close);
-  return inside.startsWith("json") ? inside.slice(4) : inside;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === "object" && !Array.isArray(value);

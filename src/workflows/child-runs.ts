@@ -20,7 +20,8 @@ export function findChildRun(runtime: Runtime, id: string): Promise<Execution | 
 
 /**
  * Starts the child run of one of the same user's workflows (ownership, status and quota as any
- * start), born leased to `leaseToken` so the parent can run it at once.
+ * start, and room in its tree: MAX_RUN_DESCENDANTS), born leased to `leaseToken` so the parent
+ * can run it at once.
  */
 export async function startChildRun(
   ctx: ServiceContext,
@@ -33,7 +34,7 @@ export async function startChildRun(
   const { execution } = await insertExecution(
     ctx,
     workflowId,
-    { input, child: { id: childId, parentExecutionId: parent.id, depth: parent.depth + 1 } },
+    { input, child: { id: childId, parentExecutionId: parent.id, depth: parent.depth + 1, rootExecutionId: parent.rootExecutionId ?? parent.id } },
     leaseToken,
   );
   return execution;

@@ -1,19 +1,20 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
-import { executionSteps, executions } from "../db/schema";
-import { HubError } from "../core/errors";
-import { getOwnedExecution } from "./executions";
+import { type Execution, executionSteps, executions } from "../db/schema";
+import { HubError, notFound } from "../core/errors";
 import { resumeNow } from "./run-now";
-import { findStep, type Step } from "./steps";
+import { findStep, innerSteps, type Step } from "./steps";
+import { describeBytes, utf8Length } from "./stored-bytes";
 
 /**
  * Delivers an event to a run parked at a `wait_for_event` step (a human approval, say): the step
  * succeeds with the payload as its result and the run carries on from there, started at once in
  * this invocation with a queue message as the backstop. The event must be the one the step
- * waits for and arrive before its timeout; a run not waiting is 409.
+ * waits for and arrive before its timeout; a run not waiting is 409. Who may deliver it is the
+ * step's `approvers`: a caller the step does not admit gets 403 and the run keeps waiting.
  */
 export async function deliverEvent(ctx: ServiceContext, executionId: string, event: string, payload: unknown): Promise<void> {
-  const execution = await getOwnedExecution(ctx, executionId);
+  const execution = await executionForApprover(ctx, executionId);
   if (execution.status !== "waiting") {
     throw new HubError("conflict", `The execution is ${execution.status}, not waiting for an event.`);
   }
@@ -24,8 +25,20 @@ export async function deliverEvent(ctx: ServiceContext, executionId: string, eve
     .get();
   const step = parked && findStep(execution.steps as Step[], parked.stepId);
   if (!parked || step?.type !== "wait_for_event") throw new HubError("conflict", "The execution is not waiting for an event.");
+  const refusal = approvalRefusal(ctx, execution, step);
+  if (refusal) throw new HubError("forbidden", refusal);
   if (step.event !== event) {
     throw new HubError("conflict", `Step "${step.id}" waits for the event "${step.event}", not "${event}".`);
+  }
+  // The payload becomes a step result, counted in the run's stored bytes; a waiting run's count
+  // cannot change (no runner holds it), so the row read above decides.
+  const bytes = utf8Length(JSON.stringify(payload ?? null));
+  const limit = ctx.config.quotas.runStoredBytes;
+  if (execution.storedBytes + bytes > limit) {
+    throw new HubError(
+      "limit_exceeded",
+      `The payload (${describeBytes(bytes)}) would take the run past ${describeBytes(limit)} of stored step results (MAX_RUN_STORED_BYTES); send a smaller one.`,
+    );
   }
 
   const now = new Date();
@@ -44,9 +57,45 @@ export async function deliverEvent(ctx: ServiceContext, executionId: string, eve
           sql`exists (select 1 from ${executions} where ${stillParked})`,
         ),
       ),
-    ctx.db.update(executions).set({ status: "queued", leaseUntil: null, updatedAt: now }).where(stillParked).returning({ id: executions.id }),
+    ctx.db
+      .update(executions)
+      .set({ status: "queued", leaseUntil: null, updatedAt: now, storedBytes: sql`${executions.storedBytes} + ${bytes}` })
+      .where(stillParked)
+      .returning({ id: executions.id }),
   ]);
   if (resumed.length === 0) throw new HubError("conflict", "The execution is no longer waiting for this event (it timed out, or the event was delivered).");
 
   resumeNow(ctx, execution.id);
+}
+
+type WaitStep = Extract<Step, { type: "wait_for_event" }>;
+
+/**
+ * The run, for its owner or for someone a wait step of it names as an approver; anyone else
+ * gets 404, as for any object not theirs.
+ */
+async function executionForApprover(ctx: ServiceContext, id: string): Promise<Execution> {
+  const row = await ctx.db.select().from(executions).where(eq(executions.id, id)).get();
+  if (row && (row.userId === ctx.user.id || namesApprover(row.steps as Step[], ctx.user.id))) return row;
+  throw notFound("Execution");
+}
+
+function namesApprover(steps: Step[], userId: number): boolean {
+  return steps.some(
+    (step) => (step.type === "wait_for_event" && Array.isArray(step.approvers) && step.approvers.includes(userId)) || namesApprover(innerSteps(step), userId),
+  );
+}
+
+/** Why the caller may not approve this step, or undefined when they may. */
+function approvalRefusal(ctx: ServiceContext, execution: Execution, step: WaitStep): string | undefined {
+  const approvers = step.approvers ?? "any";
+  if (Array.isArray(approvers)) {
+    return approvers.includes(ctx.user.id) ? undefined : `Step "${step.id}" may be approved only by the users it names (approvers).`;
+  }
+  if (execution.userId !== ctx.user.id) return `Step "${step.id}" may be approved only by the run's owner.`;
+  // An approval is a second look: the key that started the run cannot give it to itself.
+  if (approvers === "other" && ctx.credential.id === execution.credentialId) {
+    return `Step "${step.id}" needs an approval from someone other than the credential that started the run: deliver the event with another API key or sign-in.`;
+  }
+  return undefined;
 }

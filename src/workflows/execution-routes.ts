@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { authedRoute, conflictError, createRouter, notFoundError } from "../http/router";
+import { authedRoute, commonErrors, conflictError, createRouter, notFoundError } from "../http/router";
 import { PageQuery, pageOf, paginate } from "../http/pagination";
 import { cancelExecution, childExecutions, getOwnedExecution, listWorkflowExecutions, presentExecution, runWorkflow } from "./executions";
 import { ChildExecutionSchema, ExecutionSchema, JsonObject, NotificationSchema, PreferHeader, WorkflowId } from "./schemas";
@@ -86,7 +86,7 @@ const events = authedRoute("workflow:execute", {
   tags: ["Workflows"],
   summary: "Deliver an event to a waiting execution",
   description:
-    "Resumes an execution parked at a `wait_for_event` step (a human approval, say): the step succeeds with `payload` as its result (`{{steps.<id>.result…}}`) and the run carries on. `event` must be the one the step waits for and arrive before its timeout; an execution not waiting for it answers 409.",
+    "Resumes an execution parked at a `wait_for_event` step (a human approval, say): the step succeeds with `payload` as its result (`{{steps.<id>.result…}}`) and the run carries on. `event` must be the one the step waits for and arrive before its timeout; an execution not waiting for it answers 409. The step's `approvers` say who may deliver it: any credential of the run's owner (`any`, the default), an owner's credential other than the one that started the run (`other`), or only the listed users, who may deliver it to a run that is not theirs (and only that). A caller the step does not admit gets 403 and the run keeps waiting.",
   request: {
     params: ExecutionIdParam,
     body: {
@@ -111,6 +111,10 @@ const events = authedRoute("workflow:execute", {
     202: {
       description: "Delivered; the run resumes",
       content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued") }) } },
+    },
+    403: {
+      ...commonErrors[403],
+      description: "The credential lacks the scope, or the waiting step needs its approval from another credential or person (`approvers`).",
     },
     ...notFoundError,
     ...conflictError,

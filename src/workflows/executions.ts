@@ -63,7 +63,7 @@ export async function insertExecution(
   // transaction), so a refused start leaves nothing behind.
   if (!idempotency && typeof workflow === "number") {
     const [execution, refused] = await startFromWorkflow(ctx, workflow, values);
-    if (!execution) throw await whyNotRunnable(ctx, workflow);
+    if (!execution) throw await whyNotRunnable(ctx, workflow, values.rootExecutionId);
     if (refused) throw quotaExceeded(limit);
     return { execution, replayed: false };
   }
@@ -128,6 +128,7 @@ export function newRunValues(ctx: ServiceContext, run: RunRequest, now: number, 
     replayOf: run.replayOf ?? null,
     parentExecutionId: run.child?.parentExecutionId ?? null,
     depth: run.child?.depth ?? 0,
+    ...(run.child ? { rootExecutionId: run.child.rootExecutionId } : {}),
     // A run started inline never waits in the queue: it is running from the start.
     ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
   };
@@ -139,8 +140,11 @@ export interface RunRequest {
   agentId?: string | null;
   /** The run whose input this replay runs again. */
   replayOf?: string;
-  /** A child run of a `workflow` step: its id (derived from the step, so a resumed parent finds it) and its parent. */
-  child?: { id: string; parentExecutionId: string; depth: number };
+  /**
+   * A child run of a `workflow` step: its id (derived from the step, so a resumed parent finds it),
+   * its parent, and the top run of its tree, whose count of descendants it joins.
+   */
+  child?: { id: string; parentExecutionId: string; depth: number; rootExecutionId: string };
 }
 
 /** A workflow in hand, or the id of one of the caller's workflows (read by the insert itself). */
@@ -179,15 +183,21 @@ export function insertFromWorkflow(ctx: ServiceContext, workflowId: number, valu
 }
 
 /**
- * The start batch of a run by workflow id (insertFromWorkflow, then removeIfOverQuota). Answers
- * the new row, or none, and whether the quota refused it.
+ * The start batch of a run by workflow id (insertFromWorkflow, then removeIfOverQuota, and for a
+ * child run the count of its tree). Answers the new row, or none, and whether the quota refused it.
  */
 async function startFromWorkflow(
   ctx: ServiceContext,
   workflowId: number,
   values: Partial<Record<keyof Execution, unknown>>,
 ): Promise<[Execution | undefined, boolean]> {
-  const [inserted, refused] = await ctx.db.$client.batch(startStatements(ctx, workflowId, values));
+  const statements: D1PreparedStatement[] = startStatements(ctx, workflowId, values);
+  const root = values.rootExecutionId as string | undefined;
+  if (root)
+    statements.push(
+      prepareOnce(ctx.db.$client, "start:descendant", () => descendantCounted(ctx.db, slot("root"), slot("id")).toSQL(), { root, id: values.id }),
+    );
+  const [inserted, refused] = await ctx.db.$client.batch(statements);
   const row = inserted!.results[0] as Record<string, unknown> | undefined;
   return [row && decodeRow(row), (refused!.results.length ?? 0) > 0];
 }
@@ -233,6 +243,7 @@ export function startStatements(
             notInArray(workflows.status, ["paused", "archived"]),
             // Stamps written by SQL carry fractions of a millisecond that a Date drops: same millisecond, same save.
             copyOf ? and(eq(workflows.version, slot("version")), sql`abs(${workflows.updatedAt} - ${slot("updatedAt")}) < 1`) : undefined,
+            given.includes("rootExecutionId") ? treeHasRoom(slot("rootExecutionId"), slot("descendantLimit")) : undefined,
           )}`,
         )
         .returning()
@@ -242,6 +253,7 @@ export function startStatements(
       workflowId,
       owner: ctx.user.id,
       ...(copyOf ? { version: copyOf.version, updatedAt: encodeFor(workflows.updatedAt, copyOf.updatedAt) } : {}),
+      ...(given.includes("rootExecutionId") ? { descendantLimit: ctx.config.quotas.runDescendants } : {}),
     },
   );
   const overQuota = prepareOnce(
@@ -250,12 +262,7 @@ export function startStatements(
     () =>
       ctx.db
         .delete(executions)
-        .where(
-          and(
-            eq(executions.id, slot("id")),
-            sql`(select count(*) from executions where user_id = ${slot("owner")} and status in ('queued', 'running')) > ${slot("limit")}`,
-          ),
-        )
+        .where(and(eq(executions.id, slot("id")), sql`${unfinishedRunsOf(slot("owner"))} > ${slot("limit")}`))
         .returning({ id: executions.id })
         .toSQL(),
     { id: values.id, owner: ctx.user.id, limit: ctx.config.quotas.runningExecutionsPerUser },
@@ -275,8 +282,12 @@ function decodeRow(row: Record<string, unknown>): Execution {
   return decoded as Execution;
 }
 
-/** Nothing was inserted: the workflow is not the caller's (404), or it may not run now (409). */
-async function whyNotRunnable(ctx: ServiceContext, workflow: WorkflowRef): Promise<Error> {
+/**
+ * Nothing was inserted: the child run's tree has set off all the runs it may (422), the workflow
+ * is not the caller's (404), or it may not run now (409).
+ */
+async function whyNotRunnable(ctx: ServiceContext, workflow: WorkflowRef, root?: unknown): Promise<Error> {
+  if (typeof root === "string" && (await descendantsOf(ctx.db, root)) >= ctx.config.quotas.runDescendants) return descendantsExceeded(ctx, root);
   const current = await getOwnedWorkflow(ctx, typeof workflow === "number" ? workflow : workflow.id);
   assertRunnable(current);
   return new HubError("conflict", "The workflow changed while the run was starting; try again.");
@@ -308,14 +319,45 @@ export function removeIfOverQuota(ctx: ServiceContext, executionId: string) {
   const limit = ctx.config.quotas.runningExecutionsPerUser;
   return ctx.db
     .delete(executions)
-    .where(
-      and(eq(executions.id, executionId), sql`(select count(*) from executions where user_id = ${ctx.user.id} and status in ('queued', 'running')) > ${limit}`),
-    )
+    .where(and(eq(executions.id, executionId), sql`${unfinishedRunsOf(ctx.user.id)} > ${limit}`))
     .returning({ id: executions.id });
 }
 
+/** The account's unfinished runs, the quota's count: a run parked at a wait_for_event (`waiting`) is one too. */
+const unfinishedRunsOf = (owner: SQL | number) =>
+  sql`(select count(*) from executions where user_id = ${owner} and status in ('queued', 'running', 'waiting'))`;
+
 export const quotaExceeded = (limit: number) =>
   new HubError("quota_exceeded", `An account can have at most ${limit} unfinished executions; wait for some to finish or cancel them.`);
+
+/**
+ * A run's descendants (child runs and on_failure runs, at any depth) are counted on the top run
+ * of their tree (`descendants`, MAX_RUN_DESCENDANTS). A descendant's insert is guarded by
+ * `treeHasRoom` and followed, in the same batch, by `descendantCounted`: a batch is one
+ * transaction and D1 runs one at a time, so no two inserts can both take the last place. The
+ * count lives on the root's row, so it holds across crashes and isolates (a resumed parent finds
+ * the child it started by its id and counts nothing again).
+ */
+export const treeHasRoom = (root: SQL | string, limit: SQL | number) => sql`coalesce((select descendants from executions where id = ${root}), 0) < ${limit}`;
+
+/** Counts the descendant `childId` on its root, if its insert (and the quota check after it) left its row. */
+export function descendantCounted(db: Db, root: SQL | string, childId: SQL | string) {
+  return db
+    .update(executions)
+    .set({ descendants: sql`${executions.descendants} + 1` })
+    .where(and(eq(executions.id, root), sql`exists (select 1 from executions where id = ${childId})`));
+}
+
+export async function descendantsOf(db: Db, root: string): Promise<number> {
+  const row = await db.select({ descendants: executions.descendants }).from(executions).where(eq(executions.id, root)).get();
+  return row?.descendants ?? 0;
+}
+
+export const descendantsExceeded = (ctx: ServiceContext, root: string) =>
+  new HubError(
+    "limit_exceeded",
+    `The run ${root} has already set off ${ctx.config.quotas.runDescendants} runs (MAX_RUN_DESCENDANTS); child and on_failure runs count at any depth.`,
+  );
 
 /** Housekeeping: idempotency keys older than a day are forgotten. */
 export async function forgetOldExecutionKeys(db: Db, now = Date.now()): Promise<void> {

@@ -1,10 +1,10 @@
-import type { SQL } from "drizzle-orm";
+import { type SQL, and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ServiceContext } from "../core/context";
-import type { Execution } from "../db/schema";
+import { executions, workflows, type Execution } from "../db/schema";
 import { randomToken } from "../lib/crypto";
 import { loggableError } from "../lib/safe-log";
-import { insertFromWorkflow } from "./executions";
+import { descendantCounted, descendantsExceeded, descendantsOf, insertFromWorkflow, treeHasRoom } from "./executions";
 import { enqueueNotification, notificationInsert } from "./notifications";
 import { enqueueExecution } from "./queue-consumer";
 import { MAX_WORKFLOW_DEPTH, NOTIFY_EVENTS, type WorkflowSettings } from "./steps";
@@ -16,7 +16,9 @@ export type FinalState = { status: "succeeded" } | { status: "failed"; errorMess
  * and, when it failed, a run of the `settings.on_failure` workflow with `{execution, error}`.
  * Their rows are written in the batch that ends the run (guarded by the run's lease, like its
  * other writes), so an end is never recorded without them; `send` then queues them, and the
- * sweep finds any whose message was lost.
+ * sweep finds any whose message was lost. An error run counts as a descendant of the failed run's
+ * tree (MAX_RUN_DESCENDANTS); one that did not start (no room left, its workflow deleted or
+ * paused since) is said on the failed run's `error_message`.
  */
 export function followUpsOfEnd(ctx: ServiceContext, execution: Execution, final: FinalState, stillHeld: SQL) {
   const settings = execution.settings as WorkflowSettings;
@@ -29,8 +31,12 @@ export function followUpsOfEnd(ctx: ServiceContext, execution: Execution, final:
   if (notification) writes.push(notification.insert);
 
   // An error workflow's own failures set off theirs too, but no deeper than workflow steps nest.
-  const errorRunId = final.status === "failed" && settings.on_failure && execution.depth < MAX_WORKFLOW_DEPTH ? `exe_${randomToken(16)}` : undefined;
+  const errorWorkflowId = final.status === "failed" ? settings.on_failure?.workflow_id : undefined;
+  const tooDeep = execution.depth >= MAX_WORKFLOW_DEPTH;
+  const errorRunId = errorWorkflowId !== undefined && !tooDeep ? `exe_${randomToken(16)}` : undefined;
+  let errorRunAt: number | undefined;
   if (errorRunId && final.status === "failed" && settings.on_failure) {
+    const root = execution.rootExecutionId ?? execution.id;
     const input = {
       execution: {
         id: execution.id,
@@ -41,27 +47,70 @@ export function followUpsOfEnd(ctx: ServiceContext, execution: Execution, final:
       },
       error: final.errorMessage,
     };
+    errorRunAt = writes.length;
     writes.push(
       insertFromWorkflow(
         ctx,
         settings.on_failure.workflow_id,
-        { id: errorRunId, userId: execution.userId, credentialId: execution.credentialId, input, parentExecutionId: execution.id, depth: execution.depth + 1 },
-        stillHeld,
-      ),
+        {
+          id: errorRunId,
+          userId: execution.userId,
+          credentialId: execution.credentialId,
+          input,
+          parentExecutionId: execution.id,
+          depth: execution.depth + 1,
+          rootExecutionId: root,
+        },
+        and(stillHeld, treeHasRoom(root, ctx.config.quotas.runDescendants)),
+      ).returning({ id: executions.id }),
+      descendantCounted(ctx.db, root, errorRunId),
     );
   }
 
-  /** Queues what the batch wrote; a lost message is the sweep's to find, so failures are only logged. */
-  async function send(): Promise<void> {
+  /**
+   * Queues what the batch wrote (`written`: the results of `writes`, in order); a lost message is
+   * the sweep's to find, so failures are only logged. Answers what was added to the run's
+   * `error_message` when its error run did not start.
+   */
+  async function send(written: D1Result[]): Promise<string | undefined> {
+    const errorRunStarted = errorRunAt !== undefined && (written[errorRunAt]?.results.length ?? 0) > 0;
     const queue = ctx.bindings.WORKFLOW_RUNS;
     await Promise.all([
       notification ? enqueueNotification(queue, notification.id) : undefined,
-      errorRunId ? enqueueExecution(queue, errorRunId) : undefined,
+      errorRunStarted && errorRunId ? enqueueExecution(queue, errorRunId) : undefined,
     ]).catch((error) =>
       console.error(
         JSON.stringify({ level: "error", message: "follow-up of a run's end not queued", execution_id: execution.id, error: loggableError(error) }),
       ),
     );
+    if (errorWorkflowId === undefined || errorRunStarted) return undefined;
+    return noteErrorRunNotStarted(ctx, execution, errorWorkflowId, tooDeep);
   }
   return { writes, send };
+}
+
+/**
+ * Says on a failed run why its error workflow did not run (else nothing would: the insert only
+ * found nothing to copy). Written after the end; a crash before it loses only the note.
+ */
+async function noteErrorRunNotStarted(ctx: ServiceContext, execution: Execution, workflowId: number, tooDeep: boolean): Promise<string> {
+  const reason = await (async () => {
+    if (tooDeep) return `runs nest ${MAX_WORKFLOW_DEPTH} deep at most.`;
+    const root = execution.rootExecutionId ?? execution.id;
+    if ((await descendantsOf(ctx.db, root)) >= ctx.config.quotas.runDescendants) return descendantsExceeded(ctx, root).message;
+    const target = await ctx.db
+      .select({ status: workflows.status })
+      .from(workflows)
+      .where(and(eq(workflows.id, workflowId), eq(workflows.userId, execution.userId)))
+      .get();
+    if (!target) return "no workflow of yours has this id.";
+    return target.status === "paused" || target.status === "archived" ? `it is ${target.status}.` : "it could not start.";
+  })();
+  const note = ` The on_failure workflow ${workflowId} did not run: ${reason}`;
+  await ctx.db
+    .update(executions)
+    .set({ errorMessage: sql`coalesce(${executions.errorMessage}, '') || ${note}` })
+    .where(and(eq(executions.id, execution.id), eq(executions.status, "failed")));
+  console.warn(JSON.stringify({ level: "warn", message: "on_failure run not started", execution_id: execution.id, workflow_id: workflowId, reason }));
+  return note;
 }

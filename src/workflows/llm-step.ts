@@ -1,9 +1,10 @@
-import { Validator } from "@cfworker/json-schema";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
 import { resolveProvider } from "../llm/providers";
 import type { ChatMessage } from "../llm/types";
 import type { Step } from "./steps";
+import { fencedBlock } from "../lib/fenced-block";
+import { UserSchemaValidator } from "../lib/user-json-schema";
 
 type LlmStep = Extract<Step, { type: "llm" }>;
 
@@ -15,8 +16,9 @@ export interface LlmAnswer {
 
 /**
  * Why an llm step failed. `permanent` failures (no model provider, a provider that is not
- * configured) fail the step at once; the others (the provider refused, the answer was not the
- * JSON asked for) are attempts that the step's retry policy may repeat.
+ * configured, a model the deployment does not allow on its own key) fail the step at once; the
+ * others (the provider refused, the answer was not the JSON asked for) are attempts that the
+ * step's retry policy may repeat.
  */
 export class LlmStepFailed extends Error {
   constructor(
@@ -57,6 +59,8 @@ export async function askModel(ctx: ServiceContext, step: LlmStep, prompt: strin
     answer = await provider.generate({ messages, tools: [], signal });
   } catch (error) {
     if (signal.aborted) throw error;
+    // Over the deployment's model-call limit: the runner waits for the window, no attempt spent.
+    if (error instanceof HubError && error.code === "rate_limited") throw error;
     throw new LlmStepFailed(`The model call failed: ${error instanceof Error ? error.message : String(error)}`, false);
   }
   const tokensUsed = answer.usage.inputTokens + answer.usage.outputTokens;
@@ -65,7 +69,7 @@ export async function askModel(ctx: ServiceContext, step: LlmStep, prompt: strin
   const parsed = parseJson(answer.text);
   if (parsed === undefined) throw new LlmStepFailed("The model did not answer with JSON.", false, tokensUsed);
   if (step.schema) {
-    const check = new Validator(step.schema as never, "2020-12", false).validate(parsed);
+    const check = new UserSchemaValidator(step.schema).validate(parsed);
     if (!check.valid) {
       const reasons = check.errors.map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"}: ${e.error}`).slice(0, 5);
       throw new LlmStepFailed(`The model's JSON does not match the schema (${reasons.join("; ")}).`, false, tokensUsed);
@@ -82,9 +86,10 @@ function jsonInstruction(schema: Record<string, unknown> | undefined): string {
 
 /** The JSON in a model's answer: the whole text, or the inside of a ``` fence around it. */
 function parseJson(text: string): unknown {
-  const fenced = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i.exec(text);
+  const trimmed = text.trim();
+  const fenced = trimmed.startsWith("```") && trimmed.endsWith("```") ? fencedBlock(trimmed) : undefined;
   try {
-    return JSON.parse(fenced ? fenced[1]! : text);
+    return JSON.parse(fenced ?? text);
   } catch {
     return undefined;
   }

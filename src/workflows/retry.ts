@@ -33,13 +33,17 @@ export async function retryExecution(ctx: ServiceContext, executionId: string): 
     if (earlier) throw new HubError("conflict", `This execution was already retried as ${earlier.id}; retry that one if it failed.`);
     throw error;
   }
-  const [[retry], , refused] = written;
+  const [[retry], , , refused] = written;
   if (refused.length) throw quotaExceeded(ctx.config.quotas.runningExecutionsPerUser);
   resumeNow(ctx, retry!.id);
   return retry!;
 }
 
-/** The retry's row, the old run's finished steps as its checkpoints, and the quota check, in one batch. */
+/**
+ * The retry's row, the old run's finished steps as its checkpoints (their results count as stored
+ * by it: MAX_RUN_STORED_BYTES), and the quota check, in one batch. A retry is a new request: it
+ * starts a tree of its own (MAX_RUN_DESCENDANTS).
+ */
 function insertRetry(ctx: ServiceContext, old: Execution, id: string) {
   return ctx.db.batch([
     ctx.db
@@ -81,6 +85,12 @@ function insertRetry(ctx: ServiceContext, old: Execution, id: string) {
         .from(executionSteps)
         .where(and(eq(executionSteps.executionId, old.id), inArray(executionSteps.status, [...REUSED]))),
     ),
+    ctx.db
+      .update(executions)
+      .set({
+        storedBytes: sql`(select coalesce(sum(length(cast(${executionSteps.result} as blob))), 0) from ${executionSteps} where ${executionSteps.executionId} = ${id})`,
+      })
+      .where(eq(executions.id, id)),
     removeIfOverQuota(ctx, id),
   ]);
 }

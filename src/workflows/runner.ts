@@ -10,7 +10,7 @@ import { substitute } from "../lib/template";
 import { executeTool } from "../tools/executor";
 import { randomToken } from "../lib/crypto";
 import { credentialRevocation } from "../auth/credential-status";
-import { MAX_FOR_EACH_ITEMS, MAX_WORKFLOW_DEPTH, type RetryPolicy, type Step, type WorkflowSettings } from "./steps";
+import { MAX_FOR_EACH_ITEMS, MAX_WORKFLOW_DEPTH, type RetryPolicy, type Step, type WorkflowSettings, findStep } from "./steps";
 import { type LlmAnswer, LlmStepFailed, askModel } from "./llm-step";
 import { childResult, childRunId, findChildRun, startChildRun, wakeParent } from "./child-runs";
 import { handToQueue } from "./executions";
@@ -18,6 +18,7 @@ import { runNow } from "./run-now";
 import { type FinalState, followUpsOfEnd } from "./follow-ups";
 import { agentOutcomeUpdate } from "./agent-outcome";
 import type { DeferredStart } from "./start-deferral";
+import { resultNotKept, runStoredTooMuch, utf8Length } from "./stored-bytes";
 
 /**
  * What the consumer does with the message after a drive. A run that this drive ended carries
@@ -201,6 +202,11 @@ class ExecutionRun {
   private itemsInFlight = false;
   /** Checkpoints of pure steps not written yet (see `checkpoint`). */
   private unwritten = new Map<string, StepRow>();
+  /**
+   * Bytes of step results written for the run (MAX_RUN_STORED_BYTES): its row's count when this
+   * runner took the lease, plus what this runner has handed to a write since.
+   */
+  private storedBytes: number;
 
   private db: Db;
   /** The same database, for statements bound without drizzle's builder (see prepareOnce). */
@@ -216,6 +222,7 @@ class ExecutionRun {
   ) {
     this.db = ctx.db;
     this.d1 = ctx.db.$client;
+    this.storedBytes = execution.storedBytes;
     const input = execution.input ?? {};
     const results: Record<string, StepOutcome> = {};
     const context = {
@@ -432,6 +439,19 @@ class ExecutionRun {
       answer = await this.withHeartbeat((signal) => askModel(this.ctx, step, prompt, system, signal));
     } catch (thrown) {
       if (thrown instanceof Pause) throw thrown;
+      if (thrown instanceof HubError && thrown.code === "rate_limited") {
+        // Over the model-call limit on the deployment's key: park until the window resets
+        // (no worker held, no attempt spent); a loop stops taking items meanwhile.
+        const resumeAt = Date.now() + (thrown.hints.retryAfterSeconds ?? 30) * 1000;
+        await this.checkpoint(step, scope, {
+          status: "retrying",
+          attempts: attempt - 1,
+          resumeAt: new Date(resumeAt),
+          error: thrown.message,
+          tokensUsed: spent,
+        });
+        await this.pause(resumeAt);
+      }
       failure =
         thrown instanceof LlmStepFailed
           ? thrown
@@ -606,11 +626,15 @@ class ExecutionRun {
   async end(final: FinalState): Promise<DriveOutcome> {
     const now = new Date();
     const { id, agentId } = this.execution;
+    const checkpoints = this.takeUnwritten();
+    // The last results would take the run past its stored bytes: it fails instead.
+    if (checkpoints.overflow && final.status === "succeeded") final = this.storedTooMuch(checkpoints.overflow);
     const stillHeld = sql`exists (select 1 from executions where id = ${id} and lease_token = ${this.token} and status in ('queued', 'running'))`;
     const tokensUsed = [...this.checkpoints.values()].reduce((sum, step) => sum + (step.tokensUsed ?? 0), 0);
     const fields = Object.keys(final).sort();
     const finalState = prepareOnce(this.d1, `final:${fields.join(",")}`, () => finalStateUpdate(this.db, fields), {
       ...final,
+      storedDelta: checkpoints.storedDelta,
       tokensUsed,
       now: now.getTime(),
       executionId: id,
@@ -622,7 +646,7 @@ class ExecutionRun {
     // guarded by the lease that it releases, so a runner that lost the lease writes none of them.
     const others = [...(agentId ? [agentOutcomeUpdate(this.db, this.execution, outcome, stillHeld)] : []), ...followUps.writes];
     const start = this.start?.take() ?? [];
-    const writes = [...this.takeUnwritten(), ...others.map((write) => asStatement(this.d1, write)), finalState];
+    const writes = [...checkpoints.statements, ...others.map((write) => asStatement(this.d1, write)), finalState];
     const results = await this.batchAfterStart(start, writes);
     const row = results.at(-1)!.results[0] as { started_at: number | null; updated_at: number } | undefined;
     const written = row && { startedAt: row.started_at === null ? null : new Date(row.started_at), updatedAt: new Date(row.updated_at) };
@@ -639,7 +663,9 @@ class ExecutionRun {
       startedAt: written.startedAt,
       updatedAt: written.updatedAt,
     };
-    await followUps.send();
+    const followUpsAt = checkpoints.statements.length + others.length - followUps.writes.length;
+    const note = await followUps.send(results.slice(followUpsAt, followUpsAt + followUps.writes.length));
+    if (note && ended.errorMessage !== null) ended.errorMessage += note;
     if (ended.parentExecutionId) await wakeParent(this.ctx, ended.parentExecutionId);
     return { done: true, ended: { execution: ended, steps: [...this.checkpoints.values()].sort((a, b) => a.position - b.position) } };
   }
@@ -709,7 +735,7 @@ class ExecutionRun {
    */
   async flush(): Promise<void> {
     const start = this.start?.take() ?? [];
-    const writes = this.takeUnwritten();
+    const { statements: writes, storedDelta, overflow } = this.takeUnwritten();
     if (writes.length === 0 && start.length === 0) return;
     const now = Date.now();
     // Guarded by the lease: a consumer that lost it (it ran too long) cannot overwrite progress.
@@ -718,12 +744,22 @@ class ExecutionRun {
       token: this.token,
       leaseUntil: now + LEASE_MS,
       now,
+      storedDelta,
     });
     const [{ results: renewed }] = (await this.batchAfterStart(start, [renewal, ...writes])) as [D1Result];
     if (renewed.length === 0) {
       // The lease is gone: the execution was cancelled, or another runner holds it now.
       throw new Pause((await hasEnded(this.db, this.execution.id)) ? { done: true } : { done: false, resumeInSeconds: 30 });
     }
+    if (overflow) {
+      const { errorMessage, failedStepId } = this.storedTooMuch(overflow);
+      await this.fail(failedStepId === null ? null : (findStep(this.execution.steps as Step[], failedStepId) ?? null), errorMessage);
+    }
+  }
+
+  /** The end of a run whose results would pass MAX_RUN_STORED_BYTES with those of the step `row` records. */
+  private storedTooMuch(row: StepRow): Extract<FinalState, { status: "failed" }> {
+    return { status: "failed", errorMessage: runStoredTooMuch(this.ctx.config.quotas.runStoredBytes, row.stepKey), failedStepId: row.stepId };
   }
 
   /**
@@ -749,20 +785,41 @@ class ExecutionRun {
    * written from here on. Rows go several to a statement (building and sending one statement per
    * step was most of a pure run's cost), chunked to stay under D1's 100 bound parameters, and
    * each statement's text is built once per number of rows (see prepareOnce).
+   *
+   * Their results' bytes (`storedDelta`) go into the run's `stored_bytes` in the same batch. A
+   * result that would take the run past MAX_RUN_STORED_BYTES is not kept: its step is recorded
+   * failed, saying why, and `overflow` is the first such row; the caller then fails the run.
    */
-  private takeUnwritten(): D1PreparedStatement[] {
+  private takeUnwritten(): { statements: D1PreparedStatement[]; storedDelta: number; overflow?: StepRow } {
     const rows = [...this.unwritten.values()];
     this.unwritten.clear();
+    const limit = this.ctx.config.quotas.runStoredBytes;
+    let storedDelta = 0;
+    let overflow: StepRow | undefined;
+    const results = rows.map((row, i) => {
+      const text = encodeFor(executionSteps.result, row.result) as string | null;
+      const bytes = text === null ? 0 : utf8Length(text);
+      if (this.storedBytes + storedDelta + bytes <= limit) {
+        storedDelta += bytes;
+        return text;
+      }
+      const failed: StepRow = { ...row, status: "failed", result: null, errorMessage: resultNotKept(bytes, limit), finishedAt: row.finishedAt ?? new Date() };
+      this.checkpoints.set(row.stepKey, { ...failed } as ExecutionStep);
+      rows[i] = failed;
+      overflow ??= failed;
+      return null;
+    });
+    this.storedBytes += storedDelta;
     const statements: D1PreparedStatement[] = [];
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
       const values: Record<string, unknown> = { executionId: this.execution.id, token: this.token };
       chunk.forEach((row, r) => {
-        for (const [key, column] of STEP_COLUMNS) values[`${r}.${key}`] = encodeFor(column, row[key]);
+        for (const [key, column] of STEP_COLUMNS) values[`${r}.${key}`] = key === "result" ? results[i + r] : encodeFor(column, row[key]);
       });
       statements.push(prepareOnce(this.d1, `checkpoints:${chunk.length}`, () => checkpointUpsert(this.db, chunk.length), values));
     }
-    return statements;
+    return { statements, storedDelta, overflow };
   }
 }
 
@@ -816,7 +873,7 @@ function checkpointUpsert(db: Db, rows: number) {
 function leaseRenewal(db: Db) {
   return db
     .update(executions)
-    .set({ status: "running", leaseUntil: slot("leaseUntil"), updatedAt: slot("now") })
+    .set({ status: "running", leaseUntil: slot("leaseUntil"), updatedAt: slot("now"), storedBytes: sql`${executions.storedBytes} + ${slot("storedDelta")}` })
     .where(and(eq(executions.id, slot("executionId")), inArray(executions.status, ["queued", "running"]), eq(executions.leaseToken, slot("token"))))
     .returning({ id: executions.id })
     .toSQL();
@@ -829,6 +886,7 @@ function finalStateUpdate(db: Db, fields: string[]) {
     .set({
       ...Object.fromEntries(fields.map((field) => [field, slot(field)])),
       tokensUsed: slot("tokensUsed"),
+      storedBytes: sql`${executions.storedBytes} + ${slot("storedDelta")}`,
       finishedAt: slot("now"),
       leaseToken: null,
       leaseUntil: null,

@@ -1,9 +1,9 @@
 import type { ServiceContext } from "../core/context";
-import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, lt } from "drizzle-orm";
 import { workflowVersions, workflows, type Workflow } from "../db/schema";
 import type { Db } from "../db/client";
-import { HubError, notFound } from "../core/errors";
-import { type WorkflowSettings, validateSteps } from "./steps";
+import { type FieldError, HubError, notFound } from "../core/errors";
+import { type Step, type WorkflowSettings, validateSteps } from "./steps";
 import { randomToken } from "../lib/crypto";
 import { firstPageOfWorkflows, forgetCachedWorkflows } from "./cached";
 
@@ -34,6 +34,7 @@ export function createWorkflow(ctx: ServiceContext, input: WorkflowInput): Promi
 async function insertWorkflow(ctx: ServiceContext, input: WorkflowInput): Promise<SavedWorkflow> {
   const maxWorkflows = ctx.config.quotas.workflowsPerUser;
   const steps = checkedSteps(input.steps);
+  await checkReferences(ctx, steps, input.settings);
   const [held] = await ctx.db.select({ n: count() }).from(workflows).where(eq(workflows.userId, ctx.user.id));
   if ((held?.n ?? 0) >= maxWorkflows) throw new HubError("quota_exceeded", `An account can hold at most ${maxWorkflows} workflows; delete one first.`);
   const [row] = await ctx.db
@@ -100,6 +101,7 @@ export function updateWorkflow(ctx: ServiceContext, id: number, patch: Partial<W
 async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<SavedWorkflow> {
   const current = await getOwnedWorkflow(ctx, id);
   const steps = patch.steps ? checkedSteps(patch.steps) : undefined;
+  await checkReferences(ctx, steps, patch.settings, current);
   const stepsChanged = steps !== undefined && JSON.stringify(steps) !== JSON.stringify(current.steps);
   const [row] = await ctx.db
     .update(workflows)
@@ -119,6 +121,57 @@ async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<Workfl
     .returning();
   if (stepsChanged) await recordVersion(ctx.db, row!);
   return syncNotifySecret(ctx, row!);
+}
+
+/**
+ * The workflows a workflow names (its `workflow` steps, `settings.on_failure`) must be the caller's:
+ * anyone else's would never run, and an error workflow would silently not start. References the
+ * workflow already held are left alone, so one whose target was deleted since can still be edited;
+ * its runs say why that target did not run.
+ */
+async function checkReferences(ctx: ServiceContext, steps: Step[] | undefined, settings: Record<string, unknown> | undefined, current?: Workflow) {
+  const named: { field: string; id: number }[] = [];
+  if (steps) workflowStepsIn(steps, "steps", named);
+  const onFailure = (settings as WorkflowSettings | undefined)?.on_failure?.workflow_id;
+  if (onFailure !== undefined) named.push({ field: "settings.on_failure.workflow_id", id: onFailure });
+  const held = new Set<number>();
+  if (current) {
+    held.add(current.id);
+    const before: { field: string; id: number }[] = [];
+    workflowStepsIn(current.steps as Step[], "steps", before);
+    for (const { id } of before) held.add(id);
+    const heldOnFailure = (current.settings as WorkflowSettings).on_failure?.workflow_id;
+    if (heldOnFailure !== undefined) held.add(heldOnFailure);
+  }
+  const toCheck = [...new Set(named.filter(({ id }) => !held.has(id)).map(({ id }) => id))];
+  if (toCheck.length === 0) return;
+  const owned = new Set<number>();
+  // D1 binds at most 100 values a statement.
+  for (let i = 0; i < toCheck.length; i += 90) {
+    const rows = await ctx.db
+      .select({ id: workflows.id })
+      .from(workflows)
+      .where(and(eq(workflows.userId, ctx.user.id), inArray(workflows.id, toCheck.slice(i, i + 90))))
+      .all();
+    for (const row of rows) owned.add(row.id);
+  }
+  const errors: FieldError[] = named
+    .filter(({ id }) => !held.has(id) && !owned.has(id))
+    .map(({ field }) => ({ location: "body", field, message: "No workflow of yours has this id." }));
+  if (errors.length) throw new HubError("validation_failed", "The workflow names workflows that are not yours.", { errors });
+}
+
+/** The `workflow` steps among `steps` (branches included), with the field each id sits in. */
+function workflowStepsIn(steps: Step[], path: string, found: { field: string; id: number }[]) {
+  steps.forEach((step, index) => {
+    const here = `${path}.${index}`;
+    if (step.type === "workflow") found.push({ field: `${here}.workflow_id`, id: step.workflow_id });
+    if (step.type === "condition") {
+      workflowStepsIn(step.then, `${here}.then`, found);
+      workflowStepsIn(step.else, `${here}.else`, found);
+    }
+    if (step.type === "for_each") workflowStepsIn(step.steps, `${here}.steps`, found);
+  });
 }
 
 /** A workflow just saved; `revealedNotifySecret` is set the one time its notify secret is made. */

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { OPERATORS, patternProblem, type Condition } from "../lib/conditions";
 import type { FieldError } from "../core/errors";
+import { schemaProblems } from "../lib/user-json-schema";
 import { parseToolName } from "../tools/catalog";
 
 export const MAX_STEPS = 100;
@@ -32,7 +33,16 @@ export type Step =
   | { id: string; type: "condition"; name?: string; condition: Condition; then: Step[]; else: Step[] }
   | { id: string; type: "set"; name?: string; values: Record<string, unknown> }
   | { id: string; type: "delay"; name?: string; seconds: number }
-  | { id: string; type: "wait_for_event"; name?: string; event: string; timeout_seconds: number; on_timeout: "fail" | "continue" }
+  | {
+      id: string;
+      type: "wait_for_event";
+      name?: string;
+      event: string;
+      timeout_seconds: number;
+      on_timeout: "fail" | "continue";
+      /** Who may deliver the event; absent means "any" (see `Approvers`). */
+      approvers?: Approvers;
+    }
   | {
       id: string;
       type: "llm";
@@ -55,6 +65,23 @@ export const MAX_FOR_EACH_CONCURRENCY = 20;
 export const MAX_WORKFLOW_DEPTH = 5;
 /** Step types that may run inside a for_each: none of them parks the run (a wait holds the loop). */
 const IN_LOOP = new Set<Step["type"]>(["tool", "set", "condition", "llm"]);
+
+/** The most people a wait_for_event step may name as its approvers. */
+export const MAX_APPROVERS = 20;
+/**
+ * Who may deliver a wait_for_event step's event: "any" credential of the run's owner (the
+ * default), an owner's credential "other" than the one that started the run, or only the
+ * users listed (by id), who may deliver it though the run is not theirs.
+ */
+export type Approvers = "any" | "other" | number[];
+const ApproversSchema = z.union([
+  z.enum(["any", "other"]),
+  z
+    .array(z.number().int().positive())
+    .min(1)
+    .max(MAX_APPROVERS)
+    .refine((ids) => new Set(ids).size === ids.length, "List each user once."),
+]);
 
 const Name = z.string().max(200).optional();
 /** What a `wait_for_event` step waits for and `POST /v1/executions/{id}/events` delivers. */
@@ -95,6 +122,7 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
         event: EventName,
         timeout_seconds: z.number().int().min(1).max(MAX_DELAY_SECONDS),
         on_timeout: z.enum(["fail", "continue"]).default("fail"),
+        approvers: ApproversSchema.optional(),
       })
       .strict(),
     z
@@ -136,7 +164,7 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
 
 export const StepsSchema = z.array(z.unknown()).max(MAX_STEPS).openapi({
   description:
-    "Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}, wait_for_event {event, timeout_seconds, on_timeout?: fail|continue} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step's result), llm {prompt, system?, provider?, model?, output?: text|json, schema?} (result {text} or {json}, tokens recorded), for_each {items, as?: item, steps, concurrency?} (inside: {{item}}, {{index}}; result: per item, its steps' results), workflow {workflow_id, input?} (runs another of your workflows as a child execution, depth at most 5).",
+    'Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}, wait_for_event {event, timeout_seconds, on_timeout?: fail|continue, approvers?: any|other|[user ids]} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step\'s result; approvers: "any" credential of yours (default), "other" than the credential that started the run, or only the listed users, who may deliver it though the run is not theirs), llm {prompt, system?, provider?, model?, output?: text|json, schema?} (result {text} or {json}, tokens recorded; on the deployment\'s own key only the models it allows, listed by GET /v1/chat/providers, and model calls count against a per-minute limit: over it the step waits for the next minute), for_each {items, as?: item, steps, concurrency?} (inside: {{item}}, {{index}}; result: per item, its steps\' results), workflow {workflow_id, input?} (runs another of your workflows as a child execution, depth at most 5).',
 });
 
 export const NOTIFY_EVENTS = ["execution.succeeded", "execution.failed"] as const;
@@ -228,6 +256,11 @@ export function validateSteps(raw: unknown[], field = "steps"): { steps: Step[];
       }
       if (step.type === "llm" && step.schema && JSON.stringify(step.schema).length > 20_000) {
         errors.push({ location: "body", field: `${here}.schema`, message: `Step "${step.id}": the schema is larger than 20,000 characters.` });
+      }
+      if (step.type === "llm" && step.schema) {
+        for (const problem of schemaProblems(step.schema)) {
+          errors.push({ location: "body", field: `${here}.schema`, message: `Step "${step.id}": at schema${problem.pointer || "/"}: ${problem.message}` });
+        }
       }
       if (step.type === "for_each") {
         if (RESERVED.includes(step.as) || step.as === "index") {

@@ -311,11 +311,22 @@ describe("workflow steps (child runs)", () => {
     expect(woken.error_message).toContain(`The child run ${secondChild} cancelled`);
   });
 
-  it("fails the step for a workflow that is not the user's, and stops recursion at depth 5", async () => {
+  it("fails the step for a workflow that is no longer the user's, and stops recursion at depth 5", async () => {
     const owner = await newApiKey(await newUser());
     const stranger = await newApiKey(await newUser());
     const theirs = await newWorkflow(stranger.key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
-    const borrowing = await newWorkflow(owner.key, { steps: [{ id: "borrow", type: "workflow", workflow_id: theirs.id }] });
+    // Naming someone else's workflow is refused when saved (run-limits.test.ts); one deleted since fails the step.
+    await expectProblem(
+      await call("/v1/workflows", {
+        token: owner.key,
+        json: { workflow_name: "borrow", description: "", steps: [{ id: "borrow", type: "workflow", workflow_id: theirs.id }] },
+      }),
+      422,
+      "validation_failed",
+    );
+    const gone = await newWorkflow(owner.key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });
+    const borrowing = await newWorkflow(owner.key, { steps: [{ id: "borrow", type: "workflow", workflow_id: gone.id }] });
+    expect((await call(`/v1/workflows/${gone.id}`, { method: "DELETE", token: owner.key })).status).toBe(204);
     const refused = await settled(owner.key, await execute(owner.key, borrowing.id));
     expect(refused).toMatchObject({ status: "failed", failed_step_id: "borrow" });
     expect(refused.error_message).toContain("Workflow not found");

@@ -110,7 +110,7 @@ describe("wait_for_event steps and POST /v1/executions/{id}/events", () => {
     expect(notWaiting.detail).toContain("cancelled");
   });
 
-  it("does not count waiting runs against the running-executions quota", async () => {
+  it("counts waiting runs against the unfinished-runs quota (more in run-limits.test.ts)", async () => {
     const tight = { ...env, MAX_RUNNING_EXECUTIONS_PER_USER: "1" };
     const { key } = await newApiKey(await newUser());
     const start = async (workflowId: number) => {
@@ -122,16 +122,17 @@ describe("wait_for_event steps and POST /v1/executions/{id}/events", () => {
       });
       const response = await worker.fetch(request, tight as never, ctx);
       await waitOnExecutionContext(ctx);
-      expect(response.status).toBe(202);
-      return (await json(response)).execution_id as string;
+      return response;
     };
     const workflow = await newWorkflow(key, { steps: [{ id: "approve", type: "wait_for_event", event: "go", timeout_seconds: 3600 }] });
-    const ids = [await start(workflow.id)];
-    await reaches(ids[0]!, "waiting");
-    // With a quota of one unfinished run, a second starts because the first only waits.
-    ids.push(await start(workflow.id));
-    await reaches(ids[1]!, "waiting");
-    for (const id of ids) expect((await call(`/v1/executions/${id}/cancel`, { method: "POST", token: key })).status).toBe(200);
+    const first = await start(workflow.id);
+    expect(first.status).toBe(202);
+    const id = (await json(first)).execution_id as string;
+    await reaches(id, "waiting");
+    // With a quota of one unfinished run, a run that only waits still holds it.
+    await expectProblem(await start(workflow.id), 409, "quota_exceeded");
+    expect((await call(`/v1/executions/${id}/cancel`, { method: "POST", token: key })).status).toBe(200);
+    expect((await start(workflow.id)).status).toBe(202);
   });
 
   it("survives the process dying around a wait: a lost wake-up or a lost resume is found by the sweep", async () => {

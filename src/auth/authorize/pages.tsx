@@ -76,6 +76,10 @@ export function ConsentPage(props: {
   action: string;
   csrf: string;
   redirectHost: string;
+  /** RFC 8707: the server the tokens will be good for. */
+  resource: string;
+  /** The resource is another server, not this hub. */
+  foreignResource: boolean;
   selfRegistered: boolean;
 }) {
   return (
@@ -91,6 +95,10 @@ export function ConsentPage(props: {
           </li>
         ))}
       </ul>
+      <p>
+        Tokens it gets are good for <strong class="resource">{props.resource}</strong> only.
+      </p>
+      {props.foreignResource && <p class="warning">That is another server, not this hub. Approve only if you expected to connect it.</p>}
       {props.selfRegistered && (
         <p class="warning">
           This application registered itself (as MCP clients do): its name is its own claim, not checked by the hub. Approve only if you are connecting it

@@ -3,6 +3,7 @@ import type { OAuthApp } from "../../db/schema";
 import { PKCE_CHALLENGE } from "../authorization-codes";
 import { findActiveApp } from "../oauth-apps";
 import { isScope, isSubset, readScopes, type Scope } from "../../core/scopes";
+import { readResource } from "../resource";
 
 /** A validated authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3). */
 export interface AuthorizeRequest {
@@ -11,6 +12,8 @@ export interface AuthorizeRequest {
   scopes: Scope[];
   state: string | null;
   codeChallenge: string | null;
+  /** RFC 8707: the resource the tokens will be for; null for the hub's own API. */
+  resource: string | null;
 }
 
 /**
@@ -56,7 +59,9 @@ export async function checkAuthorizeRequest(db: Db, query: URLSearchParams): Pro
   } else if (app.clientSecretHash === null) {
     return fail("invalid_request", "This client has no secret, so it must use PKCE: send code_challenge with code_challenge_method=S256.");
   }
-  return { kind: "ok", request: { app, redirectUri, scopes, state, codeChallenge: challenge } };
+  const resource = readResource(query.getAll("resource"));
+  if (!resource.ok) return fail("invalid_target", resource.description);
+  return { kind: "ok", request: { app, redirectUri, scopes, state, codeChallenge: challenge, resource: resource.resource } };
 }
 
 /** The client's redirect URI with our parameters added to whatever query it already has. */

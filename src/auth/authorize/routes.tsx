@@ -3,11 +3,13 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../../http/app-env";
 import { clientAddress, consumeRateLimits } from "../../http/rate-limit";
-import { checkPassword, findUser } from "../accounts";
+import { findUser, signIn } from "../accounts";
+import { HubError } from "../../core/errors";
 import { createAuthorizationCode } from "../authorization-codes";
 import { formatScopes } from "../../core/scopes";
 import { browserSessionUser, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, sameOriginPost, startBrowserSession } from "../browser-session";
 import { ConsentPage, ErrorPage, SignInPage } from "./pages";
+import { isOwnResource } from "../resource";
 import { checkAuthorizeRequest, redirectBack, type AuthorizeRequest } from "./request";
 
 const MAX_FORM_BYTES = 16 * 1024;
@@ -51,9 +53,19 @@ export const authorizePage = new Hono<AppEnv>()
         { name: "auth", limit: c.get("config").limits.authAttemptsPerMinute },
       ]);
       const email = str(form.email) ?? "";
-      if (!limit!.allowed) return renderSignIn(c, request, { email, error: `Too many attempts. Try again in ${limit!.resetSeconds} s.` }, 429);
-      const user = await checkPassword(c.get("db"), email, str(form.password) ?? "");
-      if (!user) return renderSignIn(c, request, { email, error: "Wrong email or password." }, 401);
+      if (!limit!.allowed) {
+        c.header("Retry-After", String(limit!.resetSeconds));
+        return renderSignIn(c, request, { email, error: `Too many attempts. Try again in ${limit!.resetSeconds} s.` }, 429);
+      }
+      let user: Awaited<ReturnType<typeof signIn>>;
+      try {
+        user = await signIn(c.get("runtime"), { email, password: str(form.password) ?? "" });
+      } catch (error) {
+        if (!(error instanceof HubError) || (error.code !== "rate_limited" && error.code !== "invalid_credentials")) throw error;
+        // rate_limited: the account's failed sign-ins are used up, and the password was not checked.
+        if (error.code === "rate_limited" && error.hints.retryAfterSeconds !== undefined) c.header("Retry-After", String(error.hints.retryAfterSeconds));
+        return renderSignIn(c, request, { email, error: error.message }, error.code === "rate_limited" ? 429 : 401);
+      }
       await startBrowserSession(c, user.id);
       return renderConsent(c, request, user.id, user.email, rotateCsrfNonce(c));
     }
@@ -76,6 +88,7 @@ export const authorizePage = new Hono<AppEnv>()
         redirectUri: request.redirectUri,
         scopes: formatScopes(request.scopes),
         codeChallenge: request.codeChallenge,
+        resource: request.resource,
       });
       return c.redirect(redirectBack(request.redirectUri, { code, state: request.state }), 302);
     }
@@ -104,6 +117,7 @@ async function renderSignIn(c: Context<AppEnv>, request: AuthorizeRequest, extra
 async function renderConsent(c: Context<AppEnv>, request: AuthorizeRequest, userId: number, userEmail: string, freshNonce?: string) {
   pageHeaders(c, request.redirectUri);
   const csrf = await csrfToken(c, userId, freshNonce);
+  const origin = new URL(c.req.url).origin;
   return c.html(
     <ConsentPage
       appName={request.app.name}
@@ -112,6 +126,8 @@ async function renderConsent(c: Context<AppEnv>, request: AuthorizeRequest, user
       action={formAction(c)}
       csrf={csrf}
       redirectHost={new URL(request.redirectUri).host}
+      resource={request.resource ?? `${origin} (this hub's API and its MCP endpoint)`}
+      foreignResource={request.resource !== null && !isOwnResource(c.get("config"), origin, request.resource)}
       selfRegistered={request.app.userId === null}
     />,
   );

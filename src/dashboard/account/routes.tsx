@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { checkPassword, registerUser } from "../../auth/accounts";
+import { registerUser, signIn } from "../../auth/accounts";
 import { createApiKey, listApiKeys, presentApiKey, revokeApiKey } from "../../auth/api-keys";
 import { browserSession, csrfToken, csrfValid, endBrowserSession, rotateCsrfNonce, startBrowserSession } from "../../auth/browser-session";
 import { Email, Password } from "../../auth/schemas";
@@ -55,25 +55,32 @@ export const dashboardPages = new Hono<AppEnv>()
       { name: "auth", limit: c.get("config").limits.authAttemptsPerMinute },
     ]);
     const email = str(form.email) ?? "";
-    if (!limit!.allowed) return renderSignIn(c, { email, error: `Too many attempts. Try again in ${limit!.resetSeconds} s.` }, 429);
+    if (!limit!.allowed) {
+      c.header("Retry-After", String(limit!.resetSeconds));
+      return renderSignIn(c, { email, error: `Too many attempts. Try again in ${limit!.resetSeconds} s.` }, 429);
+    }
 
     let userId: number;
-    if (step === "register") {
-      if (!c.get("config").allowRegistration) return renderSignIn(c, { error: "Registration is closed on this deployment." }, 403);
-      const parsed = { email: Email.safeParse(email), password: Password.safeParse(str(form.password) ?? "") };
-      if (!parsed.email.success) return renderSignIn(c, { error: "Enter a valid email address." }, 422);
-      if (!parsed.password.success) return renderSignIn(c, { error: "Use a password of at least 8 characters." }, 422);
-      const name = (str(form.name) ?? "").trim().slice(0, 100) || null;
-      try {
-        userId = (await registerUser(c.get("db"), { email: parsed.email.data, password: parsed.password.data, name })).id;
-      } catch (error) {
-        if (error instanceof HubError) return renderSignIn(c, { error: error.message }, 409);
-        throw error;
+    try {
+      if (step === "register") {
+        if (!c.get("config").allowRegistration) return renderSignIn(c, { error: "Registration is closed on this deployment." }, 403);
+        const parsed = { email: Email.safeParse(email), password: Password.safeParse(str(form.password) ?? "") };
+        if (!parsed.email.success) return renderSignIn(c, { error: "Enter a valid email address." }, 422);
+        if (!parsed.password.success) return renderSignIn(c, { error: "Use a password of at least 8 characters." }, 422);
+        const name = (str(form.name) ?? "").trim().slice(0, 100) || null;
+        userId = (await registerUser(c.get("runtime"), { email: parsed.email.data, password: parsed.password.data, name })).id;
+      } else {
+        userId = (await signIn(c.get("runtime"), { email, password: str(form.password) ?? "" })).id;
       }
-    } else {
-      const user = await checkPassword(c.get("db"), email, str(form.password) ?? "");
-      if (!user) return renderSignIn(c, { email, error: "Wrong email or password." }, 401);
-      userId = user.id;
+    } catch (error) {
+      if (!(error instanceof HubError)) throw error;
+      // The account's failed sign-ins are used up (this form or the register form, which checks the password too).
+      if (error.code === "rate_limited") {
+        if (error.hints.retryAfterSeconds !== undefined) c.header("Retry-After", String(error.hints.retryAfterSeconds));
+        return renderSignIn(c, { email, error: error.message }, 429);
+      }
+      if (error.code === "invalid_credentials") return renderSignIn(c, { email, error: error.message }, 401);
+      return renderSignIn(c, { error: error.message }, 409);
     }
     // A new session and a new CSRF nonce: nothing from before the sign-in carries over.
     await startBrowserSession(c, userId);

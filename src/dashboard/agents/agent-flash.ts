@@ -1,13 +1,18 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { ServiceContext } from "../../core/context";
+import type { Db } from "../../db/client";
+import { oneTimeFlashes } from "../../db/schema";
 import type { AppEnv } from "../../http/app-env";
+import { randomToken } from "../../lib/crypto";
 
 /**
  * A new agent's webhook secret carried across the redirect after deploying, so the agent's page
  * (at its own address) shows it exactly once: a short-lived HttpOnly cookie scoped to that page,
- * sealed and bound to the person and the agent, and deleted by the page that shows it. It may
- * carry why the agent's schedule was not set, shown on that page with the secret.
+ * sealed and bound to the person and the agent, and deleted by the page that shows it. Deleting
+ * it only asks the browser to forget it, so each flash also has an id that its first showing
+ * records in D1: the same cookie sent again (a copy of it, a replay) shows nothing. It may carry
+ * why the agent's schedule was not set, shown on that page with the secret.
  */
 const COOKIE = "ahk_new_agent_secret";
 const LIFETIME_SECONDS = 120;
@@ -22,23 +27,35 @@ export interface DeployFlash {
   scheduleError?: string;
 }
 
+/** What the agent's page gets from a flash: the secret the first time, a note that it was shown after that. */
+export type TakenFlash = DeployFlash | { alreadyShown: true };
+
 export async function flashWebhookSecret(c: Context<AppEnv>, ctx: ServiceContext, agentId: string, flash: DeployFlash): Promise<void> {
-  const payload = JSON.stringify({ ...flash, expires: Date.now() + LIFETIME_SECONDS * 1000 });
+  const payload = JSON.stringify({ ...flash, id: randomToken(16), expires: Date.now() + LIFETIME_SECONDS * 1000 });
   const sealed = await (await ctx.secrets()).seal(payload, sealContext(ctx.user.id, agentId));
   setCookie(c, COOKIE, sealed, { httpOnly: true, sameSite: "Lax", path: pathOf(agentId), secure: secure(c), maxAge: LIFETIME_SECONDS });
 }
 
-/** What was flashed for this agent, if anything, removing it so a reload does not show it again. */
-export async function takeWebhookSecret(c: Context<AppEnv>, ctx: ServiceContext, agentId: string): Promise<DeployFlash | undefined> {
+/** What was flashed for this agent, if anything, removing it so a reload (or a replay) does not show it again. */
+export async function takeWebhookSecret(c: Context<AppEnv>, ctx: ServiceContext, agentId: string): Promise<TakenFlash | undefined> {
   const sealed = getCookie(c, COOKIE);
   if (!sealed) return undefined;
   deleteCookie(c, COOKIE, { path: pathOf(agentId), secure: secure(c) });
+  let flash: { id: unknown; secret: unknown; expires: unknown; scheduleError: unknown };
   try {
-    const { secret, expires, scheduleError } = JSON.parse(await (await ctx.secrets()).open(sealed, sealContext(ctx.user.id, agentId)));
-    if (typeof secret !== "string" || typeof expires !== "number" || expires <= Date.now()) return undefined;
-    return typeof scheduleError === "string" ? { secret, scheduleError } : { secret };
+    flash = JSON.parse(await (await ctx.secrets()).open(sealed, sealContext(ctx.user.id, agentId)));
   } catch {
     // Another person's or another agent's cookie, or a tampered one: nothing to show.
     return undefined;
   }
+  const { id, secret, expires, scheduleError } = flash;
+  if (typeof id !== "string" || typeof secret !== "string" || typeof expires !== "number" || expires <= Date.now()) return undefined;
+  if (!(await firstShowing(ctx.db, id, new Date(expires)))) return { alreadyShown: true };
+  return typeof scheduleError === "string" ? { secret, scheduleError } : { secret };
+}
+
+/** Records that the flash `id` was shown; false when it already was (one insert decides, even for requests at the same moment). */
+async function firstShowing(db: Db, id: string, expiresAt: Date): Promise<boolean> {
+  const inserted = await db.insert(oneTimeFlashes).values({ id, expiresAt }).onConflictDoNothing().returning({ id: oneTimeFlashes.id });
+  return inserted.length > 0;
 }

@@ -23,6 +23,8 @@ export interface AgentPageProps {
   error?: string;
   /** Right after deploying only: the webhook secret, which is never shown again. */
   webhookSecret?: string;
+  /** The deploy's flash came back after its secret was shown: say so instead of showing it. */
+  webhookSecretShown?: boolean;
   /** An execution of this agent the person just started with "Run now" (checked as theirs). */
   started?: string;
   /** The run input of a refused "Run now", given back as typed. */
@@ -49,6 +51,10 @@ export function AgentPage(props: AgentPageProps) {
             Webhook secret: <code id="new-webhook-secret">{props.webhookSecret}</code>
           </p>
         </div>
+      ) : props.webhookSecretShown ? (
+        <p class="notice" role="status">
+          This agent's webhook secret was already shown once and is not shown again. If you did not copy it, delete the agent and deploy it again for a new one.
+        </p>
       ) : null}
       {props.started ? (
         <p class="notice" role="status">

@@ -80,7 +80,7 @@ async function ownedWorkflowChoice(ctx: ServiceContext, idText: string): Promise
   }
 }
 
-type AgentExtras = Partial<Pick<AgentPageProps, "preview" | "error" | "webhookSecret" | "started" | "scheduleFields" | "runInput">>;
+type AgentExtras = Partial<Pick<AgentPageProps, "preview" | "error" | "webhookSecret" | "webhookSecretShown" | "started" | "scheduleFields" | "runInput">>;
 
 /** The agent's page, or the not-found page when the agent is not the person's. */
 export async function renderAgent(c: Context<AppEnv>, signedIn: SignedIn, agentId: string, extra: AgentExtras = {}, status: Status = 200) {

@@ -74,8 +74,9 @@ export const agentsPages = new Hono<AppEnv>()
     const flash = await takeWebhookSecret(c, signedIn.ctx, agentId);
     return renderAgent(c, signedIn, agentId, {
       ...(started ? { started } : {}),
-      ...(flash ? { webhookSecret: flash.secret } : {}),
-      ...(flash?.scheduleError ? { error: flash.scheduleError } : {}),
+      ...(flash && "alreadyShown" in flash ? { webhookSecretShown: true } : {}),
+      ...(flash && "secret" in flash ? { webhookSecret: flash.secret } : {}),
+      ...(flash && "scheduleError" in flash ? { error: flash.scheduleError } : {}),
     });
   })
   .post("/app/agents/:agent_id", formGuard, async (c) => {

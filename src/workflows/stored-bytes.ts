@@ -1,0 +1,28 @@
+/**
+ * A run's stored step results are bounded in total (MAX_RUN_STORED_BYTES): each step's result is
+ * capped, but a loop of many steps was not. The run's row counts the bytes of results written for
+ * it (`stored_bytes`), in the same batch as the results themselves.
+ */
+
+const encoder = new TextEncoder();
+
+/** The bytes `text` takes as UTF-8, as D1 stores it. */
+export const utf8Length = (text: string) => encoder.encode(text).byteLength;
+
+/** A size as people read it: 16 MiB, 64 KiB, 1.5 MiB, 900 bytes. */
+export function describeBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${round(bytes / (1024 * 1024))} MiB`;
+  if (bytes >= 1024) return `${round(bytes / 1024)} KiB`;
+  return `${bytes} bytes`;
+}
+
+const round = (value: number) => String(Math.round(value * 10) / 10);
+
+/** Why a run failed: its results would pass the limit with step `stepKey`'s. */
+export const runStoredTooMuch = (limit: number, stepKey: string) =>
+  `The run stored more than ${describeBytes(limit)} of step results (MAX_RUN_STORED_BYTES); the result of step "${stepKey}" was not kept. ` +
+  "Keep less in each step's result, or split the work across runs.";
+
+/** Why one step's result was not kept. */
+export const resultNotKept = (bytes: number, limit: number) =>
+  `Its result (${describeBytes(bytes)}) would take the run past ${describeBytes(limit)} of stored step results (MAX_RUN_STORED_BYTES).`;
