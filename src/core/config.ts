@@ -19,6 +19,8 @@ export interface Config {
     accountAuthFailuresPerMinute: number;
     /** Model calls on the deployment's own provider keys, per user per minute (MODEL_RATE_LIMIT_PER_MINUTE). */
     modelCallsPerMinute: number;
+    /** Run notifications (settings.notify) sent per user per minute (NOTIFY_RATE_LIMIT_PER_MINUTE); the rest wait. */
+    notificationsPerMinute: number;
   };
   /** See ALLOW_PRIVATE_NETWORK_URLS: whether user-given URLs may reach loopback and private networks. */
   allowPrivateNetworkUrls: boolean;
@@ -51,6 +53,14 @@ export interface Config {
     runStoredBytes: number;
     /** Runs one run may set off in total: child runs and on_failure runs, at any depth (MAX_RUN_DESCENDANTS). */
     runDescendants: number;
+    /** Characters of a workflow's JSON (steps, variables, settings, metadata) (MAX_WORKFLOW_BYTES). */
+    workflowBytes: number;
+    /** Versions kept per workflow; older ones are dropped (MAX_WORKFLOW_VERSIONS). */
+    workflowVersions: number;
+    /** Templates one user may have published (MAX_PUBLISHED_TEMPLATES_PER_USER). */
+    publishedTemplatesPerUser: number;
+    /** Conversations per user (MAX_CONVERSATIONS_PER_USER). */
+    conversationsPerUser: number;
   };
 }
 
@@ -81,6 +91,7 @@ function parseConfig(env: Env): Config {
       authAttemptsPerMinute: positiveInt(env.AUTH_RATE_LIMIT_PER_MINUTE, 30),
       accountAuthFailuresPerMinute: positiveInt(env.ACCOUNT_AUTH_RATE_LIMIT_PER_MINUTE, 10),
       modelCallsPerMinute: positiveInt(env.MODEL_RATE_LIMIT_PER_MINUTE, 30),
+      notificationsPerMinute: positiveInt(env.NOTIFY_RATE_LIMIT_PER_MINUTE, 60),
     },
     trustClientIpHeader: trustSetting(env.TRUST_CLIENT_IP_HEADER),
     dnsResolverUrl: resolverSetting(env.DNS_RESOLVER_URL, environment),
@@ -105,6 +116,10 @@ function parseConfig(env: Env): Config {
       minIntervalSeconds: positiveInt(env.MIN_INTERVAL_SECONDS, environment === "production" ? 10 : 1),
       runStoredBytes: positiveInt(env.MAX_RUN_STORED_BYTES, 16 * 1024 * 1024),
       runDescendants: positiveInt(env.MAX_RUN_DESCENDANTS, 1000),
+      workflowBytes: positiveInt(env.MAX_WORKFLOW_BYTES, 256 * 1024),
+      workflowVersions: positiveInt(env.MAX_WORKFLOW_VERSIONS, 50),
+      publishedTemplatesPerUser: positiveInt(env.MAX_PUBLISHED_TEMPLATES_PER_USER, 20),
+      conversationsPerUser: positiveInt(env.MAX_CONVERSATIONS_PER_USER, 1000),
     },
   };
 }
