@@ -111,6 +111,9 @@ describe("MCP clients against a running hub", () => {
     await page.fill("#password", user.password);
     await page.click("button[type=submit]");
     await page.getByText("This application registered itself").waitFor();
+    // The SDK asks for the MCP endpoint as its resource (RFC 8707); the consent page names it.
+    expect(provider.authorizationUrl!.searchParams.get("resource")).toBe(`${hub!.origin}/mcp`);
+    await page.getByText(`${hub!.origin}/mcp`).first().waitFor();
     await Promise.all([page.waitForURL((u) => u.toString().startsWith(redirectUrl)), page.click("button[value=approve]")]);
     const code = new URL(page.url()).searchParams.get("code");
     expect(code).toBeTruthy();
@@ -119,6 +122,10 @@ describe("MCP clients against a running hub", () => {
     const finishing = new StreamableHTTPClientTransport(url, { authProvider: provider });
     await finishing.finishAuth(code!);
     expect(provider.saved?.access_token).toBeTruthy();
+    // The token is bound to /mcp: the API refuses it.
+    const claims = JSON.parse(Buffer.from(provider.saved!.access_token.split(".")[1]!, "base64url").toString());
+    expect(claims.aud).toBe(`${hub!.origin}/mcp`);
+    expect((await api("/v1/me", {}, provider.saved!.access_token)).status).toBe(401);
 
     const client = new Client({ name: "fresh client", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
