@@ -3,7 +3,7 @@ import { HubError } from "../core/errors";
 import type { Scope } from "../core/scopes";
 import type { Workflow } from "../db/schema";
 import { presentExecution, getOwnedExecution, runWorkflow } from "../workflows/executions";
-import { listWorkflows } from "../workflows/service";
+import { listWorkflowSummaries } from "../workflows/service";
 import { runAgentNow } from "../agents/service";
 import type { JsonSchema } from "../tools/types";
 
@@ -41,7 +41,7 @@ export const HUB_TOOLS: HubTool[] = [
     scope: "data:read",
     inputSchema: { type: "object", properties: {}, additionalProperties: false },
     run: async (ctx) => {
-      const rows = await listWorkflows(ctx, LIST_LIMIT);
+      const rows = await listWorkflowSummaries(ctx, LIST_LIMIT);
       return {
         result: {
           workflows: rows.map((w) => ({
@@ -117,7 +117,7 @@ async function presentRun(ctx: ServiceContext, started: Awaited<ReturnType<typeo
  * A workflow as a tool: its variables are the inputs (each optional, its current value the
  * default), and any other field is passed on as input too.
  */
-export function workflowTool(workflow: Workflow) {
+export function workflowTool(workflow: Pick<Workflow, "id" | "name" | "description" | "version" | "variables">) {
   const properties: Record<string, JsonSchema> = {};
   for (const [name, value] of Object.entries(workflow.variables ?? {})) properties[name] = { ...schemaOf(value), default: value };
   return {

@@ -16,7 +16,7 @@ const limits = { maxEntries: 5_000, maxWeight: 4 * 1024 * 1024, weigh: (value: u
  * The first page of each caller's workflow list: lists are read far more often than workflows
  * change, and a D1 read was most of what a list cost. Later pages (with a cursor) are always read.
  */
-const firstPages = new IsolateCache<Workflow[]>(limits);
+const firstPages = new IsolateCache<unknown[]>(limits);
 
 /**
  * Single workflows, for starting a run whose insert is deferred (see deferred-start.ts): that
@@ -27,7 +27,12 @@ const workflowCopies = new IsolateCache<Workflow | null>(limits);
 
 /** The caller's newest `limit` workflows, from this isolate's page or read through `load`. */
 export function firstPageOfWorkflows(ctx: ServiceContext, limit: number, load: () => Promise<Workflow[]>): Promise<Workflow[]> {
-  return firstPages.get(`${ctx.user.id}:${limit}`, load, (work) => ctx.waitUntil(work));
+  return firstPages.get(`${ctx.user.id}:${limit}`, load, (work) => ctx.waitUntil(work)) as Promise<Workflow[]>;
+}
+
+/** The same for lists that show a few fields of each workflow (see `listWorkflowSummaries`). */
+export function firstPageOfSummaries<T>(ctx: ServiceContext, limit: number, load: () => Promise<T[]>): Promise<T[]> {
+  return firstPages.get(`${ctx.user.id}:summaries:${limit}`, load, (work) => ctx.waitUntil(work)) as Promise<T[]>;
 }
 
 /** One of the caller's workflows (null: none with this id), from this isolate's copy or read through `load`. */

@@ -576,16 +576,19 @@ export async function cancelExecution(ctx: ServiceContext, id: string): Promise<
     .where(and(eq(executions.id, id), eq(executions.userId, ctx.user.id), unfinished))
     .returning();
   if (cancelled) {
-    // Its child runs go with it, level by level (workflow steps nest at most 5 deep).
-    let parents = [cancelled.id];
-    for (let depth = 0; depth < 6 && parents.length; depth++) {
-      const children = await ctx.db
-        .update(executions)
-        .set({ ...stop, errorMessage: "Cancelled with the run that started it." })
-        .where(and(inArray(executions.parentExecutionId, parents), unfinished))
-        .returning({ id: executions.id });
-      parents = children.map((child) => child.id);
-    }
+    // Every unfinished run below it goes with it, found by the statement itself: one level may hold
+    // more runs than a statement can bind (D1: 100 values), and one statement cannot stop half way.
+    const below = sql`${executions.id} in (
+      with recursive below(id) as (
+        select id from executions where parent_execution_id = ${cancelled.id} and status in ('queued', 'running', 'waiting')
+        union
+        select child.id from executions child join below on child.parent_execution_id = below.id where child.status in ('queued', 'running', 'waiting')
+      )
+      select id from below)`;
+    await ctx.db
+      .update(executions)
+      .set({ ...stop, errorMessage: "Cancelled with the run that started it." })
+      .where(and(below, unfinished));
     // A parent waiting for this run hears that it ended (its step fails with the reason).
     if (cancelled.parentExecutionId) await wakeParent(ctx, cancelled.parentExecutionId);
     return cancelled;

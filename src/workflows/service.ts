@@ -1,11 +1,11 @@
 import type { ServiceContext } from "../core/context";
-import { and, count, desc, eq, inArray, isNull, lt } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
 import { workflowVersions, workflows, type Workflow } from "../db/schema";
-import type { Db } from "../db/client";
 import { type FieldError, HubError, notFound } from "../core/errors";
 import { type Step, type WorkflowSettings, validateSteps } from "./steps";
 import { randomToken } from "../lib/crypto";
-import { firstPageOfWorkflows, forgetCachedWorkflows } from "./cached";
+import { firstPageOfSummaries, firstPageOfWorkflows, forgetCachedWorkflows } from "./cached";
+import { describeBytes } from "./stored-bytes";
 
 export interface WorkflowInput {
   name: string;
@@ -26,6 +26,28 @@ export function checkedSteps(raw: unknown[], field = "steps") {
   return steps;
 }
 
+/** What counts against MAX_WORKFLOW_BYTES: the characters of the JSON of the steps, variables, settings and metadata. */
+export function workflowSize(workflow: Pick<WorkflowInput, "steps" | "variables" | "settings" | "metadata">): number {
+  const json = (value: unknown) => JSON.stringify(value ?? {}).length;
+  return json(workflow.steps) + json(workflow.variables) + json(workflow.settings) + json(workflow.metadata);
+}
+
+/**
+ * A workflow is copied into every run and version and read by every list that shows it: its size
+ * is bounded on every path that saves one (this service's create and update), not only by the
+ * request body's limit. 422 `limit_exceeded`.
+ */
+function checkSize(ctx: ServiceContext, workflow: Pick<WorkflowInput, "steps" | "variables" | "settings" | "metadata">) {
+  const limit = ctx.config.quotas.workflowBytes;
+  const size = workflowSize(workflow);
+  if (size <= limit) return;
+  throw new HubError(
+    "limit_exceeded",
+    `The workflow's steps, variables, settings and metadata come to ${size} characters of JSON, more than the ${limit} (${describeBytes(limit)}) a workflow may hold (MAX_WORKFLOW_BYTES). ` +
+      "Pass large data in the run's input rather than in set values, tool arguments or variables.",
+  );
+}
+
 /** Creates a workflow for the caller, within the account's quota (MAX_WORKFLOWS_PER_USER). */
 export function createWorkflow(ctx: ServiceContext, input: WorkflowInput): Promise<SavedWorkflow> {
   return changingWorkflows(ctx, () => insertWorkflow(ctx, input));
@@ -34,6 +56,7 @@ export function createWorkflow(ctx: ServiceContext, input: WorkflowInput): Promi
 async function insertWorkflow(ctx: ServiceContext, input: WorkflowInput): Promise<SavedWorkflow> {
   const maxWorkflows = ctx.config.quotas.workflowsPerUser;
   const steps = checkedSteps(input.steps);
+  checkSize(ctx, { steps, variables: input.variables, settings: input.settings, metadata: input.metadata });
   await checkReferences(ctx, steps, input.settings);
   const [held] = await ctx.db.select({ n: count() }).from(workflows).where(eq(workflows.userId, ctx.user.id));
   if ((held?.n ?? 0) >= maxWorkflows) throw new HubError("quota_exceeded", `An account can hold at most ${maxWorkflows} workflows; delete one first.`);
@@ -52,7 +75,7 @@ async function insertWorkflow(ctx: ServiceContext, input: WorkflowInput): Promis
       settings: input.settings ?? {},
     })
     .returning();
-  await recordVersion(ctx.db, row!);
+  await recordVersion(ctx, row!);
   return syncNotifySecret(ctx, row!);
 }
 
@@ -82,10 +105,45 @@ function readWorkflows(ctx: ServiceContext, limit: number, beforeId?: number) {
     .all();
 }
 
-/** The caller's active workflows (the ones that can run), newest first. */
+/**
+ * What a list of workflows shows, read without their steps (each may hold up to MAX_WORKFLOW_BYTES):
+ * how many top-level steps there are is counted in SQL.
+ */
+export interface WorkflowSummary {
+  id: number;
+  name: string;
+  description: string;
+  status: Workflow["status"];
+  version: number;
+  stepCount: number;
+  updatedAt: Date;
+}
+
+/** The caller's newest `limit` workflows as lists show them (the first page is kept per isolate, as listWorkflows'). */
+export function listWorkflowSummaries(ctx: ServiceContext, limit: number): Promise<WorkflowSummary[]> {
+  return firstPageOfSummaries(ctx, limit, () =>
+    ctx.db
+      .select({
+        id: workflows.id,
+        name: workflows.name,
+        description: workflows.description,
+        status: workflows.status,
+        version: workflows.version,
+        stepCount: sql<number>`json_array_length(${workflows.steps})`,
+        updatedAt: workflows.updatedAt,
+      })
+      .from(workflows)
+      .where(eq(workflows.userId, ctx.user.id))
+      .orderBy(desc(workflows.id))
+      .limit(limit)
+      .all(),
+  );
+}
+
+/** The caller's active workflows (the ones that can run), newest first, with what their MCP tools show. */
 export function listActiveWorkflows(ctx: ServiceContext, limit: number) {
   return ctx.db
-    .select()
+    .select({ id: workflows.id, name: workflows.name, description: workflows.description, version: workflows.version, variables: workflows.variables })
     .from(workflows)
     .where(and(eq(workflows.userId, ctx.user.id), eq(workflows.status, "active")))
     .orderBy(desc(workflows.id))
@@ -101,6 +159,15 @@ export function updateWorkflow(ctx: ServiceContext, id: number, patch: Partial<W
 async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<SavedWorkflow> {
   const current = await getOwnedWorkflow(ctx, id);
   const steps = patch.steps ? checkedSteps(patch.steps) : undefined;
+  // Only a change that can grow it is checked: a workflow saved under a larger limit can still be renamed or paused.
+  if (steps || patch.variables || patch.settings || patch.metadata) {
+    checkSize(ctx, {
+      steps: steps ?? current.steps,
+      variables: patch.variables ?? current.variables,
+      settings: patch.settings ?? current.settings,
+      metadata: patch.metadata ?? current.metadata,
+    });
+  }
   await checkReferences(ctx, steps, patch.settings, current);
   const stepsChanged = steps !== undefined && JSON.stringify(steps) !== JSON.stringify(current.steps);
   const [row] = await ctx.db
@@ -119,7 +186,7 @@ async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<Workfl
     })
     .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
     .returning();
-  if (stepsChanged) await recordVersion(ctx.db, row!);
+  if (stepsChanged) await recordVersion(ctx, row!);
   return syncNotifySecret(ctx, row!);
 }
 
@@ -201,9 +268,22 @@ async function syncNotifySecret(ctx: ServiceContext, row: Workflow): Promise<Sav
 
 export const notifySecretContext = (workflowId: number) => `workflow:${workflowId}:notify_secret`;
 
-/** Records the steps of a workflow's current version (on create, and when the steps change); see versions.ts. */
-async function recordVersion(db: Db, workflow: Pick<Workflow, "id" | "version" | "steps">): Promise<void> {
-  await db.insert(workflowVersions).values({ workflowId: workflow.id, version: workflow.version, steps: workflow.steps }).onConflictDoNothing();
+/**
+ * Records the steps of a workflow's current version (on create, and when the steps change), and in
+ * the same batch drops all but the newest MAX_WORKFLOW_VERSIONS of them; see versions.ts.
+ */
+async function recordVersion(ctx: ServiceContext, workflow: Pick<Workflow, "id" | "version" | "steps">): Promise<void> {
+  const ofThisWorkflow = eq(workflowVersions.workflowId, workflow.id);
+  const kept = ctx.db
+    .select({ version: workflowVersions.version })
+    .from(workflowVersions)
+    .where(ofThisWorkflow)
+    .orderBy(desc(workflowVersions.version))
+    .limit(ctx.config.quotas.workflowVersions);
+  await ctx.db.batch([
+    ctx.db.insert(workflowVersions).values({ workflowId: workflow.id, version: workflow.version, steps: workflow.steps }).onConflictDoNothing(),
+    ctx.db.delete(workflowVersions).where(and(ofThisWorkflow, notInArray(workflowVersions.version, kept))),
+  ]);
 }
 
 export async function deleteWorkflow(ctx: ServiceContext, id: number): Promise<void> {

@@ -7,7 +7,7 @@ import { Email, Password } from "../../auth/schemas";
 import { HubError, notFound } from "../../core/errors";
 import { listAgents } from "../../agents/service";
 import { allConnections } from "../../connections/service";
-import { listWorkflows } from "../../workflows/service";
+import { listWorkflowSummaries } from "../../workflows/service";
 import type { AppEnv } from "../../http/app-env";
 import { clientAddress, consumeRateLimits } from "../../http/rate-limit";
 import { OverviewPage, SignInPage } from "./home";
@@ -32,7 +32,7 @@ export const dashboardPages = new Hono<AppEnv>()
     const [keys, connections, workflows, agents] = await Promise.all([
       listApiKeys(ctx, COUNTED + 1),
       allConnections(ctx),
-      listWorkflows(ctx, COUNTED + 1),
+      listWorkflowSummaries(ctx, COUNTED + 1),
       listAgents(ctx),
     ]);
     const counts = { keys: keys.length, connections: connections.length, workflows: workflows.length, agents: agents.length };

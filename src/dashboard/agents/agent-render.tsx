@@ -5,7 +5,7 @@ import type { ServiceContext } from "../../core/context";
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
 import { getOwnedExecution, listWorkflowExecutions } from "../../workflows/executions";
-import { getOwnedWorkflow, listWorkflows } from "../../workflows/service";
+import { getOwnedWorkflow, listWorkflowSummaries } from "../../workflows/service";
 import { type RefusalStatus, isExecutionId, positiveIdOf, renderNotFound } from "../common";
 import { type DeployValues, DeployAgentPage, type WorkflowChoice } from "./agent-deploy";
 import { AgentPage, type AgentPageProps } from "./agent-page";
@@ -43,7 +43,7 @@ export async function renderDeploy(
   status: Status = 200,
 ) {
   const { ctx } = signedIn;
-  const workflows: WorkflowChoice[] = (await listWorkflows(ctx, WORKFLOWS_OFFERED)).map((w) => ({ id: w.id, name: w.name, status: w.status }));
+  const workflows: WorkflowChoice[] = (await listWorkflowSummaries(ctx, WORKFLOWS_OFFERED)).map((w) => ({ id: w.id, name: w.name, status: w.status }));
   let error = extra.error;
   if (values.workflowId && !workflows.some((w) => String(w.id) === values.workflowId)) {
     const wanted = await ownedWorkflowChoice(ctx, values.workflowId);

@@ -4,7 +4,7 @@ import { HubError } from "../../core/errors";
 import type { Workflow } from "../../db/schema";
 import type { AppEnv } from "../../http/app-env";
 import { listWorkflowExecutions } from "../../workflows/executions";
-import { getOwnedWorkflow, listWorkflows, presentWorkflow } from "../../workflows/service";
+import { getOwnedWorkflow, listWorkflowSummaries, presentWorkflow } from "../../workflows/service";
 import { type SignedIn, page } from "../kit";
 import { type RefusalStatus, renderNotFound as notFound } from "../common";
 import type { WorkflowDraft } from "./workflow-editor";
@@ -33,8 +33,8 @@ export async function renderWorkflowsList(
   extra: { draft?: WorkflowDraft; error?: string; stepErrors?: WorkflowPageProps["stepErrors"] } = {},
   status: PageStatus = 200,
 ) {
-  const workflows = await listWorkflows(signedIn.ctx, WORKFLOWS_SHOWN + 1);
-  const rows = workflows.slice(0, WORKFLOWS_SHOWN).map((w) => ({ id: w.id, name: w.name, status: w.status, steps: w.steps.length, updatedAt: w.updatedAt }));
+  const workflows = await listWorkflowSummaries(signedIn.ctx, WORKFLOWS_SHOWN + 1);
+  const rows = workflows.slice(0, WORKFLOWS_SHOWN).map((w) => ({ id: w.id, name: w.name, status: w.status, steps: w.stepCount, updatedAt: w.updatedAt }));
   const csrf = await csrfToken(c, signedIn.ctx.user.id);
   return page(
     c,

@@ -122,7 +122,8 @@ async function save(c: Context<AppEnv>, signedIn: SignedIn, id: number, draft: W
   try {
     await updateWorkflow(signedIn.ctx, id, { name: draft.name, description: draft.description, status, steps: steps.value });
   } catch (error) {
-    if (!(error instanceof HubError) || error.code !== "validation_failed") throw error;
+    // Steps that are not valid, or too large (limit_exceeded): the form keeps what was entered.
+    if (!(error instanceof HubError) || (error.code !== "validation_failed" && error.code !== "limit_exceeded")) throw error;
     const stepErrors = groupStepErrors(steps.value, error.errors ?? []);
     return refuse({ editError: error.message, stepErrors, graphSteps: steps.value, graphFromDraft: true });
   }
