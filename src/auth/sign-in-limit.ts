@@ -1,8 +1,9 @@
 import type { Runtime } from "../core/context";
 import { HubError } from "../core/errors";
-import { consumeRateLimits, exhaustedOf, rateLimitHeaders } from "../http/rate-limit";
+import { consumeReturnable, exhaustedOf, rateLimitHeaders } from "../http/rate-limit";
 import type { CounterSpec, RateLimitResult } from "../http/rate-limiter";
 import { base64url, sha256 } from "../lib/crypto";
+import { loggableError } from "../lib/safe-log";
 
 /**
  * Failed sign-ins per account, whatever the address they come from: the per-address limit alone
@@ -16,9 +17,10 @@ const COUNTER = "account_sign_in_failures";
 /**
  * Runs one password check for `email` (already normalised) within the account's limit:
  * refused with 429 before the check when the account's failures are used up (so a limited
- * caller learns nothing about the password), and counted when it fails. Unknown emails are
- * counted like wrong passwords, so the limit does not tell which emails have an account; a
- * success costs nothing.
+ * caller learns nothing about the password). Every check takes a hit first and a success gives
+ * it back: reading the count and charging only after a failure let a burst of concurrent
+ * guesses all pass the read. Unknown emails are counted like wrong passwords, so the limit does
+ * not tell which emails have an account; a success costs nothing.
  */
 export async function withinSignInLimit<T>(
   runtime: Pick<Runtime, "config" | "bindings">,
@@ -28,10 +30,14 @@ export async function withinSignInLimit<T>(
   const limiter = runtime.bindings.RATE_LIMITER;
   const subject = await subjectOf(email);
   const counters: CounterSpec[] = [{ name: COUNTER, limit: runtime.config.limits.accountAuthFailuresPerMinute }];
-  const before = await consumeRateLimits(limiter, subject, counters, 0);
-  if (exhaustedOf(before)) throw tooManyFailures(before);
+  const hit = await consumeReturnable(limiter, subject, counters);
+  if (exhaustedOf(hit.results)) throw tooManyFailures(hit.results);
+  // A check that throws keeps its hit, like a failure: only a success is given back.
   const result = await attempt();
-  if (result === undefined) await consumeRateLimits(limiter, subject, counters, 1);
+  if (result !== undefined) {
+    // The sign-in stands even if the hit cannot be given back: it only counts against the account.
+    await hit.giveBack().catch((error) => console.warn(JSON.stringify({ level: "warn", message: "sign-in hit not given back", error: loggableError(error) })));
+  }
   return result;
 }
 

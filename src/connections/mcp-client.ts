@@ -35,6 +35,13 @@ function headersOf(config: McpConfig): Record<string, string> {
 /** Largest MCP response body read, in bytes: one server must not exhaust the isolate's memory. */
 const MAX_MCP_RESPONSE_BYTES = 8 * 1024 * 1024;
 const MAX_LIST_PAGES = 50;
+/**
+ * Most tools kept of one server's list, and most bytes of JSON they may take: paging stops at
+ * either, so a list never holds more than one page beyond them. The bytes also keep the list
+ * within one D1 row (2 MB at most), where it is cached.
+ */
+const MAX_LISTED_TOOLS = 1000;
+const MAX_LISTED_BYTES = 1536 * 1024;
 
 /** A connected client; `kept` when its session may serve later calls (streamable HTTP). */
 export interface McpSessionHandle {
@@ -119,19 +126,37 @@ export async function listMcpTools(config: McpConfig, options: McpCallOptions): 
   const { client, end } = await openMcpSession(config, options);
   try {
     const tools: Tool[] = [];
+    let bytes = 0;
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const listed = await client.listTools(cursor ? { cursor } : undefined, { signal: options.signal });
-      tools.push(...listed.tools);
+      for (const tool of listed.tools) {
+        const size = utf8Length(JSON.stringify(tool));
+        // A list cut short is still a list: the tools that fit are served.
+        if (tools.length >= MAX_LISTED_TOOLS || bytes + size > MAX_LISTED_BYTES) return tools;
+        tools.push(tool);
+        bytes += size;
+      }
       cursor = listed.nextCursor;
-      if (!cursor || tools.length >= 1000) break;
+      if (!cursor || tools.length >= MAX_LISTED_TOOLS) break;
     }
-    return tools.slice(0, 1000);
+    return tools;
   } catch (error) {
     throw translate(error);
   } finally {
     await end();
   }
+}
+
+/** The UTF-8 length of `text`, without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A surrogate pair (4 bytes) is two units of 2.
+    bytes += unit < 0x80 ? 1 : unit < 0x800 || (unit >= 0xd800 && unit < 0xe000) ? 2 : 3;
+  }
+  return bytes;
 }
 
 /** One `tools/call` on an open session; aborting `signal` sends the server `notifications/cancelled`. */

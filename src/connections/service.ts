@@ -187,6 +187,13 @@ export async function cacheMcpTools(db: Db, connection: Connection, tools: unkno
   noteConnectionChange(connection, change);
 }
 
+/** An MCP server was asked for its tools and did not give them: the list kept is not asked for again before the TTL. */
+export async function noteMcpToolsAsked(db: Db, connection: Connection): Promise<void> {
+  const change = { toolsCachedAt: new Date() };
+  await db.update(connections).set(change).where(eq(connections.id, connection.id));
+  noteConnectionChange(connection, change);
+}
+
 /** Records the outcome of using a connection: auth failures flag it, a success clears the flag. */
 export async function recordConnectionHealth(db: Db, connection: Connection, outcome: { status: ConnectionStatus; message?: string | null }): Promise<void> {
   const unchanged = connection.status === outcome.status && (outcome.status === "active" || connection.errorMessage === outcome.message);

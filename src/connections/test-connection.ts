@@ -1,6 +1,7 @@
 import type { ServiceContext } from "../core/context";
 import { requirePlatform, validateConfig } from "./service";
 import { addressPolicyFor } from "../net/address-policy";
+import { chargeToolCalls } from "../http/rate-limit";
 import { McpError, listMcpTools } from "./mcp-client";
 import { platformClient } from "./platforms/client";
 import type { McpConfig } from "./platforms/mcp";
@@ -15,7 +16,8 @@ export interface ConnectionTestResult {
 
 /**
  * Tries a config before it is saved: an MCP server is connected to and its tools listed; other
- * platforms make their cheapest authenticated call. Nothing is stored.
+ * platforms make their cheapest authenticated call. Nothing is stored. A test that reaches
+ * outside costs a tool call (429 when they are used up), whichever door asked for it.
  */
 export async function testConnectionConfig(
   ctx: ServiceContext,
@@ -25,6 +27,7 @@ export async function testConnectionConfig(
   const platform = requirePlatform(input.platform);
   const settings = validateConfig(platform, input.config);
   const policy = addressPolicyFor(ctx.config);
+  if (platform.id === "mcp" || platform.test) await chargeToolCalls(ctx);
   try {
     if (platform.id === "mcp") {
       const tools = await listMcpTools(settings as McpConfig, { policy, signal });

@@ -11,6 +11,14 @@ import { loggableError } from "../lib/safe-log";
 const encoder = new TextEncoder();
 
 /**
+ * A live stream lasts at most this long: the credential is checked only when it opens, so a
+ * stream must not outlive a revoked key or a sign-out for long. Clients reconnect (checked again).
+ */
+export const LIVE_STREAM_MS = 5 * 60_000;
+/** Live streams one conversation serves at once (API and dashboard together). */
+export const MAX_LIVE_STREAMS = 20;
+
+/**
  * One object per conversation. It owns the message history (its SQLite storage), runs turns one
  * after another (two messages sent at once are answered in order, never interleaved), keeps the
  * D1 index current, and fans live events out to every connected SSE client.
@@ -20,7 +28,8 @@ export class ConversationObject extends DurableObject<Env> {
   /** The tail of the turn queue: each turn starts when the previous one has finished. */
   private turns: Promise<unknown> = Promise.resolve();
   private pendingTurns = 0;
-  private listeners = new Set<WritableStreamDefaultWriter<Uint8Array>>();
+  /** Each live client, with when its stream closes. */
+  private listeners = new Map<WritableStreamDefaultWriter<Uint8Array>, { closesAt: number; timer: ReturnType<typeof setTimeout> }>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -43,6 +52,11 @@ export class ConversationObject extends DurableObject<Env> {
     return this.store.list(conversationId, options);
   }
 
+  /** The last `limit` messages, oldest first. */
+  latestMessages(conversationId: number, limit: number): MessageRecord[] {
+    return this.store.tail(conversationId, limit);
+  }
+
   snapshot(
     conversationId: number,
     limit: number,
@@ -56,21 +70,43 @@ export class ConversationObject extends DurableObject<Env> {
     };
   }
 
-  /** An SSE byte stream of this conversation's live events, open until the client goes away. */
-  stream(conversationId: number): ReadableStream<Uint8Array> {
+  /**
+   * An SSE byte stream of this conversation's live events, open until the client goes away or
+   * LIVE_STREAM_MS have passed. With MAX_LIVE_STREAMS open already, the seconds until the first
+   * of them closes instead.
+   */
+  stream(conversationId: number): ReadableStream<Uint8Array> | { retryAfterSeconds: number } {
+    if (this.listeners.size >= MAX_LIVE_STREAMS) {
+      const firstClose = Math.min(...[...this.listeners.values()].map((l) => l.closesAt));
+      return { retryAfterSeconds: Math.max(1, Math.ceil((firstClose - Date.now()) / 1000)) };
+    }
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const writer = writable.getWriter();
-    this.listeners.add(writer);
-    void writer.write(encoder.encode(`: connected\nretry: 3000\n\n`)).catch(() => this.listeners.delete(writer));
+    const timer = setTimeout(() => this.hangUp(writer), LIVE_STREAM_MS);
+    this.listeners.set(writer, { closesAt: Date.now() + LIVE_STREAM_MS, timer });
+    // A client that goes away errors the stream: its place is free at once.
+    writer.closed.catch(() => this.forget(writer));
+    void writer.write(encoder.encode(`: connected\nretry: 3000\n\n`)).catch(() => this.forget(writer));
     this.emit("ready", { conversation_id: conversationId, status: this.pendingTurns > 0 ? "processing" : "idle" }, writer);
     return readable;
   }
 
   /** Forgets everything: messages, state and live clients. */
   async erase(): Promise<void> {
-    for (const writer of this.listeners) await writer.close().catch(() => undefined);
-    this.listeners.clear();
+    // Not awaited: a client that reads nothing must not hold up the deletion.
+    for (const writer of [...this.listeners.keys()]) void this.hangUp(writer);
     await this.ctx.storage.deleteAll();
+  }
+
+  /** Ends a live stream (the client sees its end after what was sent). */
+  private async hangUp(writer: WritableStreamDefaultWriter<Uint8Array>): Promise<void> {
+    this.forget(writer);
+    await writer.close().catch(() => undefined);
+  }
+
+  private forget(writer: WritableStreamDefaultWriter<Uint8Array>): void {
+    clearTimeout(this.listeners.get(writer)?.timer ?? null);
+    this.listeners.delete(writer);
   }
 
   private async runOne(input: TurnInput): Promise<MessageRecord> {
@@ -118,9 +154,9 @@ export class ConversationObject extends DurableObject<Env> {
 
   private emit(event: string, data: unknown, only?: WritableStreamDefaultWriter<Uint8Array>): void {
     const frame = encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    for (const writer of only ? [only] : this.listeners) {
+    for (const writer of only ? [only] : this.listeners.keys()) {
       // A client that went away fails the write; forget it.
-      writer.write(frame).catch(() => this.listeners.delete(writer));
+      writer.write(frame).catch(() => this.forget(writer));
     }
   }
 }

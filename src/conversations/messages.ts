@@ -32,6 +32,9 @@ export type NewMessage = Omit<MessageRecord, "id" | "conversation_id" | "created
 
 type Row = Record<string, SqlStorageValue>;
 
+/** Messages one page holds when the caller names no `limit`. */
+export const DEFAULT_MESSAGE_PAGE = 100;
+
 /** The conversation's messages in its Durable Object's SQLite storage. */
 export class MessageStore {
   constructor(private sql: SqlStorage) {
@@ -71,9 +74,11 @@ export class MessageStore {
     return { ...message, id: Number(row.id), conversation_id: conversationId, created_at: createdAt };
   }
 
-  /** Chronological; `afterId` and `limit` page through long histories. */
+  /** Chronological, one page: `limit` (default DEFAULT_MESSAGE_PAGE) messages after `afterId` (default: from the first). */
   list(conversationId: number, options: { afterId?: number; limit?: number } = {}): MessageRecord[] {
-    const rows = this.sql.exec(`SELECT * FROM messages WHERE id > ? ORDER BY id LIMIT ?`, options.afterId ?? 0, options.limit ?? 1_000_000).toArray();
+    const rows = this.sql
+      .exec(`SELECT * FROM messages WHERE id > ? ORDER BY id LIMIT ?`, options.afterId ?? 0, options.limit ?? DEFAULT_MESSAGE_PAGE)
+      .toArray();
     return rows.map((row) => this.toRecord(conversationId, row));
   }
 

@@ -1,7 +1,7 @@
-import { and, desc, eq, lt, or } from "drizzle-orm";
+import { and, count, desc, eq, lt, or } from "drizzle-orm";
 import type { Bindings, ServiceContext } from "../core/context";
 import { conversations, type Conversation } from "../db/schema";
-import { notFound } from "../core/errors";
+import { HubError, notFound } from "../core/errors";
 import type { ConversationObject } from "./conversation-object";
 
 /**
@@ -9,13 +9,19 @@ import type { ConversationObject } from "./conversation-object";
  * free-form JSON in messages (`unknown`) into `never` on the RPC surface.
  */
 type Remote<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
-export type ConversationRpc = Remote<Pick<ConversationObject, "send" | "messages" | "snapshot" | "stream" | "erase">>;
+export type ConversationRpc = Remote<Pick<ConversationObject, "send" | "messages" | "latestMessages" | "snapshot" | "stream" | "erase">>;
 
 export function conversationStub(bindings: Pick<Bindings, "CONVERSATIONS">, id: number): ConversationRpc {
   return bindings.CONVERSATIONS.get(bindings.CONVERSATIONS.idFromName(`conversation:${id}`)) as unknown as ConversationRpc;
 }
 
+/** Creates a conversation for the caller, within the account's quota (MAX_CONVERSATIONS_PER_USER). */
 export async function createConversation(ctx: ServiceContext, title: string | null): Promise<Conversation> {
+  const maxConversations = ctx.config.quotas.conversationsPerUser;
+  const [held] = await ctx.db.select({ n: count() }).from(conversations).where(eq(conversations.userId, ctx.user.id));
+  if ((held?.n ?? 0) >= maxConversations) {
+    throw new HubError("quota_exceeded", `An account can hold at most ${maxConversations} conversations; delete one first.`);
+  }
   const [row] = await ctx.db.insert(conversations).values({ userId: ctx.user.id, title }).returning();
   return row!;
 }

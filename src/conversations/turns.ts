@@ -4,6 +4,7 @@ import { checkProviderChoice, resolveProvider } from "../llm/providers";
 import { rankTools } from "../llm/tool-ranking";
 import { catalogFor } from "../tools/catalog-service";
 import { prepareToolCall } from "../tools/executor";
+import { MAX_LIVE_STREAMS } from "./conversation-object";
 import { classifyIntent } from "./intent";
 import { conversationStub, getOwnedConversation, presentConversation } from "./service";
 
@@ -33,15 +34,33 @@ export async function sendMessage(ctx: ServiceContext, id: number, input: { cont
   });
 }
 
+/** One page of the conversation's messages, chronological (see `MessageStore.list`). */
 export async function conversationMessages(ctx: ServiceContext, id: number, page: { afterId?: number; limit?: number }) {
   await getOwnedConversation(ctx, id);
   return conversationStub(ctx.bindings, id).messages(id, page);
 }
 
-/** The conversation's live events (server-sent events), from its Durable Object. */
+/** Messages a workflow is extracted from: the conversation's latest, so a long history costs no more. */
+export const EXTRACTED_MESSAGES = 200;
+
+/** The conversation's last `limit` messages, oldest first. */
+export async function latestMessages(ctx: ServiceContext, id: number, limit: number) {
+  await getOwnedConversation(ctx, id);
+  return conversationStub(ctx.bindings, id).latestMessages(id, limit);
+}
+
+/**
+ * The conversation's live events (server-sent events), from its Durable Object: closed after
+ * LIVE_STREAM_MS, and refused with 429 while MAX_LIVE_STREAMS are open (Retry-After: until the
+ * first of them closes).
+ */
 export async function conversationEvents(ctx: ServiceContext, id: number): Promise<ReadableStream<Uint8Array>> {
   await getOwnedConversation(ctx, id);
-  return conversationStub(ctx.bindings, id).stream(id);
+  const opened = await conversationStub(ctx.bindings, id).stream(id);
+  if (opened instanceof ReadableStream) return opened;
+  throw new HubError("rate_limited", `A conversation serves at most ${MAX_LIVE_STREAMS} live streams at once; close one or try again later.`, {
+    retryAfterSeconds: opened.retryAfterSeconds,
+  });
 }
 
 /**

@@ -18,8 +18,30 @@ export interface SignedIn {
   email: string;
 }
 
-/** The signed-in person's service context (a first-party session: every scope), or nothing. */
+/**
+ * Thrown by `signedInContext` when the signed-in person is over the per-user limits; the app's
+ * error handler answers with `response` (the 429 page), so no page handler can forget the check.
+ */
+export class PageRefused extends Error {
+  constructor(readonly response: Response) {
+    super("The page was refused.");
+  }
+}
+
+/**
+ * The signed-in person's service context (a first-party session: every scope), or nothing. Each
+ * call counts one request against the person's limits, as an API request would; over them it
+ * throws `PageRefused` carrying the 429 page.
+ */
 export async function signedInContext(c: Context<AppEnv>): Promise<SignedIn | undefined> {
+  const signedIn = await sessionOf(c);
+  if (!signedIn) return undefined;
+  const limited = await overUserLimit(c, signedIn);
+  if (limited) throw new PageRefused(await limited);
+  return signedIn;
+}
+
+async function sessionOf(c: Context<AppEnv>): Promise<SignedIn | undefined> {
   const session = await browserSession(c);
   if (!session) return undefined;
   const user = await findUser(c.get("db"), session.userId);
@@ -49,7 +71,7 @@ export async function signedInPage(c: Context<AppEnv>): Promise<(SignedIn & { cs
 export async function signedInForm(
   c: Context<AppEnv>,
 ): Promise<{ signedIn: SignedIn; form: Record<string, string | File | (string | File)[]> } | { response: Response }> {
-  const signedIn = await signedInContext(c);
+  const signedIn = await sessionOf(c);
   if (!signedIn) return { response: c.redirect("/", 303) };
   const limited = await overUserLimit(c, signedIn);
   if (limited) return { response: await limited };
@@ -59,8 +81,8 @@ export async function signedInForm(
 }
 
 /**
- * The API's per-user limits (the session counts as one credential) apply to the dashboard's
- * forms too, so a browser session cannot run chat turns or workflows faster than a key could.
+ * The API's per-user limits (the session counts as one credential) apply to every dashboard page
+ * and form, so a browser session cannot read or run anything faster than a key could.
  * Answers the 429 page when over; undefined otherwise.
  */
 export async function overUserLimit(c: Context<AppEnv>, signedIn: SignedIn) {

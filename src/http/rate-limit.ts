@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { Config } from "../core/config";
+import type { ServiceContext } from "../core/context";
 import type { AppEnv } from "./app-env";
 import { HubError } from "../core/errors";
 import type { CounterSpec, RateLimitResult, RateLimiter } from "./rate-limiter";
@@ -26,10 +27,46 @@ export async function consumeRateLimits(
   counters: CounterSpec[],
   cost = 1,
 ): Promise<RateLimitResult[]> {
+  return (await take(limiter, subject, counters, cost)).results;
+}
+
+/** A hit that may be given back: `giveBack` undoes it, once, if its window has not ended. */
+export interface ReturnableHit {
+  results: RateLimitResult[];
+  giveBack(): Promise<void>;
+}
+
+/**
+ * One hit, like `consumeRateLimits`, that the caller can give back when what it guarded turns out
+ * not to count (a sign-in that succeeds). The hit goes back where it came from: to this isolate's
+ * allowance if it was spent from it (no round trip), else to the object. Either way the object has
+ * granted at least as many hits as were kept, so a limit is still never exceeded.
+ */
+export async function consumeReturnable(limiter: DurableObjectNamespace<RateLimiter>, subject: string, counters: CounterSpec[]): Promise<ReturnableHit> {
+  const charged = await take(limiter, subject, counters, 1);
+  let returned = exhaustedOf(charged.results) !== undefined;
+  return {
+    results: charged.results,
+    giveBack: async () => {
+      if (returned) return;
+      returned = true;
+      if (charged.fromIsolate && allowances.giveBack(charged.key, charged.windowStart, 1)) return;
+      const stub = limiter.get(limiter.idFromName(subject));
+      await stub.giveBack(
+        counters.map((c) => c.name),
+        WINDOW_SECONDS,
+        charged.windowStart,
+        1,
+      );
+    },
+  };
+}
+
+async function take(limiter: DurableObjectNamespace<RateLimiter>, subject: string, counters: CounterSpec[], cost: number) {
   const key = `${subject}|${counters.map((c) => `${c.name}=${c.limit}`).join(",")}`;
   for (;;) {
     const local = allowances.spend(key, cost);
-    if (local) return local;
+    if (local) return { key, results: local.results, windowStart: local.windowStart, fromIsolate: true };
     // One lease at a time per key: requests arriving together wait for it and spend from it,
     // instead of each taking a lease of its own (a burst would otherwise lease more than it uses).
     const pending = leasing.get(key);
@@ -42,9 +79,9 @@ export async function consumeRateLimits(
   const lease = Promise.resolve(stub.lease(counters, WINDOW_SECONDS, cost, want));
   leasing.set(key, lease);
   try {
-    const { granted, results } = await lease;
-    allowances.keep(key, granted - cost, results);
-    return allowances.report(key) ?? results;
+    const { granted, results, windowStart } = await lease;
+    allowances.keep(key, granted - cost, results, windowStart);
+    return { key, results: allowances.report(key) ?? results, windowStart, fromIsolate: false };
   } finally {
     if (leasing.get(key) === lease) leasing.delete(key);
   }
@@ -55,14 +92,23 @@ const leasing = new Map<string, Promise<unknown>>();
 
 /** Hits this isolate was granted and has not spent yet, per subject and counter set. */
 class IsolateAllowances {
-  private entries = new Map<string, { tokens: number; lease: number; expiresAt: number; results: RateLimitResult[] }>();
+  private entries = new Map<string, { tokens: number; lease: number; expiresAt: number; windowStart: number; results: RateLimitResult[] }>();
 
   /** Spends `cost` from the allowance (a read, cost 0, needs one left); undefined when it cannot. */
-  spend(key: string, cost: number): RateLimitResult[] | undefined {
+  spend(key: string, cost: number): { results: RateLimitResult[]; windowStart: number } | undefined {
     const entry = this.entries.get(key);
     if (!entry || Date.now() >= entry.expiresAt || entry.tokens < Math.max(cost, 1)) return undefined;
     entry.tokens -= cost;
-    return this.report(key);
+    // Allowed whatever the last lease said: a lease refused after hits were given back keeps them.
+    return { results: this.report(key)!.map((r) => ({ ...r, allowed: true })), windowStart: entry.windowStart };
+  }
+
+  /** Puts spent hits back, if the allowance they came from is still this window's; false when it is not. */
+  giveBack(key: string, windowStart: number, cost: number): boolean {
+    const entry = this.entries.get(key);
+    if (!entry || Date.now() >= entry.expiresAt || entry.windowStart !== windowStart) return false;
+    entry.tokens += cost;
+    return true;
   }
 
   nextLeaseSize(key: string, cost: number, smallestLimit: number): number {
@@ -72,11 +118,11 @@ class IsolateAllowances {
     return Math.max(cost, next);
   }
 
-  keep(key: string, tokens: number, results: RateLimitResult[]) {
+  keep(key: string, tokens: number, results: RateLimitResult[], windowStart: number) {
     if (this.entries.size >= MAX_ALLOWANCES) this.entries.clear();
     const now = Date.now();
     const current = this.entries.get(key);
-    const live = current && now < current.expiresAt ? current : undefined;
+    const live = current && now < current.expiresAt && current.windowStart === windowStart ? current : undefined;
     // Granted hits belong to the object's current window: spend them before it ends (a second early).
     const resetSeconds = Math.min(...results.map((r) => r.resetSeconds));
     this.entries.set(key, {
@@ -84,6 +130,7 @@ class IsolateAllowances {
       tokens: Math.max(0, tokens) + (live?.tokens ?? 0),
       lease: Math.max(1, tokens + 1, live?.lease ?? 0),
       expiresAt: now + Math.max(0, resetSeconds - 1) * 1000,
+      windowStart,
       results,
     });
   }
@@ -126,6 +173,22 @@ export function rateLimited(results: RateLimitResult[], what: Record<string, str
     retryAfterSeconds: hit.resetSeconds,
     rateLimit: rateLimitFields(results),
   });
+}
+
+/**
+ * Spends `cost` of the caller's tool-call limit (TOOL_RATE_LIMIT_PER_MINUTE); 429 when it is used
+ * up. Here, below the features, because more than tool calls spend it: a catalog refresh and a
+ * connection test reach outside like a call does.
+ */
+export async function chargeToolCalls(ctx: Pick<ServiceContext, "bindings" | "config" | "user">, cost = 1): Promise<RateLimitResult[]> {
+  const limits = await consumeRateLimits(
+    ctx.bindings.RATE_LIMITER,
+    `user:${ctx.user.id}`,
+    [{ name: "tools", limit: ctx.config.limits.toolCallsPerMinute }],
+    cost,
+  );
+  if (exhaustedOf(limits)) throw rateLimited(limits, { tools: "tool calls" });
+  return limits;
 }
 
 const DESCRIPTIONS = { requests: "requests for this credential", user: "requests for this account", auth: "sign-in attempts from this address" };

@@ -40,14 +40,10 @@ export class RateLimiter extends DurableObject<Env> {
    * so the counters are never exceeded while most requests skip this round trip. Fewer than
    * `need` available: nothing is charged and the exhausted counters say so. `need` 0 only reads.
    */
-  lease(counters: CounterSpec[], windowSeconds: number, need: number, want: number): { granted: number; results: RateLimitResult[] } {
+  lease(counters: CounterSpec[], windowSeconds: number, need: number, want: number): { granted: number; results: RateLimitResult[]; windowStart: number } {
     const now = Date.now();
     const windowMs = windowSeconds * 1000;
-    const start = now - (now % windowMs);
-    if (start !== this.windowStart) {
-      this.windowStart = start;
-      this.counts.clear();
-    }
+    const start = this.windowOf(now, windowMs);
     const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
     const used = (name: string) => this.counts.get(name) ?? 0;
     const room = Math.min(...counters.map(({ name, limit }) => limit - used(name)));
@@ -63,6 +59,26 @@ export class RateLimiter extends DurableObject<Env> {
       remaining: Math.max(0, limit - used(name)),
       resetSeconds,
     }));
-    return { granted, results };
+    return { granted, results, windowStart: start };
+  }
+
+  /**
+   * Takes back `cost` hits charged in the window that began at `windowStart` (a sign-in that
+   * succeeded gives its hit back). Only within that window: a later window starts from zero, so
+   * forgiving there would let more than the limit through.
+   */
+  giveBack(counters: string[], windowSeconds: number, windowStart: number, cost = 1): void {
+    if (this.windowOf(Date.now(), windowSeconds * 1000) !== windowStart) return;
+    for (const name of counters) this.counts.set(name, Math.max(0, (this.counts.get(name) ?? 0) - cost));
+  }
+
+  /** The start of the window `now` falls in; counts of an earlier window are dropped. */
+  private windowOf(now: number, windowMs: number): number {
+    const start = now - (now % windowMs);
+    if (start !== this.windowStart) {
+      this.windowStart = start;
+      this.counts.clear();
+    }
+    return start;
   }
 }

@@ -1,5 +1,5 @@
 import type { ServiceContext } from "../core/context";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { type SQL, and, count, desc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { templateUses, templates, workflows, type Template } from "../db/schema";
 import { HubError, notFound, type FieldError } from "../core/errors";
@@ -24,17 +24,135 @@ const readable = sql`CASE WHEN json_valid(${templates.steps}) AND json_valid(${t
   AND json_valid(${templates.tags}) AND json_valid(${templates.requiredConnections})
   THEN json_type(${templates.tags}) = 'array' AND json_type(${templates.requiredConnections}) = 'array' ELSE 0 END`;
 
-/** Templates a user can see: the catalog, everyone's published ones. Filters combine (AND). */
-export async function listTemplates(db: Db, filters: TemplateFilters): Promise<Template[]> {
-  const rows = await db.select().from(templates).where(readable).orderBy(desc(templates.featured), desc(templates.useCount), templates.name).limit(500).all();
+/** Catalog rows one list reads at most (the seeded catalog holds about thirty). */
+const CATALOG_IN_LIST = 200;
+/** Published templates one list reads at most: the most used, newest first among equals. */
+export const PUBLISHED_IN_LIST = 50;
+/**
+ * Characters of published steps, variables and trigger config that one list carrying them
+ * (REST `/templates`, `/templates/categories`) holds at most; the catalog is always whole.
+ */
+export const PUBLISHED_CONTENT_IN_LIST = 1_000_000;
+
+/** What a list of templates shows: everything but the content (steps, variables, trigger config) and the source workflow. */
+export type TemplateSummary = Omit<Template, "steps" | "variables" | "triggerConfig" | "sourceWorkflowId"> & {
+  stepCount: number;
+  /** Characters of the template's steps, variables and trigger config as stored. */
+  contentChars: number;
+};
+
+const summaryColumns = {
+  id: templates.id,
+  name: templates.name,
+  description: templates.description,
+  category: templates.category,
+  difficulty: templates.difficulty,
+  requiredConnections: templates.requiredConnections,
+  tags: templates.tags,
+  featured: templates.featured,
+  useCount: templates.useCount,
+  triggerType: templates.triggerType,
+  authorUserId: templates.authorUserId,
+  createdAt: templates.createdAt,
+  updatedAt: templates.updatedAt,
+  stepCount: sql<number>`CASE WHEN json_valid(${templates.steps}) AND json_type(${templates.steps}) = 'array' THEN json_array_length(${templates.steps}) ELSE 0 END`,
+  contentChars: sql<number>`length(${templates.steps}) + length(${templates.variables}) + length(${templates.triggerConfig})`,
+};
+
+/** The filters as SQL, so the bounded window below is taken from the matching rows. Search folds ASCII case. */
+function filterConditions(filters: TemplateFilters): SQL[] {
+  const conditions: SQL[] = [];
+  if (filters.category) conditions.push(eq(templates.category, filters.category));
+  if (filters.difficulty) conditions.push(eq(templates.difficulty, filters.difficulty as Template["difficulty"]));
+  if (filters.connection) {
+    conditions.push(
+      sql`CASE WHEN json_valid(${templates.requiredConnections}) THEN EXISTS (SELECT 1 FROM json_each(${templates.requiredConnections}) WHERE value = ${filters.connection}) ELSE 0 END`,
+    );
+  }
   const search = filters.search?.trim().toLowerCase();
-  return rows.filter(
-    (t) =>
-      (!filters.category || t.category === filters.category) &&
-      (!filters.difficulty || t.difficulty === filters.difficulty) &&
-      (!filters.connection || t.requiredConnections.includes(filters.connection)) &&
-      (!search || [t.name, t.description, ...t.tags].some((text) => text.toLowerCase().includes(search))),
-  );
+  if (search) {
+    conditions.push(sql`(instr(lower(${templates.name}), ${search}) > 0 OR instr(lower(${templates.description}), ${search}) > 0
+      OR CASE WHEN json_valid(${templates.tags}) THEN EXISTS (SELECT 1 FROM json_each(${templates.tags}) WHERE instr(lower(value), ${search}) > 0) ELSE 0 END)`);
+  }
+  return conditions;
+}
+
+/**
+ * Templates a user can see, as summaries: the whole built-in catalog, at most PUBLISHED_IN_LIST
+ * published ones (the most used, newest first among equals) and, with `viewerId`, as many of the
+ * viewer's own, so a publisher always finds theirs. Each part is taken on its own, so published
+ * templates, whatever their names, never push the catalog out. Filters combine (AND). Featured
+ * first, then most used, then by name.
+ */
+export async function listTemplates(db: Db, filters: TemplateFilters, viewerId?: number): Promise<TemplateSummary[]> {
+  const matching = filterConditions(filters);
+  const catalog = db
+    .select({ id: templates.id })
+    .from(templates)
+    .where(and(isNull(templates.authorUserId), ...matching))
+    .orderBy(desc(templates.featured), templates.id)
+    .limit(CATALOG_IN_LIST);
+  const published = db
+    .select({ id: templates.id })
+    .from(templates)
+    .where(and(isNotNull(templates.authorUserId), ...matching))
+    .orderBy(desc(templates.useCount), desc(templates.createdAt), desc(templates.id))
+    .limit(PUBLISHED_IN_LIST);
+  const own =
+    viewerId === undefined
+      ? undefined
+      : db
+          .select({ id: templates.id })
+          .from(templates)
+          .where(and(eq(templates.authorUserId, viewerId), ...matching))
+          .orderBy(desc(templates.createdAt), desc(templates.id))
+          .limit(PUBLISHED_IN_LIST);
+  return db
+    .select(summaryColumns)
+    .from(templates)
+    .where(and(or(inArray(templates.id, catalog), inArray(templates.id, published), own && inArray(templates.id, own)), readable))
+    .orderBy(desc(templates.featured), desc(templates.useCount), templates.name)
+    .all();
+}
+
+/**
+ * The list with each template's content, for answers that carry it: the summaries' window,
+ * published templates only until PUBLISHED_CONTENT_IN_LIST characters of their content are reached.
+ */
+export async function listTemplatesWithContent(db: Db, filters: TemplateFilters, viewerId?: number): Promise<Template[]> {
+  const chosen: TemplateSummary[] = [];
+  let budget = PUBLISHED_CONTENT_IN_LIST;
+  for (const t of await listTemplates(db, filters, viewerId)) {
+    if (t.authorUserId !== null) budget -= t.contentChars;
+    // Once over the budget, no later published template is carried (the list stays in rank order).
+    if (t.authorUserId === null || budget >= 0) chosen.push(t);
+  }
+  return withContent(db, chosen);
+}
+
+/** The featured list (see `rankFeatured`) with each template's content. */
+export async function featuredTemplates(db: Db, count = 10): Promise<Template[]> {
+  return withContent(db, rankFeatured(await listTemplates(db, {}), count));
+}
+
+/** Whole rows for summaries, in the summaries' order (a row gone or damaged meanwhile is left out). */
+async function withContent(db: Db, summaries: TemplateSummary[]): Promise<Template[]> {
+  const ids = summaries.map((t) => t.id);
+  // D1 binds at most 100 values per statement.
+  const chunks = Array.from({ length: Math.ceil(ids.length / 90) }, (_, i) => ids.slice(i * 90, i * 90 + 90));
+  const rows = (
+    await Promise.all(
+      chunks.map((chunk) =>
+        db
+          .select()
+          .from(templates)
+          .where(and(inArray(templates.id, chunk), readable))
+          .all(),
+      ),
+    )
+  ).flat();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 export async function getTemplate(db: Db, id: string): Promise<Template> {
@@ -73,14 +191,15 @@ export async function countUse(db: Db, template: Template, userId: number): Prom
 export const FEATURED_LEAD = 100;
 
 /** The featured list: featured templates first unless real use by many people outranks them. */
-export function rankFeatured(all: Template[], count = 10): Template[] {
-  const score = (t: Template) => t.useCount + (t.featured ? FEATURED_LEAD : 0);
+export function rankFeatured<T extends Pick<Template, "featured" | "useCount" | "name">>(all: T[], count = 10): T[] {
+  const score = (t: T) => t.useCount + (t.featured ? FEATURED_LEAD : 0);
   return [...all].sort((a, b) => score(b) - score(a) || Number(b.featured) - Number(a.featured) || a.name.localeCompare(b.name)).slice(0, count);
 }
 
 /**
  * Publishes a workflow as a template: a copy whose arguments lose connection ids and anything
- * that looks like a secret, so nothing private travels with it.
+ * that looks like a secret, so nothing private travels with it. Within the account's quota
+ * (MAX_PUBLISHED_TEMPLATES_PER_USER), which counts every template published, the same workflow's too.
  */
 export async function publishWorkflow(
   ctx: ServiceContext,
@@ -89,10 +208,16 @@ export async function publishWorkflow(
 ): Promise<Template> {
   const workflow = await getOwnedWorkflow(ctx, workflowId);
   const { name, description, steps, variables, triggerConfig } = templateContentOf(workflow);
+  const maxPublished = ctx.config.quotas.publishedTemplatesPerUser;
+  const [held] = await ctx.db.select({ n: count() }).from(templates).where(eq(templates.authorUserId, ctx.user.id));
+  if ((held?.n ?? 0) >= maxPublished) {
+    throw new HubError("quota_exceeded", `An account can have at most ${maxPublished} published templates; unpublish one first.`);
+  }
   const [row] = await ctx.db
     .insert(templates)
     .values({
-      id: `user-${ctx.user.id}-${randomToken(6).toLowerCase()}`,
+      // Random: an id must not tell other users who published it (older ids named the user).
+      id: `tpl-${randomToken(12).toLowerCase()}`,
       name,
       description: description || name,
       category: meta.category,
@@ -139,7 +264,11 @@ export async function unpublish(ctx: ServiceContext, id: string): Promise<void> 
   await markPublished(ctx, deleted[0]!.sourceWorkflowId);
 }
 
-export function presentTemplate(t: Template) {
+/**
+ * A template as the API shows it to `viewerId`: only its publisher sees which workflow it was
+ * published from (everyone else gets null), so the answer reveals nothing about other accounts.
+ */
+export function presentTemplate(t: Template, viewerId?: number) {
   return {
     id: t.id,
     name: t.name,
@@ -155,7 +284,7 @@ export function presentTemplate(t: Template) {
     variables: t.variables,
     steps: t.steps,
     published_by_user: t.authorUserId !== null,
-    source_workflow_id: t.sourceWorkflowId,
+    source_workflow_id: viewerId !== undefined && t.authorUserId === viewerId ? t.sourceWorkflowId : null,
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };

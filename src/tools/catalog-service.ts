@@ -3,8 +3,8 @@ import { openConfig } from "../connections/config-codec";
 import { findPlatform } from "../connections/platforms";
 import type { McpConfig } from "../connections/platforms/mcp";
 import { buildCatalog } from "./catalog";
-import { chargeToolCalls } from "./executor";
 import { addressPolicyFor } from "../net/address-policy";
+import { chargeToolCalls } from "../http/rate-limit";
 import { mcpToolsOf } from "./mcp/tools-cache";
 import type { ToolInfo } from "./types";
 

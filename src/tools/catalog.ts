@@ -9,8 +9,20 @@ import { BUILTIN_TOOLS } from "./builtin";
 import { inputJsonSchema, toolNameFragment } from "../lib/json-schema";
 import type { BuiltinTool, JsonSchema, ToolInfo } from "./types";
 
-/** MCP tool lists are reloaded after this long, or on demand (`?refresh=true`). */
+/** MCP tool lists are asked for again after this long, whatever the last answer, or on demand (`?refresh=true`). */
 export const MCP_CACHE_TTL_MS = 10 * 60 * 1000;
+
+/**
+ * Most MCP servers one catalog build asks for their tools: the catalog is built on many requests
+ * (the tool list, every conversation turn, the MCP server's tools/list), and a user may have 200
+ * connections. The others are served from their cached lists and asked on later builds.
+ */
+export const MAX_MCP_REFRESHES_PER_BUILD = 10;
+
+/** Whether an MCP connection's tool list is due to be asked for: never asked, or last asked (successfully or not) a TTL ago. */
+export function mcpListDue(connection: Connection, now = Date.now()): boolean {
+  return !connection.toolsCachedAt || now - connection.toolsCachedAt.getTime() >= MCP_CACHE_TTL_MS;
+}
 
 const ConnectionChoice = z.object({
   connection_id: z.number().int().positive().optional().describe("Which of your connections to use; defaults to the most recently created active one."),
@@ -95,7 +107,7 @@ export interface CatalogOptions {
   includeAll: boolean;
   /** Also tools of platforms the caller has not connected. */
   all: boolean;
-  /** Reload MCP tool lists, retrying connections marked as failing. */
+  /** Reload MCP tool lists (the longest unasked first, MAX_MCP_REFRESHES_PER_BUILD of them), retrying connections marked as failing. */
   refresh?: boolean;
   /** Loads (or reloads) an MCP connection's tool list; failures leave the connection flagged. */
   loadMcpTools: (connection: Connection) => Promise<McpTool[] | undefined>;
@@ -119,14 +131,22 @@ export async function buildCatalog(ctx: ServiceContext, options: CatalogOptions)
   }
 
   const mcpConnections = owned.filter((c) => c.platform === "mcp").sort((a, b) => a.id - b.id);
+  const wanted = mcpConnections.filter((c) => c.status === "active" || options.includeAll || options.refresh);
+  // Never asked first, then the longest ago, so every connection gets its turn within a few builds.
+  const asked = new Set(
+    wanted
+      .filter((c) => options.refresh || mcpListDue(c))
+      .sort((a, b) => (a.toolsCachedAt?.getTime() ?? 0) - (b.toolsCachedAt?.getTime() ?? 0))
+      .slice(0, MAX_MCP_REFRESHES_PER_BUILD),
+  );
   const lists = await Promise.all(
-    mcpConnections.map((c) => (c.status === "active" || options.includeAll || options.refresh ? options.loadMcpTools(c) : undefined)),
+    mcpConnections.map((c) => (asked.has(c) ? options.loadMcpTools(c) : wanted.includes(c) ? ((c.toolsCache as McpTool[] | null) ?? undefined) : undefined)),
   );
   mcpConnections.forEach((connection, i) => {
     const listed = lists[i];
     if (!listed) return;
     // A successful load marks the connection active again (see mcpToolsOf).
-    const usable = connection.status === "active" || Boolean(options.refresh);
+    const usable = connection.status === "active" || (Boolean(options.refresh) && asked.has(connection));
     if (!usable && !options.includeAll) return;
     for (const tool of listed) tools.push(mcpInfo(connection, tool, usable, usable ? undefined : unavailableReason(connection)));
   });

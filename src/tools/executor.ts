@@ -12,7 +12,7 @@ import { defaultConnection, recordConnectionHealth } from "../connections/servic
 import { connectionInUse } from "../connections/in-use";
 import { SecretUnreadable } from "../core/secret-box";
 import { HubError, type FieldError } from "../core/errors";
-import { consumeRateLimits, exhaustedOf, rateLimitHeaders, rateLimited } from "../http/rate-limit";
+import { chargeToolCalls, rateLimitHeaders } from "../http/rate-limit";
 import type { RateLimitResult } from "../http/rate-limiter";
 import { addressPolicyFor } from "../net/address-policy";
 import { OutboundRefused } from "../net/safe-fetch";
@@ -48,17 +48,7 @@ export interface ExecutionHooks {
 
 const TOOL_TIMEOUT_MS = 120_000;
 
-/** Spends `cost` of the caller's tool-call limit (TOOL_RATE_LIMIT_PER_MINUTE); 429 when it is used up. */
-export async function chargeToolCalls(ctx: ServiceContext, cost = 1): Promise<RateLimitResult[]> {
-  const limits = await consumeRateLimits(
-    ctx.bindings.RATE_LIMITER,
-    `user:${ctx.user.id}`,
-    [{ name: "tools", limit: ctx.config.limits.toolCallsPerMinute }],
-    cost,
-  );
-  if (exhaustedOf(limits)) throw rateLimited(limits, { tools: "tool calls" });
-  return limits;
-}
+export { chargeToolCalls };
 
 /** A tool resolved and its arguments validated: ready to run. */
 export interface PreparedCall {
@@ -120,8 +110,9 @@ export async function prepareToolCall(
   const config = (await readConfig(findPlatform("mcp")!, connection, box)) as McpConfig;
   let tools = await mcpToolsOf(ctx.db, connection, config, { policy, signal: AbortSignal.timeout(15_000) });
   let tool = tools?.find((t) => mcpToolName(connection.id, t.name) === name);
-  if (!tool && tools) {
-    // The server may have gained the tool since the list was cached.
+  if (!tool) {
+    // The server may have gained the tool since the list was cached, or be back since it last
+    // failed to list (a failure is kept for the TTL): a charged call may ask it.
     tools = await mcpToolsOf(ctx.db, connection, config, { policy, refresh: true, signal: AbortSignal.timeout(15_000) });
     tool = tools?.find((t) => mcpToolName(connection.id, t.name) === name);
   }

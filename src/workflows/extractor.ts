@@ -2,7 +2,7 @@ import { HubError } from "../core/errors";
 import type { MessageRecord } from "../conversations/messages";
 import type { Step } from "./steps";
 import type { ServiceContext } from "../core/context";
-import { conversationMessages } from "../conversations/turns";
+import { EXTRACTED_MESSAGES, latestMessages } from "../conversations/turns";
 import { createWorkflow } from "./service";
 
 /**
@@ -85,7 +85,7 @@ function sameShape(a: ToolStep, b: ToolStep): boolean {
   return a.tool === b.tool && JSON.stringify(Object.keys(a.arguments).sort()) === JSON.stringify(Object.keys(b.arguments).sort());
 }
 
-/** Turns the tool calls of one of the caller's conversations into a saved workflow. */
+/** Turns the tool calls of one of the caller's conversations (its last EXTRACTED_MESSAGES messages) into a saved workflow. */
 export async function createWorkflowFromConversation(
   ctx: ServiceContext,
   input: {
@@ -99,7 +99,7 @@ export async function createWorkflowFromConversation(
     triggerConfig?: Record<string, unknown>;
   },
 ) {
-  const messages = await conversationMessages(ctx, input.conversationId, {});
+  const messages = await latestMessages(ctx, input.conversationId, EXTRACTED_MESSAGES);
   const { steps, variables } = extractSteps(messages, {
     selectedStepIds: input.selectedStepIds,
     parameterizeFields: input.parameterizeFields,

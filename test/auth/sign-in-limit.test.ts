@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { call, expectProblem, newApp, newUser } from "../helpers/api";
 import { openAuthorizePage, postForm } from "../helpers/authorize";
 import { Browser, newEmail } from "../dashboard/browser";
+import { runtimeFor } from "../../src/core/context";
+import { withinSignInLimit } from "../../src/auth/sign-in-limit";
 
 const LIMIT = Number(env.ACCOUNT_AUTH_RATE_LIMIT_PER_MINUTE);
 const REDIRECT = "https://app.example/callback";
@@ -89,6 +91,54 @@ describe("failed sign-ins are limited per account, whatever the address", () => 
     await expectProblem(refused, 429, "rate_limited");
     expectRetryAfter(refused);
     await expectProblem(await apiLogin(owner.email, owner.password), 429, "rate_limited");
+  });
+
+  it("API: a burst of concurrent wrong passwords from as many addresses gets at most the limit of 401s, the rest 429", async () => {
+    const user = await newUser();
+    const statuses = await Promise.all(Array.from({ length: 3 * LIMIT }, (_, i) => apiLogin(user.email, `burst guess ${i}`).then((r) => r.status)));
+    // The clock is frozen inside one window, so exactly the limit gets through to the password check.
+    expect(statuses.filter((status) => status === 401)).toHaveLength(LIMIT);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(2 * LIMIT);
+    await expectProblem(await apiLogin(user.email, user.password), 429, "rate_limited");
+  });
+
+  it("checks still running when more arrive (as on many isolates at once): no more than the limit reach the password check", async () => {
+    const email = newEmail();
+    const runtime = runtimeFor(env);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let checked = 0;
+    let refused = 0;
+    // Each check waits until every attempt has been let through or refused, so none of them has
+    // failed yet while the others ask: a limit that counted failures only afterwards would let all in.
+    const attempts = Array.from({ length: 3 * LIMIT }, () =>
+      withinSignInLimit(runtime, email, async () => {
+        checked++;
+        await gate;
+        return undefined;
+      }).catch((error) => {
+        if (error?.code !== "rate_limited") throw error;
+        refused++;
+      }),
+    );
+    for (let waited = 0; checked + refused < 3 * LIMIT && waited < 5_000; waited += 20) await scheduler.wait(20);
+    release();
+    await Promise.all(attempts);
+    expect(checked).toBe(LIMIT);
+    expect(refused).toBe(2 * LIMIT);
+  });
+
+  it("API: the right password after a few failures works every time and gives back the hit it took", async () => {
+    const user = await newUser();
+    for (let i = 0; i < 3; i++) await expectProblem(await apiLogin(user.email, `guess ${i}`), 401, "invalid_credentials");
+    // More successes than the failures left: were their hits kept, the last of them would be refused.
+    for (let i = 0; i < LIMIT; i++) expect((await apiLogin(user.email, user.password)).status).toBe(200);
+    // Concurrent successes too.
+    const together = await Promise.all(Array.from({ length: LIMIT - 3 }, () => apiLogin(user.email, user.password).then((r) => r.status)));
+    expect(together).toEqual(Array(LIMIT - 3).fill(200));
+    // Every failure is still left: LIMIT - 3 more wrong passwords are answered, then 429.
+    for (let i = 3; i < LIMIT; i++) await expectProblem(await apiLogin(user.email, `guess ${i}`), 401, "invalid_credentials");
+    await expectProblem(await apiLogin(user.email, user.password), 429, "rate_limited");
   });
 
   it("dashboard: the sign-in page answers 429 with Retry-After, even for the right password, until the window ends", async () => {

@@ -4,13 +4,17 @@
 //   GET  /__mcp/<scenario>     {messages: [{method, session}], sessions: [ids the server gave]}
 //   POST /__expire/<scenario>  ends every session of the scenario on the server (DELETE), as a
 //                              server does when sessions expire or it restarts
+//   POST /__fail/<scenario>    {status}: answer every later request of the scenario with this HTTP
+//                              status (still recorded); {status: 0} forwards again
+//   POST /__pages/<scenario>   {tools_per_page, description_bytes}: answer every tools/list itself,
+//                              with a page of that many tools and always a nextCursor (a list without end)
 import http from "node:http";
 import { Readable } from "node:stream";
 
 export function startMcpProxy(port, upstream) {
   const scenarios = new Map();
   const scenario = (name) => {
-    if (!scenarios.has(name)) scenarios.set(name, { messages: [], sessions: new Set() });
+    if (!scenarios.has(name)) scenarios.set(name, { messages: [], sessions: new Set(), failWith: 0, pages: undefined });
     return scenarios.get(name);
   };
 
@@ -33,6 +37,18 @@ export function startMcpProxy(port, upstream) {
         res.writeHead(204);
         return res.end();
       }
+      const fail = url.pathname.match(/^\/__fail\/([^/]+)$/);
+      if (fail) {
+        scenario(fail[1]).failWith = JSON.parse(body.toString()).status;
+        res.writeHead(204);
+        return res.end();
+      }
+      const pages = url.pathname.match(/^\/__pages\/([^/]+)$/);
+      if (pages) {
+        scenario(pages[1]).pages = JSON.parse(body.toString());
+        res.writeHead(204);
+        return res.end();
+      }
       const forward = url.pathname.match(/^\/s\/([^/]+)\/mcp$/);
       if (!forward) {
         res.writeHead(404);
@@ -40,11 +56,27 @@ export function startMcpProxy(port, upstream) {
       }
       const s = scenario(forward[1]);
       const session = req.headers["mcp-session-id"];
+      let parsed = null;
       if (req.method === "POST") {
-        const parsed = JSON.parse(body.toString() || "null");
+        parsed = JSON.parse(body.toString() || "null");
         for (const message of Array.isArray(parsed) ? parsed : [parsed]) s.messages.push({ method: message?.method ?? "(response)", session: session ?? null });
       } else {
         s.messages.push({ method: `${req.method} stream`, session: session ?? null });
+      }
+      if (s.failWith) {
+        res.writeHead(s.failWith, { "Content-Type": "text/plain" });
+        return res.end("scripted failure");
+      }
+      if (s.pages && parsed?.method === "tools/list") {
+        const page = Number(parsed.params?.cursor ?? 0);
+        const description = "x".repeat(s.pages.description_bytes);
+        const tools = Array.from({ length: s.pages.tools_per_page }, (_, i) => ({
+          name: `tool_${page}_${i}`,
+          description,
+          inputSchema: { type: "object" },
+        }));
+        res.writeHead(200, { "Content-Type": "application/json" });
+        return res.end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, result: { tools, nextCursor: String(page + 1) } }));
       }
       const headers = {};
       for (const name of ["content-type", "accept", "mcp-session-id", "mcp-protocol-version", "last-event-id", "authorization"]) {

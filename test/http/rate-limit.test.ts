@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { consumeRateLimits, consumeReturnable, exhaustedOf } from "../../src/http/rate-limit";
 import { call, expectProblem, newApiKey, newUser } from "../helpers/api";
 
 describe("rate limits", () => {
@@ -70,5 +71,39 @@ describe("rate limits", () => {
       401,
       "invalid_credentials",
     );
+  });
+
+  it("takes back a hit given back within its window, from the object or this isolate's allowance, never letting more than the limit through", async () => {
+    // The object runs in this isolate: a frozen clock keeps the test inside one window.
+    const start = (Math.floor(Date.now() / 60_000) + 1) * 60_000 + 1_000;
+    vi.useFakeTimers({ toFake: ["Date"], now: start });
+    try {
+      const subject = `test:${crypto.randomUUID()}`;
+      const counters = [{ name: "things", limit: 100 }];
+      const allowedOf = async (n: number) => {
+        let allowed = 0;
+        for (let i = 0; i < n; i++) if (!exhaustedOf(await consumeRateLimits(env.RATE_LIMITER, subject, counters))) allowed++;
+        return allowed;
+      };
+      // Leases grow to 5 hits here, so these come partly from the object and partly from this isolate.
+      const hits = [];
+      for (let i = 0; i < 100; i++) hits.push(await consumeReturnable(env.RATE_LIMITER, subject, counters));
+      expect(hits.filter((hit) => exhaustedOf(hit.results))).toEqual([]);
+      const refused = await consumeReturnable(env.RATE_LIMITER, subject, counters);
+      expect(exhaustedOf(refused.results)).toBeDefined();
+      // A refused hit took nothing, so it gives nothing back; giving one back twice counts once.
+      await refused.giveBack();
+      for (const hit of hits.slice(0, 10)) await hit.giveBack();
+      await hits[0]!.giveBack();
+      expect(await allowedOf(20)).toBe(10);
+
+      // A hit of an earlier window is not given back into the next one.
+      vi.setSystemTime(start + 60_000);
+      expect(await allowedOf(100)).toBe(100);
+      for (const hit of hits.slice(10, 20)) await hit.giveBack();
+      expect(await allowedOf(5)).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -10,7 +10,7 @@ import { listProviders } from "../../llm/providers";
 import { conversationHref } from "./conversations-kit";
 import { ConversationsListPage } from "./conversations-list";
 import { ConversationPage, type ConversationPageProps } from "./conversations-page";
-import { type SignedIn, formGuard, largeFormGuard, overUserLimit, page, renderError, signedInContext, signedInForm, signedInPage, str } from "../kit";
+import { type SignedIn, formGuard, largeFormGuard, page, renderError, signedInContext, signedInForm, signedInPage, str } from "../kit";
 // Conversation ids are positive whole numbers; anything else names no conversation.
 import { type RefusalStatus, positiveIdOf as idOf, messageOf, renderNotFound, statusOf } from "../common";
 
@@ -86,11 +86,10 @@ export const conversationsPages = new Hono<AppEnv>()
     }
   })
   .get("/app/conversations/:id/events", async (c) => {
-    // Read by the page's EventSource: plain answers, no pages.
+    // Read by the page's EventSource: plain answers, no pages (over the person's limits,
+    // signedInContext has the 429 page sent; over the conversation's streams, 429 rate_limited).
     const signedIn = await signedInContext(c);
     if (!signedIn) return c.text("Sign in first.", 401);
-    const limited = await overUserLimit(c, signedIn);
-    if (limited) return limited;
     const id = idOf(c.req.param("id"));
     if (!id) return c.text("No such conversation.", 404);
     try {

@@ -1,10 +1,9 @@
-import type { Template } from "../../db/schema";
+import type { TemplateSummary } from "../../templates/service";
 import { Fact } from "../common";
 
 /** One template as a card: what it does, where it belongs, and a button that copies it into a workflow. */
-export function TemplateCard(props: { template: Template; csrf: string }) {
+export function TemplateCard(props: { template: TemplateSummary; csrf: string }) {
   const { template } = props;
-  const steps = Array.isArray(template.steps) ? template.steps.length : 0;
   return (
     <article class={template.featured ? "card template featured" : "card template"} aria-labelledby={`template-${template.id}`}>
       <h3 id={`template-${template.id}`}>
@@ -15,7 +14,7 @@ export function TemplateCard(props: { template: Template; csrf: string }) {
       <dl class="facts">
         <Fact term="Category">{template.category}</Fact>
         <Fact term="Difficulty">{template.difficulty}</Fact>
-        <Fact term="Steps">{steps}</Fact>
+        <Fact term="Steps">{template.stepCount}</Fact>
         <Fact term="Uses">{template.useCount}</Fact>
         <Fact term="Needs">{template.requiredConnections.length ? template.requiredConnections.join(", ") : "no connection"}</Fact>
       </dl>

@@ -5,7 +5,6 @@ import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
 import { listTemplates } from "../../templates/service";
 import { useTemplate } from "../../templates/use-template";
-import type { Template } from "../../db/schema";
 import { type RefusalStatus, messageOf, statusOf } from "../common";
 import { type SignedIn, formGuard, page, renderError, signedInContext, signedInForm, str } from "../kit";
 import { type TemplateFilterValues, TemplatesPage } from "./templates";
@@ -45,10 +44,16 @@ export const templatesPages = new Hono<AppEnv>()
   });
 
 async function renderTemplates(c: Context<AppEnv>, signedIn: SignedIn, filters: TemplateFilterValues, error?: string, status: 200 | RefusalStatus = 200) {
-  // One read of the marketplace: the category menu offers every category, the cards the matching templates.
-  const all = await listTemplates(signedIn.ctx.db, {});
+  // The category menu offers the categories of the whole list; the cards are read with the filters
+  // (as the API reads them), so a match is found wherever it would rank.
+  const filtered = Boolean(filters.search || filters.category);
+  const viewer = signedIn.ctx.user.id;
+  const [all, matching] = await Promise.all([
+    listTemplates(signedIn.ctx.db, {}, viewer),
+    filtered ? listTemplates(signedIn.ctx.db, { search: filters.search, category: filters.category }, viewer) : undefined,
+  ]);
   const categories = [...new Set(all.map((t) => t.category))].sort((a, b) => a.localeCompare(b));
-  const templates = all.filter((t) => matches(t, filters));
+  const templates = (matching ?? all).filter((t) => !filters.featuredOnly || t.featured);
   return page(
     c,
     <TemplatesPage
@@ -61,12 +66,4 @@ async function renderTemplates(c: Context<AppEnv>, signedIn: SignedIn, filters: 
     />,
     status,
   );
-}
-
-/** The same filters as the service's (`listTemplates`), applied to the list already read. */
-function matches(template: Template, filters: TemplateFilterValues): boolean {
-  const search = filters.search.toLowerCase();
-  if (filters.category && template.category !== filters.category) return false;
-  if (filters.featuredOnly && !template.featured) return false;
-  return !search || [template.name, template.description, ...template.tags].some((text) => text.toLowerCase().includes(search));
 }

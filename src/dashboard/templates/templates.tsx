@@ -1,4 +1,4 @@
-import type { Template } from "../../db/schema";
+import type { TemplateSummary } from "../../templates/service";
 import { ErrorNote, Page } from "../layout";
 import { TEMPLATE_STYLE, TemplateCard } from "./template-card";
 
@@ -15,7 +15,7 @@ export interface TemplateFilterValues {
 export function TemplatesPage(props: {
   email: string;
   csrf: string;
-  templates: Template[];
+  templates: TemplateSummary[];
   categories: string[];
   filters: TemplateFilterValues;
   error?: string;

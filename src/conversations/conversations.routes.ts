@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { PageQuery, decodeCursor, pageOf, paginate } from "../http/pagination";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
+import { LIVE_STREAM_MS, MAX_LIVE_STREAMS } from "./conversation-object";
+import { DEFAULT_MESSAGE_PAGE } from "./messages";
 import { ConversationSchema, Content, ExplainBody, IdParam, MessageSchema, Provider, ToolCallBody } from "./schemas";
 import { createConversation, deleteConversation, listConversations, presentConversation, renameConversation } from "./service";
 import { SNAPSHOT_MESSAGES, checkToolCall, conversationDetail, conversationEvents, conversationMessages, explainMessage, sendMessage } from "./turns";
@@ -27,6 +29,7 @@ const create = authedRoute("data:write", {
       description: "Created",
       content: { "application/json": { schema: z.object({ success: z.literal(true), id: z.number().int(), conversation: ConversationSchema }) } },
     },
+    409: { description: "You hold as many conversations as an account may (MAX_CONVERSATIONS_PER_USER): `quota_exceeded`; delete one first." },
   },
 });
 
@@ -88,7 +91,7 @@ const messages = authedRoute("data:read", {
   path: "/conversations/{conversation_id}/messages",
   tags: ["Conversations"],
   summary: "List messages",
-  description: "Every message, chronological, all roles. `after_id` and `limit` page through long histories.",
+  description: `Chronological, all roles, one page at a time: \`limit\` messages (default ${DEFAULT_MESSAGE_PAGE}, at most 1000) after the message \`after_id\` (default: from the first). To read a whole history, pass the last id you received as \`after_id\` until a page comes back shorter than \`limit\`; the latest ${SNAPSHOT_MESSAGES} messages are also in \`GET /conversations/{conversation_id}\`.`,
   request: {
     params: IdParam,
     query: z.object({
@@ -104,7 +107,7 @@ const messages = authedRoute("data:read", {
         .min(1)
         .max(1000)
         .optional()
-        .openapi({ param: { name: "limit", in: "query" } }),
+        .openapi({ param: { name: "limit", in: "query" }, description: `Messages in the page (default ${DEFAULT_MESSAGE_PAGE}).` }),
     }),
   },
   responses: { 200: { description: "Messages", content: { "application/json": { schema: z.array(MessageSchema) } } }, ...notFoundError },
@@ -115,10 +118,13 @@ const stream = authedRoute("data:read", {
   path: "/conversations/{conversation_id}/stream",
   tags: ["Conversations"],
   summary: "Live updates (SSE)",
-  description:
-    "Server-Sent Events for every client of the conversation: `ready`, `status` ({status}), `message` (each stored message), `tool_started` and `tool_progress` ({tool_call_id, name, progress}).",
+  description: `Server-Sent Events for every client of the conversation: \`ready\`, \`status\` ({status}), \`message\` (each stored message), \`tool_started\` and \`tool_progress\` ({tool_call_id, name, progress}). The stream ends after ${LIVE_STREAM_MS / 60_000} minutes, because the credential is checked only when it opens: reconnect to go on (EventSource does so by itself), reading what was missed with \`GET /conversations/{conversation_id}/messages?after_id=\`. A conversation serves at most ${MAX_LIVE_STREAMS} streams at once: one more is refused with 429 \`rate_limited\` and Retry-After (the seconds until the first open stream ends).`,
   request: { params: IdParam },
-  responses: { 200: { description: "Server-Sent Events", content: { "text/event-stream": { schema: z.string() } } }, ...notFoundError },
+  responses: {
+    200: { description: "Server-Sent Events", content: { "text/event-stream": { schema: z.string() } } },
+    429: { description: `${MAX_LIVE_STREAMS} streams of this conversation are open already: \`rate_limited\`, with Retry-After.` },
+    ...notFoundError,
+  },
 });
 
 const validateToolCall = authedRoute("data:read", {
