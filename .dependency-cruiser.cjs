@@ -2,11 +2,20 @@
  * The house reads top-down (CONTRIBUTING.md, "Where things live"): entry → app → feature routes →
  * services → kernel. `npm run layers` checks it on every `npm run check`.
  */
-const FEATURES = "^src/(agents|auth|connections|conversations|docs|llm|me|dashboard|scheduled|templates|tools|workflows)/";
+const FEATURES = "^src/(agents|auth|connections|conversations|dashboard|docs|executions|llm|mcp-server|me|scheduled|templates|tools|workflows)/";
 const KERNEL = "^src/(core|db|http|lib|net)/";
 
 module.exports = {
   forbidden: [
+    {
+      name: "no-circular",
+      comment:
+        "No file imports itself through others: a circle makes load order matter (a constant read before it is defined) and " +
+        "means the files are one unit. Type-only imports are erased at build time and do not count.",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
+    },
     {
       name: "no-cycles-between-folders",
       comment: "Feature folders and kernels may not import each other in a circle.",

@@ -1,21 +1,10 @@
-import net from "node:net";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { freePort } from "./scripts/free-port.mjs";
 
 // Two projects: the suite that runs inside the Workers runtime (workerd, real D1, Durable
 // Objects, Queues), and end-to-end tests that start `wrangler dev` and drive a real browser.
-/** A free loopback port, for the servers test/global-setup.ts starts. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));

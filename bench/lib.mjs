@@ -1,11 +1,13 @@
 // Helpers shared by the benchmarks: ports, percentiles, and a hub started for measuring.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startHub } from "../scripts/start.mjs";
+import { freePort } from "../scripts/free-port.mjs";
+
+export { freePort };
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -39,15 +41,6 @@ export async function startEverything() {
   }
   return { url, stop: () => child.kill("SIGTERM") };
 }
-
-export const freePort = () =>
-  new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 
 export const percentile = (xs, p) => {
   const sorted = [...xs].sort((a, b) => a - b);

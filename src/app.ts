@@ -2,35 +2,35 @@ import { cors } from "hono/cors";
 import { accountRoutes, publicAccountRoutes } from "./auth/accounts.routes";
 import { apiKeyRoutes } from "./auth/api-keys.routes";
 import { authenticate } from "./auth/authenticate";
-import { authorizePage } from "./auth/authorize/routes";
+import { authorizePage } from "./auth/authorize/authorize.routes";
 import { oauthMetadata } from "./auth/metadata";
 import { oauthAppRoutes } from "./auth/oauth-apps.routes";
 import { authorizationRoutes } from "./auth/authorizations.routes";
 import { tokenEndpoint } from "./auth/token-endpoint";
 import { clientRegistration, describeClientRegistration } from "./auth/client-registration.routes";
 import { describeTokenEndpoint } from "./auth/token-endpoint.openapi";
-import { createDocsPage } from "./docs/routes";
+import { createDocsPage } from "./docs/docs.routes";
 import { HubError } from "./core/errors";
 import { initRequest, limitBody, limitNesting, requireJsonBody } from "./http/middleware";
 import { registerOpenApi } from "./http/openapi-document";
 import { problemResponse, toHubError } from "./http/problem";
 import { perCredentialLimit } from "./http/rate-limit";
 import { createRouter } from "./http/router";
-import { meRoutes } from "./me/routes";
-import { connectionRoutes } from "./connections/routes";
-import { toolRoutes } from "./tools/routes";
-import { conversationRoutes } from "./conversations/routes";
-import { chatRoutes } from "./conversations/chat-routes";
-import { workflowRoutes } from "./workflows/routes";
-import { versionRoutes } from "./workflows/version-routes";
-import { builderRoutes } from "./workflows/builder-routes";
-import { executionRoutes } from "./workflows/execution-routes";
-import { rerunRoutes } from "./workflows/rerun-routes";
-import { agentRoutes } from "./agents/routes";
+import { meRoutes } from "./me/me.routes";
+import { connectionRoutes } from "./connections/connections.routes";
+import { toolRoutes } from "./tools/tools.routes";
+import { conversationRoutes } from "./conversations/conversations.routes";
+import { chatRoutes } from "./conversations/chat.routes";
+import { workflowRoutes } from "./workflows/workflows.routes";
+import { versionRoutes } from "./workflows/versions.routes";
+import { builderRoutes } from "./workflows/builder.routes";
+import { executionRoutes } from "./executions/executions.routes";
+import { rerunRoutes } from "./executions/reruns.routes";
+import { agentRoutes } from "./agents/agents.routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
-import { templateRoutes } from "./templates/routes";
+import { templateRoutes } from "./templates/templates.routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
-import { dashboardPages } from "./dashboard/account/routes";
+import { dashboardPages } from "./dashboard/account/account.routes";
 import { appsPages } from "./dashboard/account/apps.routes";
 import { connectionsPages } from "./dashboard/connections/connections.routes";
 import { toolsPages } from "./dashboard/tools/tools.routes";
@@ -39,7 +39,8 @@ import { workflowsPages } from "./dashboard/workflows/workflows.routes";
 import { agentsPages } from "./dashboard/agents/agents.routes";
 import { templatesPages } from "./dashboard/templates/templates.routes";
 import { auditPages } from "./dashboard/audit/audit.routes";
-import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/routes";
+import { PageRefused } from "./dashboard/kit";
+import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/mcp.routes";
 
 /**
  * Builds the whole application. Order matters: public /v1 routes (token, register, login, the
@@ -50,7 +51,8 @@ export function createApp() {
   const app = createRouter();
 
   app.use("*", initRequest);
-  app.onError((error, c) => problemResponse(c, toHubError(error, c.get("requestId"))));
+  // A dashboard page refused for the person's limits is answered with its own page.
+  app.onError((error, c) => (error instanceof PageRefused ? error.response : problemResponse(c, toHubError(error, c.get("requestId")))));
   app.notFound((c) => problemResponse(c, new HubError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)));
 
   // Liveness for load balancers and uptime checks: no credential, no storage.

@@ -4,11 +4,11 @@ import { runtimeFor } from "./core/context";
 import type { WorkflowRunMessage } from "./core/messages";
 import { removeExpiredCredentials } from "./scheduled/housekeeping";
 import { removeUnusedClients } from "./auth/client-registration";
-import { forgetOldExecutionKeys, resumeStaleExecutions } from "./workflows/executions";
-import { resumeDueNotifications } from "./workflows/notifications";
+import { forgetOldExecutionKeys, resumeStaleExecutions } from "./executions/sweep";
+import { resumeDueNotifications } from "./executions/notifications";
 import { forgetOldDeliveries } from "./agents/webhook-delivery";
 import { sweepOverdueAgents } from "./agents/firing";
-import { consumeWorkflowRuns } from "./workflows/queue-consumer";
+import { consumeWorkflowRuns } from "./executions/consumer";
 
 export { ConversationObject } from "./conversations/conversation-object";
 export { AutomationAgent } from "./agents/automation-agent";

@@ -5,12 +5,11 @@ import { parseCronExpression } from "cron-schedule";
 import { NEVER_FIRES_MESSAGE, firstCronInstant, isTimeZone } from "./cron-time";
 import { preferredWait } from "../http/prefer";
 import { REPLAYED_HEADER, readIdempotencyKey } from "../http/idempotency";
-import { presentExecution } from "../workflows/executions";
-import { MAX_WAIT_SECONDS } from "../workflows/run-now";
+import { presentExecution } from "../executions/present";
+import { MAX_WAIT_SECONDS } from "../executions/run-now";
 import { ExecutionSchema, PreferHeader } from "../workflows/schemas";
 import { deployAgent, listAgents, presentAgent, presentOwnedAgent, removeAgent, runAgentNow, scheduleAgent, setAgentStatus } from "./service";
-
-const JsonObject = z.record(z.string(), z.unknown());
+import { JsonObject } from "../http/schemas";
 
 export const AgentSchema = z
   .object({

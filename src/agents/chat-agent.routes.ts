@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { authedRoute, createRouter } from "../http/router";
 import { Name, WorkflowSchema } from "../workflows/schemas";
 import { presentWorkflow } from "../workflows/service";
-import { AgentSchema } from "./routes";
+import { AgentSchema } from "./agents.routes";
 import { createChatAgent } from "./chat-agent";
 import { presentAgent } from "./service";
 

@@ -2,7 +2,7 @@ import { nextCronInstant } from "./cron-time";
 import { and, eq, isNotNull, lt } from "drizzle-orm";
 import type { Runtime } from "../core/context";
 import { agentFires, agents, type Agent } from "../db/schema";
-import { startExecution } from "../workflows/executions";
+import { startExecution } from "../executions/start-and-run";
 import { getOwnedWorkflow } from "../workflows/service";
 import { HubError } from "../core/errors";
 import { agentContext, agentStoppedReason, recordAgentRefusal } from "./service";

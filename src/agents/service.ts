@@ -4,7 +4,7 @@ import { delegatedContext, type Runtime } from "../core/context";
 import type { Db } from "../db/client";
 import { agents, workflows, type Agent } from "../db/schema";
 import { HubError, notFound, validationFailed } from "../core/errors";
-import { type RunOptions, startAndRun } from "../workflows/executions";
+import { type RunOptions, startAndRun } from "../executions/start-and-run";
 import type { ScheduleConfig } from "./automation-agent";
 import { applySchedule } from "./schedules";
 import { NEVER_FIRES_MESSAGE, firstCronInstant } from "./cron-time";

@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import { agents, webhookDeliveries, type Execution } from "../db/schema";
 import { constantTimeEqual, hashSecret } from "../lib/crypto";
 import { hmacHex } from "../connections/platforms/webhook";
-import { startExecution } from "../workflows/executions";
+import { startExecution } from "../executions/start-and-run";
 import { getOwnedWorkflow } from "../workflows/service";
 import { agentContext, agentStoppedReason, recordAgentRefusal } from "./service";
 

@@ -109,7 +109,7 @@ const test = authedRoute("connections:write", {
   tags: ["Connections"],
   summary: "Test a connection config before saving",
   description:
-    "For `mcp`, connects to the server and lists its tools; for other platforms, makes the platform's cheapest authenticated call. Nothing is stored.",
+    "For `mcp`, connects to the server and lists its tools; for other platforms, makes the platform's cheapest authenticated call. Nothing is stored. A test that reaches outside costs one tool call (429 when they are used up).",
   request: { body: { required: true, content: { "application/json": { schema: ConnectionBody.omit({ name: true }) } } } },
   responses: { 200: { description: "The outcome of the test", content: { "application/json": { schema: TestResultSchema } } } },
 });

@@ -2,8 +2,8 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Runtime, ServiceContext } from "../core/context";
 import { executionSteps, executions, type Execution } from "../db/schema";
 import { base64url, sha256 } from "../lib/crypto";
-import { insertExecution } from "./executions";
-import { enqueueExecution } from "./queue-consumer";
+import { insertExecution } from "./start";
+import { enqueueExecution } from "./queue";
 
 /**
  * The id of the child run a `workflow` step starts: derived from the parent and the step's key,

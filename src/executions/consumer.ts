@@ -1,6 +1,7 @@
 import type { Runtime } from "../core/context";
-import { MAX_QUEUE_DELAY_SECONDS, driveExecution } from "./runner";
-import type { ExecutionMessage, WorkflowRunMessage } from "../core/messages";
+import { driveExecution } from "./drive";
+import { enqueueExecution } from "./queue";
+import type { WorkflowRunMessage } from "../core/messages";
 import { loggableError } from "../lib/safe-log";
 import { handleNotificationMessage } from "./notifications";
 
@@ -34,9 +35,4 @@ async function handle(message: Message<WorkflowRunMessage>, runtime: Runtime): P
     console.error(JSON.stringify({ level: "error", message: "execution drive failed", execution_id: body.execution_id, error: loggableError(error) }));
     message.retry({ delaySeconds: Math.min(300, 2 ** Math.min(message.attempts, 8)) });
   }
-}
-
-export async function enqueueExecution(queue: Queue<WorkflowRunMessage>, executionId: string, delaySeconds = 0): Promise<void> {
-  const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(0, Math.ceil(delaySeconds)));
-  await queue.send({ kind: "execution", execution_id: executionId } satisfies ExecutionMessage, delay ? { delaySeconds: delay } : undefined);
 }

@@ -3,8 +3,8 @@ import type { ServiceContext } from "../core/context";
 import { type Execution, executionSteps, executions } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
 import { resumeNow } from "./run-now";
-import { findStep, innerSteps, type Step } from "./steps";
-import { describeBytes, utf8Length } from "./stored-bytes";
+import { findStep, innerSteps, type Step } from "../workflows/steps";
+import { describeBytes, utf8Length } from "../lib/bytes";
 
 /**
  * Delivers an event to a run parked at a `wait_for_event` step (a human approval, say): the step

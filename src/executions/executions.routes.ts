@@ -1,14 +1,17 @@
 import { z } from "@hono/zod-openapi";
 import { authedRoute, commonErrors, conflictError, createRouter, notFoundError } from "../http/router";
 import { PageQuery, pageOf, paginate } from "../http/pagination";
-import { cancelExecution, childExecutions, getOwnedExecution, listWorkflowExecutions, presentExecution, runWorkflow } from "./executions";
-import { ChildExecutionSchema, ExecutionSchema, JsonObject, NotificationSchema, PreferHeader, WorkflowId } from "./schemas";
+import { cancelExecution } from "./cancel";
+import { childExecutions, getOwnedExecution, listWorkflowExecutions, presentExecution } from "./present";
+import { runWorkflow } from "./start-and-run";
+import { ChildExecutionSchema, ExecutionSchema, NotificationSchema, PreferHeader, WorkflowId } from "../workflows/schemas";
+import { JsonObject } from "../http/schemas";
 import { preferredWait } from "../http/prefer";
 import { REPLAYED_HEADER, readIdempotencyKey } from "../http/idempotency";
 import { MAX_WAIT_SECONDS } from "./run-now";
 import { deliverEvent } from "./events";
 import { presentNotifications } from "./notifications";
-import { EventName } from "./steps";
+import { EventName } from "../workflows/steps";
 
 /** An event's payload becomes a step result, so it is held to a step result's size. */
 const MAX_EVENT_PAYLOAD_CHARS = 256 * 1024;

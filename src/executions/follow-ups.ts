@@ -4,10 +4,11 @@ import type { ServiceContext } from "../core/context";
 import { executions, workflows, type Execution } from "../db/schema";
 import { randomToken } from "../lib/crypto";
 import { loggableError } from "../lib/safe-log";
-import { descendantCounted, descendantsExceeded, descendantsOf, insertFromWorkflow, treeHasRoom } from "./executions";
+import { descendantCounted, descendantsExceeded, descendantsOf, treeHasRoom } from "./descendants";
+import { insertFromWorkflow } from "./start";
 import { enqueueNotification, notificationInsert } from "./notifications";
-import { enqueueExecution } from "./queue-consumer";
-import { MAX_WORKFLOW_DEPTH, NOTIFY_EVENTS, type WorkflowSettings } from "./steps";
+import { enqueueExecution } from "./queue";
+import { MAX_WORKFLOW_DEPTH, NOTIFY_EVENTS, type WorkflowSettings } from "../workflows/steps";
 
 export type FinalState = { status: "succeeded" } | { status: "failed"; errorMessage: string; failedStepId: string | null };
 

@@ -6,11 +6,12 @@ import { hmacHex } from "../connections/platforms/webhook";
 import { randomToken } from "../lib/crypto";
 import { insertSelectList } from "../db/insert-select";
 import { loggableError } from "../lib/safe-log";
+import { WINDOW_SECONDS, consumeRateLimits, exhaustedOf } from "../http/rate-limit";
 import { addressPolicyFor } from "../net/address-policy";
 import { OutboundRefused, safeFetch } from "../net/safe-fetch";
 import type { NotificationMessage, WorkflowRunMessage } from "../core/messages";
-import { presentExecution } from "./executions";
-import { notifySecretContext } from "./service";
+import { presentExecution } from "./present";
+import { notifySecretContext } from "../workflows/service";
 
 /** Attempts before a notification is given up (10 s, 30 s, 90 s, 270 s, 810 s apart). */
 export const MAX_NOTIFY_ATTEMPTS = 6;
@@ -18,6 +19,8 @@ const FIRST_RETRY_SECONDS = 10;
 /** How long a sender holds a notification; one that died is retried after this. */
 const CLAIM_MS = 30_000;
 const TIMEOUT_MS = 10_000;
+/** The longest a queue message can be delayed; a notification due later is queued again by the sweep. */
+const MAX_DELAY_SECONDS = 12 * 60 * 60;
 
 /**
  * The notification of a finished run, written in the batch that ends the run (guarded like its
@@ -66,6 +69,13 @@ export async function deliverNotification(runtime: Runtime, id: string): Promise
     .innerJoin(workflows, eq(workflows.id, executions.workflowId))
     .where(eq(executions.id, claimed.executionId))
     .get();
+
+  // Every attempt to send counts against its owner's limit, so one request that sets off many
+  // runs (workflow steps, for_each) cannot make the hub send POSTs without end.
+  if (row?.secret) {
+    const dueIn = await notifyLimitWait(runtime, row.execution.userId);
+    if (dueIn !== undefined) return postpone(runtime, claimed, claimedUntil, now, dueIn);
+  }
 
   let statusCode: number | null = null;
   let error: string | null = null;
@@ -125,6 +135,40 @@ export async function deliverNotification(runtime: Runtime, id: string): Promise
     })
     .where(and(eq(executionNotifications.id, id), eq(executionNotifications.status, "sending"), eq(executionNotifications.nextAttemptAt, claimedUntil)));
   if (error !== null && !giveUp) await enqueueNotification(runtime.bindings.WORKFLOW_RUNS, id, retryIn);
+}
+
+/**
+ * Seconds until the owner's notification limit has room for this one, or undefined when it has
+ * room now (the hit is then spent). Those over the limit queue up: each takes a place in line
+ * for the window, and the place says which later window it is due in, so a backlog is sent a
+ * limit's worth per minute instead of all of it being tried again every minute.
+ */
+async function notifyLimitWait(runtime: Runtime, userId: number): Promise<number | undefined> {
+  const { RATE_LIMITER } = runtime.bindings;
+  const limit = runtime.config.limits.notificationsPerMinute;
+  const subject = `user:${userId}`;
+  const results = await consumeRateLimits(RATE_LIMITER, subject, [{ name: "notify", limit }]);
+  const refused = exhaustedOf(results);
+  if (!refused) return undefined;
+  // Straight to the object (not leased): places must be exact to spread the line evenly.
+  const [line] = await RATE_LIMITER.get(RATE_LIMITER.idFromName(subject)).hit([{ name: "notify_waiting", limit: Number.MAX_SAFE_INTEGER }], WINDOW_SECONDS);
+  const place = line ? line.limit - line.remaining - 1 : 0;
+  return Math.min(MAX_DELAY_SECONDS, refused.resetSeconds + Math.floor(place / limit) * WINDOW_SECONDS);
+}
+
+/**
+ * Over the limit: the claim is undone, attempt included (the receiver was never asked, so its
+ * retries are not spent), and the notification falls due when the limit has room. The row says
+ * when (the sweep finds it should the message be lost); a queue retry would instead spend the
+ * message's own retries and drop it in the end.
+ */
+async function postpone(runtime: Runtime, claimed: { id: string }, claimedUntil: Date, now: number, dueIn: number): Promise<void> {
+  const updated = await runtime.db
+    .update(executionNotifications)
+    .set({ status: "pending", attempts: sql`${executionNotifications.attempts} - 1`, nextAttemptAt: new Date(now + dueIn * 1000) })
+    .where(and(eq(executionNotifications.id, claimed.id), eq(executionNotifications.status, "sending"), eq(executionNotifications.nextAttemptAt, claimedUntil)))
+    .returning({ id: executionNotifications.id });
+  if (updated.length) await enqueueNotification(runtime.bindings.WORKFLOW_RUNS, claimed.id, dueIn);
 }
 
 /** Handles a `notification` message; a failure is logged and left to the sweep (the row says when it is due). */

@@ -3,8 +3,8 @@ import { alias } from "drizzle-orm/sqlite-core";
 import type { ServiceContext } from "../core/context";
 import { executions, type Execution } from "../db/schema";
 import { HubError } from "../core/errors";
-import { startExecution } from "./executions";
-import { getOwnedWorkflow } from "./service";
+import { startExecution } from "./start-and-run";
+import { getOwnedWorkflow } from "../workflows/service";
 
 export const MAX_REPLAY = 100;
 

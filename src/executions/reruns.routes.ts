@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { authedRoute, conflictError, createRouter, notFoundError } from "../http/router";
 import { retryExecution } from "./retry";
 import { MAX_REPLAY, replayExecutions } from "./replay";
-import { WorkflowId } from "./schemas";
+import { WorkflowId } from "../workflows/schemas";
 
 const Started = z.object({ execution_id: z.string(), status: z.literal("queued") });
 

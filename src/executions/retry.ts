@@ -3,9 +3,10 @@ import type { ServiceContext } from "../core/context";
 import { executionSteps, executions, type Execution } from "../db/schema";
 import { HubError } from "../core/errors";
 import { randomToken } from "../lib/crypto";
-import { assertRunnable, getOwnedExecution, quotaExceeded, removeIfOverQuota } from "./executions";
+import { assertRunnable, quotaExceeded, removeIfOverQuota } from "./start";
+import { getOwnedExecution } from "./present";
 import { resumeNow } from "./run-now";
-import { getOwnedWorkflow } from "./service";
+import { getOwnedWorkflow } from "../workflows/service";
 
 /** Step states a retry takes over as they are: done, never run again. */
 const REUSED = ["succeeded", "skipped"] as const;

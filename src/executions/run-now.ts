@@ -2,63 +2,15 @@ import { eq } from "drizzle-orm";
 import type { Runtime } from "../core/context";
 import { executions, type Execution } from "../db/schema";
 import { loggableError } from "../lib/safe-log";
-import { enqueueExecution } from "./queue-consumer";
-import { type DriveOutcome, type EndedRun, LEASE_MS, driveExecution, driveNewExecution } from "./runner";
-import type { DeferredStart } from "./start-deferral";
+import type { DeferredStart } from "./deferred-start";
+import { driveExecution, runNow } from "./drive";
+import { isFinished } from "./lease";
+import type { DriveOutcome, EndedRun } from "./outcome";
+import { enqueueExecution } from "./queue";
 
 /** The longest `Prefer: wait` honoured (DESIGN.md §4). */
 export const MAX_WAIT_SECONDS = 60;
 const POLL_MS = 100;
-/**
- * The backstop message of a run started inline arrives once the lease taken at insert would have
- * run out: the run has ended (the message finds it finished and does nothing), its runner died
- * (the message takes over from the checkpoints), or it is still running (the message comes back
- * when the renewed lease would run out).
- */
-// A function, not a constant: runner.ts and this module import each other, and where this module
-// is evaluated first (the test runner's loader) LEASE_MS is not there yet.
-const backstopDelaySeconds = () => Math.ceil(LEASE_MS / 1000) + 1;
-
-export const isFinished = (status: Execution["status"]) => status === "succeeded" || status === "failed" || status === "cancelled";
-
-/**
- * A run started inline that has not ended after this long gets its backstop message. Most runs
- * (pure steps, a few quick tool calls) end sooner and send none: the message cost a local run
- * about a quarter of its throughput. A runner that dies earlier leaves its row leased until the
- * lease runs out, and the scheduled sweep (every minute) takes it over from its checkpoints.
- */
-export const BACKSTOP_AFTER_MS = 1_000;
-
-/**
- * Runs a just-started execution in the invocation that accepted it, instead of waiting for the
- * queue to deliver its message. `startAndRun` inserted the row already leased to `token`, so the
- * run starts without reading anything back. A pause (a delay, a retry) goes back to the queue as
- * a delayed message, as it would from the consumer.
- */
-export async function runNow(runtime: Runtime, execution: Execution, token: string, start?: DeferredStart): Promise<DriveOutcome> {
-  let backstop: Promise<void> | undefined;
-  // Sent beside the run, never waited for: without it, the sweep still finds the run once its
-  // lease has run out. A run whose start is not written yet has no row for a message to find.
-  const sendBackstop = () => {
-    if (start && !start.written) return;
-    backstop ??= enqueueExecution(runtime.bindings.WORKFLOW_RUNS, execution.id, backstopDelaySeconds()).catch((error) =>
-      console.error(JSON.stringify({ level: "error", message: "backstop message not sent", execution_id: execution.id, error: loggableError(error) })),
-    );
-    runtime.waitUntil(backstop);
-  };
-  const timer = setTimeout(sendBackstop, BACKSTOP_AFTER_MS);
-  try {
-    const outcome = await driveNewExecution(runtime, execution, token, start);
-    if (!outcome.done) await enqueueExecution(runtime.bindings.WORKFLOW_RUNS, execution.id, outcome.resumeInSeconds);
-    return outcome;
-  } catch (error) {
-    // The run did not end here: its backstop goes now.
-    sendBackstop();
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Carries on an existing run (resumed by an event, or a retry with checkpoints to reuse) in this

@@ -1,12 +1,13 @@
 import type { ServiceContext } from "../core/context";
 import { and, eq } from "drizzle-orm";
 import { workflows, type Execution, type Workflow } from "../db/schema";
-import { copyOfWorkflow, forgetCachedWorkflows } from "./cached";
-import { type RunRequest, type StartedRun, copiedFrom, newRunValues, quotaExceeded, startStatements } from "./executions";
+import { copyOfWorkflow, forgetCachedWorkflows } from "../workflows/cached";
+import { type RunRequest, copiedFrom, newRunValues, quotaExceeded, startStatements } from "./start";
+import type { StartedRun } from "./start-and-run";
 import { runAndWait } from "./run-now";
-import { newLeaseToken } from "./runner";
-import type { WorkflowSettings } from "./steps";
-import { DeferredStart, StartOverQuota, StartRefused } from "./start-deferral";
+import { newLeaseToken } from "./lease";
+import type { WorkflowSettings } from "../workflows/steps";
+import { DeferredStart, StartOverQuota, StartRefused } from "./deferred-start";
 
 /**
  * Runs a workflow for a caller who waits for its end (`Prefer: wait`), with its start written

@@ -1,5 +1,8 @@
 import { z } from "@hono/zod-openapi";
 
+/** Any JSON object (variables, configs, inputs): its shape is the caller's. */
+export const JsonObject = z.record(z.string(), z.unknown());
+
 export const FieldErrorSchema = z
   .object({
     location: z.string().openapi({ example: "body" }),

@@ -5,7 +5,16 @@ import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
 import { WorkflowSchema } from "../workflows/schemas";
 import { presentWorkflow } from "../workflows/service";
-import { getTemplate, listTemplates, presentTemplate, publishWorkflow, rankFeatured, unpublish } from "./service";
+import {
+  PUBLISHED_CONTENT_IN_LIST,
+  PUBLISHED_IN_LIST,
+  featuredTemplates,
+  getTemplate,
+  listTemplatesWithContent,
+  presentTemplate,
+  publishWorkflow,
+  unpublish,
+} from "./service";
 import { useTemplate } from "./use-template";
 
 const Difficulty = z.enum(["beginner", "intermediate", "advanced"]);
@@ -26,7 +35,11 @@ const TemplateSchema = z
     variables: z.record(z.string(), z.object({ default: z.unknown(), description: z.string() })),
     steps: z.array(z.unknown()),
     published_by_user: z.boolean(),
-    source_workflow_id: z.number().int().nullable(),
+    source_workflow_id: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The workflow it was published from: shown to its publisher only, null for everyone else." }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -37,6 +50,8 @@ const ok = <T, S extends 200 | 201 = 200>(c: Context<AppEnv>, data: T, message: 
   c.json({ success: true, data, message }, (status ?? 200) as S);
 
 const Filter = z.string().max(200).nullish();
+/** What every marketplace list holds, so that one read stays bounded however many templates users publish. */
+const WINDOW = `Every built-in template that matches, at most ${PUBLISHED_IN_LIST} published by users (the most used, newest first among equals) and your own published ones, their steps, variables and trigger config together at most ${PUBLISHED_CONTENT_IN_LIST.toLocaleString("en-US")} characters; \`GET /templates/{template_id}\` reads any one.`;
 const listQuery = z.object({ category: Filter, difficulty: Filter, search: Filter, connection: Filter });
 const list = (path: "/templates" | "/templates/") =>
   authedRoute("data:read", {
@@ -44,8 +59,7 @@ const list = (path: "/templates" | "/templates/") =>
     path,
     tags: ["Templates"],
     summary: "List workflow templates",
-    description:
-      "Filters (`category`, `difficulty`, `search` in name, description and tags, `connection` = a required platform id) combine. Featured first, then most used.",
+    description: `Filters (\`category\`, \`difficulty\`, \`search\` in name, description and tags, \`connection\` = a required platform id) combine. Featured first, then most used. ${WINDOW}`,
     request: { query: listQuery },
     responses: { 200: { description: "Templates", content: { "application/json": { schema: envelope(z.array(TemplateSchema)) } } } },
   });
@@ -55,6 +69,7 @@ const categories = authedRoute("data:read", {
   path: "/templates/categories",
   tags: ["Templates"],
   summary: "Templates grouped by category",
+  description: `The templates of the list, grouped. ${WINDOW}`,
   responses: {
     200: {
       description: "Categories",
@@ -70,7 +85,7 @@ const featured = authedRoute("data:read", {
   path: "/templates/featured/list",
   tags: ["Templates"],
   summary: "Most popular templates",
-  description: "Featured templates first, then by use count; at most 10.",
+  description: `Featured templates first, then by use count; at most 10, chosen among the list's templates (built-in ones and at most ${PUBLISHED_IN_LIST} published).`,
   responses: { 200: { description: "Featured", content: { "application/json": { schema: envelope(z.array(TemplateSchema)) } } } },
 });
 
@@ -111,7 +126,7 @@ const publish = authedRoute("data:write", {
   tags: ["Templates"],
   summary: "Publish a workflow as a template",
   description:
-    "Other users see it in the marketplace. The copy keeps the automation, never your credentials: fields whose name says they hold a credential (password, api_key, token, authorization, …) and values that are credentials by their look (bearer tokens, provider keys, JWTs, Slack/Discord/Telegram webhook URLs) become `{{<step>_<field>}}` variables with an empty default, header values become `{{header_<name>}}` variables (Content-Type, Accept and values that are only placeholders stay), every web address loses `user:password@` and credential-named query and fragment parameters (`token`, `key`, `sig`, `code`, `*_key`, …), connection ids are dropped, secret variables keep their name with an empty default, and `trigger_config` keeps only type, cron_expression, timezone, interval_seconds and event. Placeholders are kept as written. A workflow holding values stored truncated, or steps that are not valid (before or after that cleaning), is refused with 422.",
+    "Other users see it in the marketplace. The copy keeps the automation, never your credentials: fields whose name says they hold a credential (password, api_key, token, authorization, …) and values that are credentials by their look (bearer tokens, provider keys, JWTs, Slack/Discord/Telegram webhook URLs) become `{{<step>_<field>}}` variables with an empty default, header values become `{{header_<name>}}` variables (Content-Type, Accept and values that are only placeholders stay), every web address loses `user:password@` and credential-named query and fragment parameters (`token`, `key`, `sig`, `code`, `*_key`, …), connection ids are dropped, secret variables keep their name with an empty default, and `trigger_config` keeps only type, cron_expression, timezone, interval_seconds and event. Placeholders are kept as written. A workflow holding values stored truncated, or steps that are not valid (before or after that cleaning), is refused with 422. Each publication is a new template with a random id and counts against your quota of published templates.",
   request: {
     params: z.object({
       workflow_id: z.coerce
@@ -133,7 +148,13 @@ const publish = authedRoute("data:write", {
       },
     },
   },
-  responses: { 201: { description: "Published", content: { "application/json": { schema: envelope(TemplateSchema) } } }, ...notFoundError },
+  responses: {
+    201: { description: "Published", content: { "application/json": { schema: envelope(TemplateSchema) } } },
+    409: {
+      description: "You have as many published templates as an account may have (MAX_PUBLISHED_TEMPLATES_PER_USER): `quota_exceeded`; unpublish one first.",
+    },
+    ...notFoundError,
+  },
 });
 
 const withdraw = authedRoute("data:write", {
@@ -147,32 +168,34 @@ const withdraw = authedRoute("data:write", {
 
 export const templateRoutes = createRouter()
   .openapi(categories, async (c) => {
-    const all = await listTemplates(c.var.ctx.db, {});
+    const all = await listTemplatesWithContent(c.var.ctx.db, {}, c.var.ctx.user.id);
     const groups = new Map<string, ReturnType<typeof presentTemplate>[]>();
-    for (const t of all) groups.set(t.category, [...(groups.get(t.category) ?? []), presentTemplate(t)]);
+    for (const t of all) groups.set(t.category, [...(groups.get(t.category) ?? []), presentTemplate(t, c.var.ctx.user.id)]);
     const data = [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([category, items]) => ({ category, count: items.length, templates: items }));
     return ok(c, data, `${data.length} categories.`);
   })
   .openapi(featured, async (c) => {
-    const data = rankFeatured(await listTemplates(c.var.ctx.db, {})).map(presentTemplate);
+    const data = (await featuredTemplates(c.var.ctx.db)).map((t) => presentTemplate(t, c.var.ctx.user.id));
     return ok(c, data, `${data.length} featured templates.`);
   })
   .openapi(list("/templates"), async (c) => {
-    const data = (await listTemplates(c.var.ctx.db, c.req.valid("query"))).map(presentTemplate);
+    const data = (await listTemplatesWithContent(c.var.ctx.db, c.req.valid("query"), c.var.ctx.user.id)).map((t) => presentTemplate(t, c.var.ctx.user.id));
     return ok(c, data, `${data.length} templates.`);
   })
   .openapi(list("/templates/"), async (c) => {
-    const data = (await listTemplates(c.var.ctx.db, c.req.valid("query"))).map(presentTemplate);
+    const data = (await listTemplatesWithContent(c.var.ctx.db, c.req.valid("query"), c.var.ctx.user.id)).map((t) => presentTemplate(t, c.var.ctx.user.id));
     return ok(c, data, `${data.length} templates.`);
   })
-  .openapi(get, async (c) => ok(c, presentTemplate(await getTemplate(c.var.ctx.db, c.req.valid("param").template_id)), "Template found.", 200))
+  .openapi(get, async (c) =>
+    ok(c, presentTemplate(await getTemplate(c.var.ctx.db, c.req.valid("param").template_id), c.var.ctx.user.id), "Template found.", 200),
+  )
   .openapi(use, async (c) => {
     const { template, workflow } = await useTemplate(c.var.ctx, c.req.valid("param").template_id);
     return ok(c, presentWorkflow(workflow), `Created workflow ${workflow.id} from template ${template.id}.`, 201);
   })
   .openapi(publish, async (c) => {
     const template = await publishWorkflow(c.var.ctx, c.req.valid("param").workflow_id, c.req.valid("json"));
-    return ok(c, presentTemplate(template), "Published.", 201);
+    return ok(c, presentTemplate(template, c.var.ctx.user.id), "Published.", 201);
   })
   .openapi(withdraw, async (c) => {
     await unpublish(c.var.ctx, c.req.valid("param").template_id);

@@ -52,7 +52,7 @@ const listToolsRoute = authedRoute("data:read", {
     "By default: the tools the caller can run now — built-ins, the tools of their active connections, and the tools of their active MCP connections (loaded from each server and cached).",
     "`include_all=true` adds the tools of the caller's connections that need attention (status error or expired), with `available: false` and the reason.",
     "`all=true` adds the tools of every platform the caller has not connected yet, with `available: false` and what to connect.",
-    "`refresh=true` reloads MCP tool lists from the servers.",
+    "`refresh=true` reloads MCP tool lists from the servers (at most 10 a request, the longest unasked first) and costs one tool call.",
   ].join(" "),
   request: { query: z.object({ include_all: flag, all: flag, refresh: flag }) },
   responses: { 200: { description: "The catalog", content: { "application/json": { schema: z.object({ tools: z.array(ToolInfoSchema) }) } } } },

@@ -7,7 +7,8 @@ import { presentWorkflow } from "./service";
 import { ConditionSchema } from "./steps";
 import { createWorkflowFromDescription } from "./builder";
 import { createWorkflowFromConversation } from "./extractor";
-import { Description, JsonObject, Name, TriggerType, WorkflowSchema } from "./schemas";
+import { Description, Name, TriggerType, WorkflowSchema } from "./schemas";
+import { JsonObject } from "../http/schemas";
 
 const testCondition = authedRoute("data:read", {
   method: "post",
@@ -88,7 +89,7 @@ const extract = authedRoute("data:write", {
   tags: ["Workflows"],
   summary: "Extract a workflow from a conversation",
   description:
-    "The conversation's successful tool calls (or those in `selected_step_ids`, by tool_call_id) become tool steps in order; each of `parameterize_fields` (an argument name, or `<tool_call_id>.<argument>`) becomes a `{{variable}}` whose default is its value in the conversation. With `loop_repeated_calls`, consecutive calls of one tool that differ only in some arguments become one `for_each` step over those values (`{{item.<argument>}}`).",
+    "The successful tool calls in the conversation's last 200 messages (all of them, or those in `selected_step_ids`, by tool_call_id) become tool steps in order; each of `parameterize_fields` (an argument name, or `<tool_call_id>.<argument>`) becomes a `{{variable}}` whose default is its value in the conversation. With `loop_repeated_calls`, consecutive calls of one tool that differ only in some arguments become one `for_each` step over those values (`{{item.<argument>}}`).",
   request: {
     body: {
       required: true,

@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { JsonObject } from "../http/schemas";
 import { IntIdParam, Timestamp } from "../http/schemas";
 
 /** The shapes workflow and execution routes answer with and accept. */
 export const Status = z.enum(["draft", "active", "paused", "archived"]);
-export const JsonObject = z.record(z.string(), z.unknown());
 
 export const WorkflowSchema = z
   .object({

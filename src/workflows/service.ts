@@ -5,7 +5,7 @@ import { type FieldError, HubError, notFound } from "../core/errors";
 import { type Step, type WorkflowSettings, validateSteps } from "./steps";
 import { randomToken } from "../lib/crypto";
 import { firstPageOfSummaries, firstPageOfWorkflows, forgetCachedWorkflows } from "./cached";
-import { describeBytes } from "./stored-bytes";
+import { describeBytes } from "../lib/bytes";
 
 export interface WorkflowInput {
   name: string;

@@ -3,7 +3,8 @@ import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { createWorkflow, deleteWorkflow, getOwnedWorkflow, listWorkflows, presentWorkflow, updateWorkflow } from "./service";
 import { SettingsSchema, StepsSchema } from "./steps";
-import { Description, JsonObject, Name, Status, TriggerType, WorkflowId, WorkflowSchema } from "./schemas";
+import { JsonObject } from "../http/schemas";
+import { Description, Name, Status, TriggerType, WorkflowId, WorkflowSchema } from "./schemas";
 
 const create = authedRoute("data:write", {
   method: "post",

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { newWorkflow, settled } from "../workflows/helpers";
+import { newWorkflow, settled } from "../helpers/runs";
 
 describe("agents", () => {
   it("deploys a workflow as an agent, shows the webhook secret once and keeps it encrypted", async () => {

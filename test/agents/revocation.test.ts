@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newApp, newUser } from "../helpers/api";
-import { execute, newWorkflow, settled } from "../workflows/helpers";
+import { execute, newWorkflow, settled } from "../helpers/runs";
 
 async function hmacHex(secret: string, message: string) {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);

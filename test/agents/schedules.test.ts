@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { AutomationAgent } from "../../src/agents/automation-agent";
 import { agentObject } from "../../src/agents/schedules";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { newWorkflow } from "../workflows/helpers";
+import { newWorkflow } from "../helpers/runs";
 import worker from "../../src/index";
 
 const runsOf = async (agentId: string) =>

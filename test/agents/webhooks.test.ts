@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { newWorkflow, settled } from "../workflows/helpers";
+import { newWorkflow, settled } from "../helpers/runs";
 
 async function hmacHex(secret: string, message: string) {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { nextCronInstant } from "../../src/agents/cron-time";
 import { call, json } from "../helpers/api";
-import { newWorkflow } from "../workflows/helpers";
+import { newWorkflow } from "../helpers/runs";
 import { Browser, newEmail } from "./browser";
 
 /** A signed-in person with an API key (for checks through the REST API) and one workflow. */

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db/client";
 import { removeExpiredCredentials } from "../../src/scheduled/housekeeping";
-import { newWorkflow } from "../workflows/helpers";
+import { newWorkflow } from "../helpers/runs";
 import { Browser, newEmail } from "./browser";
 
 const FLASH = "ahk_new_agent_secret";

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub } from "../../scripts/start.mjs";
-import { freePort } from "./free-port.js";
+import { freePort } from "../../scripts/free-port.mjs";
 
 /**
  * A hub that is not behind Cloudflare (here: `wrangler dev`, as `npm start` runs it) must not let

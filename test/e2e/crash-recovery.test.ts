@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "./free-port.js";
+import { freePort } from "../../scripts/free-port.mjs";
 
 /**
  * The hub as a user runs it (`npm start`, i.e. scripts/start.mjs) is killed with SIGKILL, whole

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { freePort } from "./free-port.js";
+import { freePort } from "../../scripts/free-port.mjs";
 
 /**
  * `npm start` as a service manager or `docker stop` ends it: SIGTERM to npm (which passes it only

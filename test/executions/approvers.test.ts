@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { validateSteps } from "../../src/workflows/steps";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { execute, newWorkflow, reaches, settled } from "./helpers";
+import { execute, newWorkflow, reaches, settled } from "../helpers/runs";
 
 /** An approval between two steps; `approvers` as given. */
 const approval = (approvers?: unknown) => [

@@ -2,9 +2,9 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { BACKSTOP_AFTER_MS } from "../../src/workflows/run-now";
+import { BACKSTOP_AFTER_MS } from "../../src/executions/drive";
 import { newApiKey, newUser } from "../helpers/api";
-import { newWorkflow } from "./helpers";
+import { newWorkflow } from "../helpers/runs";
 
 /**
  * A run started inline is covered by a backstop queue message only once it has run for

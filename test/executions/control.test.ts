@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { execute, newWorkflow, runCron, settled } from "./helpers";
+import { execute, newWorkflow, runCron, settled } from "../helpers/runs";
 
 const stepStatus = (executionId: string, stepId: string) =>
   env.DB.prepare("SELECT status FROM execution_steps WHERE execution_id = ? AND step_id = ?").bind(executionId, stepId).first<{ status: string }>();

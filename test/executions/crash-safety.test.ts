@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { newApiKey, newUser } from "../helpers/api";
-import { execute, killRunnerAndSweep, newWorkflow, settled, stepRunning } from "./helpers";
+import { execute, killRunnerAndSweep, newWorkflow, settled, stepRunning } from "../helpers/runs";
 
 /** Each step calls the fake server once; counting its requests counts the step's runs. */
 const hit = (scenario: string, step: string) => ({

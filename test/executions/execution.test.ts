@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { execute, newWorkflow, settled } from "./helpers";
+import { execute, newWorkflow, settled } from "../helpers/runs";
 
 const leadFlow = [
   { id: "score", type: "set", values: { score: "{{input.score}}", greeting: "Hi {{input.name}}" } },

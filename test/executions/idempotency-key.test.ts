@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { forgetOldExecutionKeys } from "../../src/workflows/executions";
+import { forgetOldExecutionKeys } from "../../src/executions/sweep";
 import { createDb } from "../../src/db/client";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { newWorkflow, settled } from "./helpers";
+import { newWorkflow, settled } from "../helpers/runs";
 
 const execute = (key: string, path: string, idempotencyKey: string | undefined, input: Record<string, unknown> = {}, prefer?: string) =>
   call(path, {

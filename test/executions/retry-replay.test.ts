@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { execute, newWorkflow, reaches, settled } from "./helpers";
+import { execute, newWorkflow, reaches, settled } from "../helpers/runs";
 
 const toolCalls = async (workflowId: number) =>
   (await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_logs WHERE source = ?").bind(`workflow:${workflowId}`).first<{ n: number }>())!.n;

@@ -4,10 +4,11 @@ import { describe, expect, it } from "vitest";
 import { delegatedContext, runtimeFor } from "../../src/core/context";
 import type { HubError } from "../../src/core/errors";
 import worker from "../../src/index";
-import { findChildRun, startChildRun } from "../../src/workflows/child-runs";
-import { driveExecution, newLeaseToken } from "../../src/workflows/runner";
+import { findChildRun, startChildRun } from "../../src/executions/child-runs";
+import { driveExecution } from "../../src/executions/drive";
+import { newLeaseToken } from "../../src/executions/lease";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { newWorkflow, reaches } from "./helpers";
+import { newWorkflow, reaches } from "../helpers/runs";
 
 /**
  * What one run may cost in total (DESIGN.md §5 "Security, third round"): the bytes of step results

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { FAKE, newScenario } from "../conversations/helpers";
-import { execute, newWorkflow, runCron, settled } from "./helpers";
+import { execute, newWorkflow, runCron, settled } from "../helpers/runs";
 
 async function hmacHex(secret: string, message: string) {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);

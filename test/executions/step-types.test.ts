@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { validateSteps } from "../../src/workflows/steps";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { FAKE, modelRequests, newScenario, openai, script } from "../conversations/helpers";
-import { execute, killRunnerAndSweep, newWorkflow, reaches, settled, stepRunning } from "./helpers";
+import { execute, killRunnerAndSweep, newWorkflow, reaches, settled, stepRunning } from "../helpers/runs";
 
 /** A tool step that calls the fake server once; counting its requests counts the step's runs. */
 const hit = (id: string, scenario: string, thing: string) => ({

@@ -2,12 +2,12 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { resumeStaleExecutions } from "../../src/workflows/executions";
+import { resumeStaleExecutions } from "../../src/executions/sweep";
 import { validateSteps } from "../../src/workflows/steps";
 import worker from "../../src/index";
 import { createDb } from "../../src/db/client";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { execute, newWorkflow, reaches, settled } from "./helpers";
+import { execute, newWorkflow, reaches, settled } from "../helpers/runs";
 
 /** An approval before a send: the draft is made, the run waits for "approved", then it sends. */
 const approvalFlow = (timeoutSeconds = 3600, onTimeout?: "fail" | "continue") => [

@@ -2,7 +2,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import worker from "../../src/index";
-import { call, json } from "../helpers/api";
+import { call, json } from "./api";
 
 export async function newWorkflow(key: string, body: Record<string, unknown>) {
   const response = await call("/v1/workflows", { token: key, json: { workflow_name: "Test flow", description: "for tests", ...body } });

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newApp, newUser } from "../helpers/api";
-import { execute, newWorkflow } from "../workflows/helpers";
+import { execute, newWorkflow } from "../helpers/runs";
 
 /**
  * Walks the OpenAPI document: every authenticated operation refuses a missing credential (401),

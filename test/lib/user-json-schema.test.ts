@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { UserSchemaValidator, VALIDATION_BUDGET, schemaProblems } from "../../src/lib/user-json-schema";
 import { call, newApiKey, newUser } from "../helpers/api";
 import { FAKE, newScenario, openai, script } from "../conversations/helpers";
-import { execute, newWorkflow, settled } from "../workflows/helpers";
+import { execute, newWorkflow, settled } from "../helpers/runs";
 
 // Schemas from users and MCP servers must not stall the isolate: the JavaScript regex engine
 // backtracks, so `^(a+)+$` against a few dozen characters takes seconds and a few thousand never

@@ -8,7 +8,7 @@ import { MessageStore } from "../../src/conversations/messages";
 import { runTurn } from "../../src/conversations/orchestrator";
 import { resolveProvider } from "../../src/llm/providers";
 import { DEFAULT_WORKERS_AI_MODEL } from "../../src/llm/workers-ai";
-import { driveExecution } from "../../src/workflows/runner";
+import { driveExecution } from "../../src/executions/drive";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { FAKE, modelRequests, newScenario, openai } from "../conversations/helpers";
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { FEATURED_LEAD, rankFeatured } from "../../src/templates/service";
 import type { Template } from "../../src/db/schema";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { newWorkflow } from "../workflows/helpers";
+import { newWorkflow } from "../helpers/runs";
 
 const publish = (key: string, workflowId: number) => call(`/v1/workflows/${workflowId}/publish`, { token: key, json: { category: "testing" } });
 

@@ -4,7 +4,7 @@ import { TEMPLATES } from "../../src/templates/catalog";
 import { parseToolName } from "../../src/tools/catalog";
 import { validateSteps } from "../../src/workflows/steps";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { newWorkflow } from "../workflows/helpers";
+import { newWorkflow } from "../helpers/runs";
 
 /** Every step, branches and loops included. */
 const allSteps = (steps: any[]): any[] =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { FAKE, newConversation, newScenario, openai, script } from "../conversations/helpers";
-import { execute, settled } from "./helpers";
+import { execute, settled } from "../helpers/runs";
 
 describe("building workflows", () => {
   it("builds a deterministic workflow from sentences that name tools, with the local provider", async () => {

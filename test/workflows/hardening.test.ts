@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { evaluateCondition } from "../../src/lib/conditions";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { newWorkflow, settled } from "./helpers";
+import { newWorkflow, settled } from "../helpers/runs";
 
 describe("conditions and steps, hardened", () => {
   it("evaluates hostile regular expressions in linear time", () => {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_AGE_MS } from "../../src/core/isolate-cache";
 import { call, json, newApiKey, newUser } from "../helpers/api";
-import { newWorkflow } from "./helpers";
+import { newWorkflow } from "../helpers/runs";
 
 /**
  * The first page of a workflow list is kept per isolate (src/workflows/cached.ts). Changes

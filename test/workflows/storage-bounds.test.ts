@@ -9,12 +9,12 @@ import type { Template } from "../../src/db/schema";
 import worker from "../../src/index";
 import { TEMPLATES } from "../../src/templates/catalog";
 import { workflowFromTemplate } from "../../src/templates/use-template";
-import { findChildRun, startChildRun } from "../../src/workflows/child-runs";
-import { newLeaseToken } from "../../src/workflows/runner";
+import { findChildRun, startChildRun } from "../../src/executions/child-runs";
+import { newLeaseToken } from "../../src/executions/lease";
 import { workflowSize } from "../../src/workflows/service";
 import { Browser, newEmail } from "../dashboard/browser";
 import { ORIGIN, call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { newWorkflow, reaches } from "./helpers";
+import { newWorkflow, reaches } from "../helpers/runs";
 
 /**
  * What a workflow may take in storage (issue #23): its size (MAX_WORKFLOW_BYTES) on every path

@@ -4,7 +4,7 @@ import { presentOwnedAgent } from "../../agents/service";
 import type { ServiceContext } from "../../core/context";
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
-import { getOwnedExecution, listWorkflowExecutions } from "../../workflows/executions";
+import { getOwnedExecution, listWorkflowExecutions } from "../../executions/present";
 import { getOwnedWorkflow, listWorkflowSummaries } from "../../workflows/service";
 import { type RefusalStatus, isExecutionId, positiveIdOf, renderNotFound } from "../common";
 import { type DeployValues, DeployAgentPage, type WorkflowChoice } from "./agent-deploy";

@@ -1,8 +1,7 @@
 import type { ConnectionTestResult } from "../../connections/test-connection";
-import { labelOf } from "./connections-fields";
-import { CONNECTIONS_STYLE } from "./connections-inputs";
+import { labelOf } from "../forms/schema-fields";
 import { ConnectionActions, type ConnectionView, StatusText, When } from "./connections-list";
-import { TestOutcome } from "./connections-new";
+import { CONNECTIONS_STYLE, TestOutcome } from "./connections-new";
 import { Fact } from "../common";
 import { Page } from "../layout";
 

@@ -8,9 +8,11 @@ import { HubError } from "../../core/errors";
 import type { Connection } from "../../db/schema";
 import type { AppEnv } from "../../http/app-env";
 import { EditConnectionPage, type EditConnectionProps } from "./connections-edit";
-import { configFieldsOf, configFrom, placeErrors, valuesOfConfig } from "./connections-fields";
+import { valuesOf } from "../forms/form-values";
+import { placeErrors } from "../forms/place-errors";
+import { readForm } from "../forms/read-form";
 import { positiveIdOf, statusOf } from "../common";
-import { type Status, renderNotFound, viewOf } from "./connections-render";
+import { type Status, configFieldsOf, renderNotFound, viewOf } from "./connections-render";
 import { type SignedIn, formGuard, page, signedInForm, signedInPage, str } from "../kit";
 
 const MAX_NAME = 100;
@@ -32,7 +34,7 @@ export const connectionEditPages = new Hono<AppEnv>()
     const { connection, platform } = found;
     const masked = (await presentConnection(connection, await signedIn.ctx.secrets())).config;
     const fields = editableFields(platform);
-    return renderEdit(c, signedIn, connection, { fields, name: connection.name, values: valuesOfConfig(fields, masked), errors: {} });
+    return renderEdit(c, signedIn, connection, { fields, name: connection.name, values: valuesOf(fields, masked), errors: {} });
   })
   .post("/app/connections/:id/edit", formGuard, async (c) => {
     const posted = await signedInForm(c);
@@ -42,14 +44,14 @@ export const connectionEditPages = new Hono<AppEnv>()
     if (!found) return renderNotFound(c, signedIn);
     const { connection, platform } = found;
     const fields = editableFields(platform);
-    const read = configFrom(fields, form);
+    const read = readForm(fields, form);
     const name = (str(form.name) ?? "").trim();
     const shown = { fields, name: name.slice(0, MAX_NAME), values: read.values };
     const errors = { ...read.errors };
     if (!name || name.length > MAX_NAME) errors.name = `Give the connection a name (at most ${MAX_NAME} characters).`;
     if (Object.keys(errors).length) return renderEdit(c, signedIn, connection, { ...shown, errors, error: "Some fields need attention; see below." }, 422);
     const masked = (await presentConnection(connection, await signedIn.ctx.secrets())).config;
-    const config = { ...read.config };
+    const config = { ...read.value };
     for (const field of fields) {
       if (field.secret && config[field.name] === undefined && masked[field.name] !== undefined) config[field.name] = masked[field.name];
     }
@@ -59,7 +61,7 @@ export const connectionEditPages = new Hono<AppEnv>()
     } catch (error) {
       if (!(error instanceof HubError)) throw error;
       if (error.code === "not_found") return renderNotFound(c, signedIn);
-      const placed = placeErrors(fields, error.errors ?? []);
+      const placed = placeErrors(fields, error.errors ?? [], "config");
       return renderEdit(c, signedIn, connection, { ...shown, errors: placed.errors, error: [error.message, ...placed.unplaced].join(" ") }, statusOf(error));
     }
   });

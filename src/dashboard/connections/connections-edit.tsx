@@ -1,6 +1,8 @@
-import type { ConfigField, ConfigValues } from "./connections-fields";
-import { CONNECTIONS_STYLE, ConfigInputs, ConnectionNameInput } from "./connections-inputs";
+import { FIELDS_STYLE, FormFields } from "../forms/fields";
+import type { FieldErrors, FormField, FormValues } from "../forms/form-field";
 import type { ConnectionView } from "./connections-list";
+import { ConnectionNameInput } from "./connections-name";
+import { CONNECTIONS_STYLE } from "./connections-new";
 import { ErrorNote, Page } from "../layout";
 
 export interface EditConnectionProps {
@@ -8,10 +10,10 @@ export interface EditConnectionProps {
   csrf: string;
   connection: ConnectionView;
   /** The platform's fields, secrets never required: an empty one keeps the saved value. */
-  fields: ConfigField[];
+  fields: FormField[];
   name: string;
-  values: ConfigValues;
-  errors: Record<string, string>;
+  values: FormValues;
+  errors: FieldErrors;
   error?: string;
 }
 
@@ -20,7 +22,7 @@ export function EditConnectionPage(props: EditConnectionProps) {
   const { connection } = props;
   const base = `/app/connections/${connection.connection_id}`;
   return (
-    <Page title={`Edit ${connection.name}`} email={props.email} csrf={props.csrf} style={CONNECTIONS_STYLE}>
+    <Page title={`Edit ${connection.name}`} email={props.email} csrf={props.csrf} style={CONNECTIONS_STYLE + FIELDS_STYLE}>
       <p>
         <a href={base}>Back to {connection.name}</a>
       </p>
@@ -32,7 +34,7 @@ export function EditConnectionPage(props: EditConnectionProps) {
         <form method="post" action={`${base}/edit`}>
           <input type="hidden" name="csrf_token" value={props.csrf} />
           <ConnectionNameInput value={props.name} error={props.errors.name} />
-          <ConfigInputs fields={props.fields} values={props.values} errors={props.errors} editing />
+          <FormFields fields={props.fields} values={props.values} errors={props.errors} editing />
           <button type="submit" name="step" value="update">
             Save changes
           </button>

@@ -1,7 +1,6 @@
 import type { presentConnection } from "../../connections/service";
 import type { ConnectionTestResult } from "../../connections/test-connection";
-import { CONNECTIONS_STYLE } from "./connections-inputs";
-import { type PlatformChoice, PlatformChooser, TestOutcome } from "./connections-new";
+import { CONNECTIONS_STYLE, type PlatformChoice, PlatformChooser, TestOutcome } from "./connections-new";
 import { DataTable, PostButton, formatTime } from "../common";
 import { ErrorNote, Page } from "../layout";
 

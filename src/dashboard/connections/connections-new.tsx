@@ -1,6 +1,7 @@
 import type { ConnectionTestResult } from "../../connections/test-connection";
-import type { ConfigField, ConfigValues } from "./connections-fields";
-import { CONNECTIONS_STYLE, ConfigInputs, ConnectionNameInput } from "./connections-inputs";
+import { FIELDS_STYLE, FormFields } from "../forms/fields";
+import type { FieldErrors, FormField, FormValues } from "../forms/form-field";
+import { ConnectionNameInput } from "./connections-name";
 import { ErrorNote, Page } from "../layout";
 
 export interface PlatformChoice {
@@ -8,6 +9,12 @@ export interface PlatformChoice {
   name: string;
   description: string;
 }
+
+/** The connections pages' own CSS (controls, hints, action rows and fact lists are the layout's). */
+export const CONNECTIONS_STYLE = `
+td,dd,li{overflow-wrap:anywhere}
+.status{font-weight:600}.status-active{color:#047857}.status-error,.status-expired{color:#b91c1c}
+`;
 
 /** Tools listed after a test; an MCP server may offer many more. */
 const TOOLS_SHOWN = 100;
@@ -38,10 +45,10 @@ export interface NewConnectionProps {
   platforms: PlatformChoice[];
   /** The chosen platform and its fields; absent until one is chosen. */
   platform?: PlatformChoice;
-  fields: ConfigField[];
+  fields: FormField[];
   name: string;
-  values: ConfigValues;
-  errors: Record<string, string>;
+  values: FormValues;
+  errors: FieldErrors;
   error?: string;
   outcome?: ConnectionTestResult;
   /** Secrets were typed: say they must be typed again, since the page never holds them. */
@@ -52,7 +59,7 @@ export interface NewConnectionProps {
 export function NewConnectionPage(props: NewConnectionProps) {
   const { platform } = props;
   return (
-    <Page title="Add a connection" email={props.email} csrf={props.csrf} style={CONNECTIONS_STYLE}>
+    <Page title="Add a connection" email={props.email} csrf={props.csrf} style={CONNECTIONS_STYLE + FIELDS_STYLE}>
       <p>
         <a href="/app/connections">Back to connections</a>
       </p>
@@ -76,7 +83,7 @@ export function NewConnectionPage(props: NewConnectionProps) {
             <input type="hidden" name="csrf_token" value={props.csrf} />
             <input type="hidden" name="platform" value={platform.id} />
             <ConnectionNameInput value={props.name} error={props.errors.name} hint="Required. What you call this connection, e.g. “Marketing Slack”." />
-            <ConfigInputs fields={props.fields} values={props.values} errors={props.errors} />
+            <FormFields fields={props.fields} values={props.values} errors={props.errors} />
             <div class="actions">
               {/* Test comes first: pressing Enter in a field tries the settings, it does not save them. */}
               <button type="submit" name="step" value="test" class="secondary">

@@ -1,10 +1,14 @@
 import type { Context } from "hono";
 import { csrfToken } from "../../auth/browser-session";
 import { PLATFORMS, findPlatform } from "../../connections/platforms";
+import type { Platform } from "../../connections/platforms/types";
 import { allConnections, presentConnection } from "../../connections/service";
 import type { SecretBox } from "../../core/secret-box";
 import type { Connection } from "../../db/schema";
 import type { AppEnv } from "../../http/app-env";
+import { inputJsonSchema } from "../../lib/json-schema";
+import type { FormField } from "../forms/form-field";
+import { schemaFields } from "../forms/schema-fields";
 import { type RefusalStatus, renderNotFound as notFound } from "../common";
 import { ConnectionPage, type ConnectionPageProps } from "./connections-detail";
 import { type ConnectionView, ConnectionsPage, type ConnectionsPageProps } from "./connections-list";
@@ -12,6 +16,13 @@ import { NewConnectionPage, type NewConnectionProps, type PlatformChoice } from 
 import { type SignedIn, page } from "../kit";
 
 export type Status = 200 | RefusalStatus;
+
+/**
+ * A platform's config schema (the one GET /v1/connections/platforms publishes) as form fields:
+ * settings are one line each, trimmed, labelled in words, secrets kept out of the page.
+ */
+export const configFieldsOf = (platform: Platform): FormField[] =>
+  schemaFields(inputJsonSchema(platform.config), { prefix: "config", ids: "name", labels: "words", trim: true, pairs: true, secrets: platform.secretFields });
 
 export const platformChoices = (): PlatformChoice[] => PLATFORMS.map(({ id, name, description }) => ({ id, name, description }));
 

@@ -4,11 +4,13 @@ import { createConnection, deleteConnection, getConnection } from "../../connect
 import { testConnectionConfig } from "../../connections/test-connection";
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
-import { configFieldsOf, configFrom, initialValues, placeErrors } from "./connections-fields";
+import { initialValues } from "../forms/form-values";
+import { placeErrors } from "../forms/place-errors";
+import { readForm } from "../forms/read-form";
 import { retestConnection } from "../../connections/retest";
 import { connectionEditPages } from "./connections-edit.routes";
 import { messageOf, positiveIdOf, statusOf } from "../common";
-import { renderDetail, renderList, renderNew, renderNotFound } from "./connections-render";
+import { configFieldsOf, renderDetail, renderList, renderNew, renderNotFound } from "./connections-render";
 import { formGuard, renderError, signedInForm, signedInPage, str } from "../kit";
 
 const MAX_NAME = 100;
@@ -50,7 +52,7 @@ export const connectionsPages = new Hono<AppEnv>()
     const platform = findPlatform(str(form.platform) ?? "");
     if (!platform) return renderNew(c, signedIn, { fields: [], name: "", values: {}, errors: {}, error: "Choose one of the platforms listed." }, 422);
     const fields = configFieldsOf(platform);
-    const read = configFrom(fields, form);
+    const read = readForm(fields, form);
     const name = (str(form.name) ?? "").trim();
     const shown = { platform, fields, name: name.slice(0, MAX_NAME), values: read.values, secretsCleared: read.secretsEntered };
     const errors = { ...read.errors };
@@ -59,14 +61,14 @@ export const connectionsPages = new Hono<AppEnv>()
     try {
       if (step === "test") {
         // Tried as typed, nothing stored: the outcome is shown above the same form.
-        const outcome = await testConnectionConfig(signedIn.ctx, { platform: platform.id, config: read.config }, c.req.raw.signal);
+        const outcome = await testConnectionConfig(signedIn.ctx, { platform: platform.id, config: read.value }, c.req.raw.signal);
         return renderNew(c, signedIn, { ...shown, errors, outcome });
       }
-      const created = await createConnection(signedIn.ctx, { platform: platform.id, name, config: read.config });
+      const created = await createConnection(signedIn.ctx, { platform: platform.id, name, config: read.value });
       return c.redirect(`/app/connections?saved=${created.id}`, 303);
     } catch (error) {
       if (!(error instanceof HubError)) throw error;
-      const placed = placeErrors(fields, error.errors ?? []);
+      const placed = placeErrors(fields, error.errors ?? [], "config");
       return renderNew(c, signedIn, { ...shown, errors: placed.errors, error: [error.message, ...placed.unplaced].join(" ") }, statusOf(error));
     }
   })

@@ -1,6 +1,12 @@
 import type { ToolInfo } from "../../tools/types";
 import { Page } from "../layout";
-import { TOOLS_STYLE } from "./tools-fields";
+
+/** The tools pages' own CSS (controls, hints, events and scrolling JSON are the layout's). */
+export const TOOLS_STYLE = `
+textarea{font-family:ui-monospace,Menlo,Consolas,monospace}
+.tool-list{list-style:none;padding:0}.tool-list li{border-bottom:1px solid #e5e7eb;padding:8px 0;overflow-wrap:anywhere}
+.tool-list p{margin:4px 0 0}
+`;
 
 /** Long MCP descriptions are cut in the list; the tool's page shows them whole. */
 const DESCRIPTION_SHOWN = 300;

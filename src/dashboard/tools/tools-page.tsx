@@ -2,9 +2,9 @@ import type { ToolResult } from "../../tools/executor";
 import type { ToolInfo } from "../../tools/types";
 import { ErrorNote, Page } from "../layout";
 import { LIVE_SCRIPT_PATH } from "../live-script";
-import type { ArgField, FieldValues } from "./tools-args";
-import { ArgumentFields, TOOLS_STYLE } from "./tools-fields";
-import { sourceOf, toolHref } from "./tools-list";
+import { FIELDS_STYLE, FormFields } from "../forms/fields";
+import type { FieldErrors, FormField, FormValues } from "../forms/form-field";
+import { TOOLS_STYLE, sourceOf, toolHref } from "./tools-list";
 import { JsonBlock } from "../common";
 import type { EventLines } from "./tools-stream";
 
@@ -12,9 +12,9 @@ export interface ToolPageProps {
   email: string;
   csrf: string;
   tool: ToolInfo;
-  fields: ArgField[];
-  values: FieldValues;
-  fieldErrors?: Record<string, string>;
+  fields: FormField[];
+  values: FormValues;
+  fieldErrors?: FieldErrors;
   error?: string;
   /** The last run, when the form was just posted. */
   run?: { result?: ToolResult; events: EventLines };
@@ -28,7 +28,7 @@ export function ToolPage(props: ToolPageProps) {
   const { tool } = props;
   const action = toolHref(tool.name);
   return (
-    <Page title={tool.title} email={props.email} csrf={props.csrf} style={TOOLS_STYLE} script={LIVE_SCRIPT_PATH}>
+    <Page title={tool.title} email={props.email} csrf={props.csrf} style={TOOLS_STYLE + FIELDS_STYLE} script={LIVE_SCRIPT_PATH}>
       <h1>{tool.title}</h1>
       <p>
         <a href="/app/tools">Back to tools</a> · <code>{tool.name}</code> · {sourceOf(tool)}
@@ -39,7 +39,7 @@ export function ToolPage(props: ToolPageProps) {
         <ErrorNote message={props.error} />
         <form method="post" action={action} data-live-stream={`${action}/stream`}>
           <input type="hidden" name="csrf_token" value={props.csrf} />
-          <ArgumentFields fields={props.fields} values={props.values} errors={props.fieldErrors ?? {}} />
+          <FormFields fields={props.fields} values={props.values} errors={props.fieldErrors ?? {}} />
           <button type="submit">Run</button>
         </form>
       </section>

@@ -6,11 +6,15 @@ import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
 import { catalogFor } from "../../tools/catalog-service";
 import { prepareToolCall } from "../../tools/executor";
-import type { ToolInfo } from "../../tools/types";
+import type { JsonSchema, ToolInfo } from "../../tools/types";
 import { type RefusalStatus, renderNotFound, statusOf } from "../common";
 import { type SignedIn, formGuard, page, signedInForm, signedInPage } from "../kit";
 import { LIVE_SCRIPT_PATH, serveLiveScript } from "../live-script";
-import { type ArgField, argumentsFrom, fieldsOf, initialValues, valuesFrom } from "./tools-args";
+import type { FieldErrors, FormField } from "../forms/form-field";
+import { initialValues } from "../forms/form-values";
+import { placeErrors } from "../forms/place-errors";
+import { readForm } from "../forms/read-form";
+import { schemaFields } from "../forms/schema-fields";
 import { ToolsListPage, searchTools } from "./tools-list";
 import { ToolPage, type ToolPageProps } from "./tools-page";
 import { collectEventLines } from "./tools-stream";
@@ -36,7 +40,7 @@ export const toolsPages = new Hono<AppEnv>()
     const name = c.req.param("name") ?? "";
     const tool = await findTool(signedIn.ctx, name);
     if (!tool) return toolNotFound(c, signedIn, name);
-    const fields = fieldsOf(tool.input_schema);
+    const fields = argumentFields(tool.input_schema);
     return page(c, <ToolPage email={signedIn.email} csrf={signedIn.csrf} tool={tool} fields={fields} values={initialValues(fields)} />);
   })
   .post("/app/tools/:name", formGuard, async (c) => {
@@ -47,14 +51,13 @@ export const toolsPages = new Hono<AppEnv>()
     const name = c.req.param("name") ?? "";
     const tool = await findTool(ctx, name);
     if (!tool) return toolNotFound(c, signedIn, name);
-    const fields = fieldsOf(tool.input_schema);
-    const values = valuesFrom(fields, form);
+    const fields = argumentFields(tool.input_schema);
+    const read = readForm(fields, form);
     const render = async (extra: Partial<ToolPageProps>, status: 200 | RefusalStatus) =>
-      page(c, <ToolPage email={signedIn.email} csrf={await csrfToken(c, ctx.user.id)} tool={tool} fields={fields} values={values} {...extra} />, status);
-    const read = argumentsFrom(fields, values);
-    if (!read.ok) return render({ error: "Some arguments could not be read; see the fields below.", fieldErrors: read.errors }, 422);
+      page(c, <ToolPage email={signedIn.email} csrf={await csrfToken(c, ctx.user.id)} tool={tool} fields={fields} values={read.values} {...extra} />, status);
+    if (Object.keys(read.errors).length) return render({ error: "Some arguments could not be read; see the fields below.", fieldErrors: read.errors }, 422);
     try {
-      const { call } = await prepareToolCall(ctx, tool.name, read.args);
+      const { call } = await prepareToolCall(ctx, tool.name, read.value);
       // Only the first events are kept for the page; the rest are counted.
       const events = collectEventLines();
       const result = await runWithEvents(ctx, call, "dashboard", c.req.raw.signal, (event, data) => events.add({ event, data }));
@@ -71,12 +74,12 @@ export const toolsPages = new Hono<AppEnv>()
     const { ctx } = posted.signedIn;
     const tool = await findTool(ctx, c.req.param("name") ?? "");
     if (!tool) return c.json({ error: "You have no tool of that name." }, 404);
-    const fields = fieldsOf(tool.input_schema);
-    const read = argumentsFrom(fields, valuesFrom(fields, posted.form));
-    if (!read.ok) return c.json({ error: "Some arguments could not be read.", errors: fieldList(fields, read.errors) }, 422);
+    const fields = argumentFields(tool.input_schema);
+    const read = readForm(fields, posted.form);
+    if (Object.keys(read.errors).length) return c.json({ error: "Some arguments could not be read.", errors: fieldList(fields, read.errors) }, 422);
     try {
       // Everything that can be refused is refused before the stream starts, as a plain answer.
-      const { call } = await prepareToolCall(ctx, tool.name, read.args);
+      const { call } = await prepareToolCall(ctx, tool.name, read.value);
       return toolEventStream(c, ctx, call, "dashboard");
     } catch (error) {
       if (!(error instanceof HubError)) throw error;
@@ -95,19 +98,24 @@ async function findTool(ctx: ServiceContext, name: string): Promise<ToolInfo | u
   return (await catalogFor(ctx)).find((tool) => tool.name === name);
 }
 
+/**
+ * A tool's input schema as form fields: named as the tool names them, strings that may run long
+ * in a textarea and kept as typed; a schema of no (or very many) properties is one JSON field.
+ */
+const argumentFields = (schema: JsonSchema): FormField[] =>
+  schemaFields(schema, {
+    prefix: "arg",
+    ids: "index",
+    labels: "names",
+    longText: true,
+    whole: { input: "arguments", id: "arguments-json", label: "Arguments" },
+  });
+
 /** The service's refusal: each field error beside its field (`arguments.<name>…`), the rest in the message. */
-function refusalOf(error: HubError, fields: ArgField[]): { message: string; fieldErrors: Record<string, string> } {
-  const fieldErrors: Record<string, string> = {};
-  const unplaced: string[] = [];
-  for (const problem of error.errors ?? []) {
-    const path = problem.field.replace(/^arguments\.?/, "");
-    const field = fields.find((f) => f.name !== "" && (path === f.name || path.startsWith(`${f.name}.`))) ?? fields.find((f) => f.name === "");
-    const text = field && path !== field.name && field.name !== "" ? `${path}: ${problem.message}` : problem.message;
-    if (field) fieldErrors[field.input] = fieldErrors[field.input] ? `${fieldErrors[field.input]} ${text}` : text;
-    else unplaced.push(path ? `${path}: ${problem.message}` : problem.message);
-  }
-  return { message: [error.message, ...unplaced].join(" "), fieldErrors };
+function refusalOf(error: HubError, fields: FormField[]): { message: string; fieldErrors: FieldErrors } {
+  const placed = placeErrors(fields, error.errors ?? [], "arguments");
+  return { message: [error.message, ...placed.unplaced].join(" "), fieldErrors: placed.errors };
 }
 
-const fieldList = (fields: ArgField[], errors: Record<string, string>) =>
+const fieldList = (fields: FormField[], errors: FieldErrors) =>
   Object.entries(errors).map(([input, message]) => ({ field: fields.find((f) => f.input === input)?.name ?? "", message }));

@@ -1,4 +1,4 @@
-import type { childExecutions } from "../../workflows/executions";
+import type { childExecutions } from "../../executions/present";
 import { ErrorNote, Page } from "../layout";
 import { Fact, JsonBlock, formatDuration, formatTime } from "../common";
 import { type ExecutionView, STEP_RECORDS_SHOWN, StepTimeline, TIMELINE_STYLE, recordAnchor } from "./execution-timeline";

@@ -1,4 +1,4 @@
-import type { presentExecution } from "../../workflows/executions";
+import type { presentExecution } from "../../executions/present";
 import { Fact, JsonBlock, formatDuration, formatTime } from "../common";
 
 export type ExecutionView = Awaited<ReturnType<typeof presentExecution>>;

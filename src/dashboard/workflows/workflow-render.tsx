@@ -3,7 +3,7 @@ import { csrfToken } from "../../auth/browser-session";
 import { HubError } from "../../core/errors";
 import type { Workflow } from "../../db/schema";
 import type { AppEnv } from "../../http/app-env";
-import { listWorkflowExecutions } from "../../workflows/executions";
+import { listWorkflowExecutions } from "../../executions/present";
 import { getOwnedWorkflow, listWorkflowSummaries, presentWorkflow } from "../../workflows/service";
 import { type SignedIn, page } from "../kit";
 import { type RefusalStatus, renderNotFound as notFound } from "../common";

@@ -1,10 +1,10 @@
-import type { ServiceContext } from "../core/context";
-import { HubError } from "../core/errors";
-import { resolveProvider } from "../llm/providers";
-import type { ChatMessage } from "../llm/types";
-import type { Step } from "./steps";
-import { fencedBlock } from "../lib/fenced-block";
-import { UserSchemaValidator } from "../lib/user-json-schema";
+import type { ServiceContext } from "../../core/context";
+import { HubError } from "../../core/errors";
+import { resolveProvider } from "../../llm/providers";
+import type { ChatMessage } from "../../llm/types";
+import type { Step } from "../../workflows/steps";
+import { fencedBlock } from "../../lib/fenced-block";
+import { UserSchemaValidator } from "../../lib/user-json-schema";
 
 type LlmStep = Extract<Step, { type: "llm" }>;
 

@@ -1,0 +1,73 @@
+import type { ServiceContext } from "../core/context";
+import type { Execution } from "../db/schema";
+import type { WorkflowSettings } from "../workflows/steps";
+import { runNow } from "./drive";
+import { isFinished, newLeaseToken } from "./lease";
+import type { EndedRun } from "./outcome";
+import { enqueueExecution, handToQueue } from "./queue";
+import { logInlineFailure, runAndWait, watchUntilEnded } from "./run-now";
+import { type IdempotencyKey, type RunRequest, type WorkflowRef, insertExecution } from "./start";
+import { runWithDeferredStart } from "./waited-start";
+
+/**
+ * Starts a run of the workflow as it is now (its version and steps are pinned) and queues it.
+ * Schedules and webhooks come through here; REST and manual runs through `startAndRun`, which
+ * runs it right away.
+ */
+export async function startExecution(ctx: ServiceContext, workflow: WorkflowRef, run: RunRequest): Promise<Execution> {
+  const { execution } = await insertExecution(ctx, workflow, run);
+  await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id);
+  return execution;
+}
+
+/** Runs one of the caller's workflows now, acting with the caller's credential. */
+export function runWorkflow(ctx: ServiceContext, workflowId: number, input: Record<string, unknown>, options: RunOptions = {}): Promise<StartedRun> {
+  return startAndRun(ctx, workflowId, { input }, options);
+}
+
+export interface RunOptions {
+  /** `Prefer: wait=<seconds>`: answer with the finished execution if it ends within this time. */
+  waitSeconds?: number;
+  /** `Idempotency-Key`: the key, and what the request asked for. */
+  idempotency?: IdempotencyKey;
+}
+
+export interface StartedRun {
+  execution: Execution;
+  /** The run as it ended, when the caller asked to wait and it ended in time. */
+  finished?: EndedRun;
+  /** The idempotency key had started this run before: nothing new was started. */
+  replayed?: boolean;
+}
+
+/**
+ * Starts a run and drives it right away in this invocation (a delayed queue message is the
+ * backstop), waiting for its end when asked to.
+ */
+export async function startAndRun(ctx: ServiceContext, workflow: WorkflowRef, run: RunRequest, options: RunOptions): Promise<StartedRun> {
+  // A caller waiting for the end of a run of one of its workflows (no key, not a child run):
+  // the start can go with the run's first write.
+  if (typeof workflow === "number" && options.waitSeconds && options.waitSeconds > 0 && !options.idempotency && !run.child) {
+    const started = await runWithDeferredStart(ctx, workflow, run, options.waitSeconds);
+    if (started) return started;
+  }
+  const token = newLeaseToken();
+  const { execution, replayed } = await insertExecution(ctx, workflow, run, token, options.idempotency);
+  if (replayed) {
+    // The first request's answer again: with a wait, the run once it has ended (whoever drives it).
+    if (!options.waitSeconds) return { execution, replayed };
+    const finished = isFinished(execution.status) ? { execution } : await watchUntilEnded(ctx, execution.id, options.waitSeconds);
+    return { execution, finished, replayed };
+  }
+  if ((execution.settings as WorkflowSettings).concurrency) {
+    // The workflow limits how many of its runs go at once: the queue's consumer takes turns.
+    const queued = await handToQueue(ctx, execution, token);
+    const finished = options.waitSeconds ? await watchUntilEnded(ctx, execution.id, options.waitSeconds) : undefined;
+    return { execution: queued, finished };
+  }
+  if (options.waitSeconds && options.waitSeconds > 0) {
+    return { execution, finished: await runAndWait(ctx, execution, token, options.waitSeconds) };
+  }
+  ctx.waitUntil(runNow(ctx, execution, token).catch((error) => logInlineFailure(execution.id, error)));
+  return { execution };
+}

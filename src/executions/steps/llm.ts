@@ -1,0 +1,44 @@
+import { substitute } from "../../lib/template";
+import { Pause } from "../outcome";
+import { bounded } from "../scope";
+import { type LlmAnswer, LlmStepFailed, askModel } from "./ask-model";
+import { nextAttempt, parkIfRateLimited, retryOrFail } from "./attempts";
+import type { StepHandler } from "./types";
+
+/** `llm`: a model call. Its answer and tokens are checkpointed: a resumed run never asks again. */
+export const runLlm: StepHandler<"llm"> = async (run, step, scope, done) => {
+  const { attempt, policy } = await nextAttempt(run, step, scope, done);
+  await run.stopIfRevoked(step, scope);
+  const prompt = run.evaluate(step, () => asText(substitute(step.prompt, scope.context).value));
+  const system = step.system === undefined ? undefined : run.evaluate(step, () => asText(substitute(step.system, scope.context).value));
+  await run.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date() });
+  // Tokens of earlier attempts stay counted.
+  const spent = done?.tokensUsed ?? 0;
+  let answer: LlmAnswer | undefined;
+  let failure: LlmStepFailed | undefined;
+  try {
+    answer = await run.withHeartbeat((signal) => askModel(run.ctx, step, prompt, system, signal));
+  } catch (thrown) {
+    if (thrown instanceof Pause) throw thrown;
+    // Over the model-call limit on the deployment's key: a loop stops taking items meanwhile.
+    await parkIfRateLimited(run, step, scope, attempt, thrown, spent);
+    failure =
+      thrown instanceof LlmStepFailed
+        ? thrown
+        : new LlmStepFailed(`The step failed unexpectedly: ${thrown instanceof Error ? thrown.message : String(thrown)}`, false);
+  }
+  if (answer) {
+    const stored = bounded(answer.result);
+    await run.checkpoint(step, scope, { status: "succeeded", result: stored, attempts: attempt, tokensUsed: spent + answer.tokensUsed });
+    run.apply(step, scope, stored);
+    return;
+  }
+  const tokensUsed = spent + (failure?.tokensUsed ?? 0);
+  if (failure?.permanent) return run.failStep(step, scope, attempt, failure.message, tokensUsed);
+  return retryOrFail(run, step, scope, attempt, policy, failure?.message ?? "The model call failed.", tokensUsed);
+};
+
+/** A substituted prompt as text: strings as they are, anything else as JSON. */
+function asText(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}

@@ -1,0 +1,42 @@
+import { HubError } from "../../core/errors";
+import { substitute } from "../../lib/template";
+import { executeTool } from "../../tools/executor";
+import { Pause } from "../outcome";
+import { bounded } from "../scope";
+import { nextAttempt, parkIfRateLimited, retryOrFail } from "./attempts";
+import type { StepHandler } from "./types";
+
+/** `tool`: one call of a catalog tool, with the step's retry policy and an idempotency key per step and item. */
+export const runTool: StepHandler<"tool"> = async (run, step, scope, done) => {
+  const { attempt, policy } = await nextAttempt(run, step, scope, done);
+  await run.stopIfRevoked(step, scope);
+  const args = run.evaluate(step, () => substitute(step.arguments, scope.context).value as Record<string, unknown>);
+  await run.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date() });
+  let result: Awaited<ReturnType<typeof executeTool>> | undefined;
+  let error: string;
+  try {
+    result = await run.withHeartbeat((signal) =>
+      executeTool(run.ctx, step.tool, args, {
+        source: `workflow:${run.execution.workflowId}`,
+        signal,
+        // One key per execution, step and item: a re-run after a crash repeats it.
+        idempotencyKey: `${run.execution.id}:${step.id}:${scope.index ?? 0}`,
+      }),
+    );
+    error = result.error_message ?? "The tool failed.";
+  } catch (thrown) {
+    if (thrown instanceof Pause) throw thrown;
+    await parkIfRateLimited(run, step, scope, attempt, thrown);
+    // Refusals (unknown tool, bad arguments) and our own faults alike are a failed attempt.
+    error = thrown instanceof HubError ? thrown.message : `The step failed unexpectedly: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
+  }
+  if (result?.success) {
+    // Outside the try: failing to record a success must not count as a failed attempt (that
+    // would run the side effect again as a retry); the drive fails and resumes from here.
+    const stored = bounded(result.result);
+    await run.checkpoint(step, scope, { status: "succeeded", result: stored, attempts: attempt });
+    run.apply(step, scope, stored);
+    return;
+  }
+  return retryOrFail(run, step, scope, attempt, policy, error);
+};
