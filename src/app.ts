@@ -41,6 +41,12 @@ import { templatesPages } from "./dashboard/templates/templates.routes";
 import { auditPages } from "./dashboard/audit/audit.routes";
 import { PageRefused } from "./dashboard/kit";
 import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/mcp.routes";
+import { onTriggerChange } from "./workflows/service";
+import { rearmWorkflowAgents } from "./agents/triggers";
+
+// Workflows cannot import agents (agents import workflows): the app wires the agents' re-arming
+// into the workflow service, so a changed trigger re-arms its agents from every door.
+onTriggerChange(rearmWorkflowAgents);
 
 /**
  * Builds the whole application. Order matters: public /v1 routes (token, register, login, the

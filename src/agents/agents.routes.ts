@@ -1,8 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { Timestamp } from "../http/schemas";
-import { parseCronExpression } from "cron-schedule";
-import { NEVER_FIRES_MESSAGE, firstCronInstant, isTimeZone } from "./cron-time";
+import { ScheduleConfigSchema } from "../workflows/triggers";
 import { preferredWait } from "../http/prefer";
 import { REPLAYED_HEADER, readIdempotencyKey } from "../http/idempotency";
 import { presentExecution } from "../executions/present";
@@ -17,7 +16,18 @@ export const AgentSchema = z
     workflow_id: z.number().int(),
     workflow_name: z.string(),
     status: z.enum(["active", "paused"]),
-    trigger_type: z.string(),
+    trigger_type: z.string().openapi({ description: "The workflow's trigger type when deployed or re-armed; `schedule` once scheduled by hand." }),
+    trigger: z
+      .object({
+        type: z.string(),
+        verify: z.string().optional().openapi({ description: "Webhook triggers: how event calls are verified (`hub`: X-Hub-Signature)." }),
+        event_types: z.array(z.string()).optional(),
+        webhook_url: z.string().optional().openapi({ description: "Webhook triggers: where events are sent (POST)." }),
+        interval_seconds: z.number().int().optional(),
+        last_event_at: Timestamp.nullable().openapi({ description: "Not recorded yet: always null." }),
+        next_poll_at: Timestamp.nullable().optional().openapi({ description: "Poll triggers: not polled yet, always null." }),
+      })
+      .openapi({ description: "The agent's trigger as armed, never a secret." }),
     schedule: JsonObject.nullable(),
     agent_config: JsonObject,
     monitoring: z.object({
@@ -46,51 +56,6 @@ export const AgentSchema = z
   })
   .openapi("Agent");
 
-const ScheduleConfigSchema = z
-  .discriminatedUnion("type", [
-    z
-      .object({
-        type: z.literal("cron"),
-        cron_expression: z
-          .string()
-          .max(100)
-          .refine((expr) => expr.trim().split(/\s+/).length === 5 && isCron(expr), { message: 'Use a standard 5-field cron expression, e.g. "0 9 * * 1".' }),
-        timezone: z
-          .string()
-          .max(64)
-          .default("UTC")
-          .refine(isTimeZone, { message: "Use an IANA time zone such as Europe/Berlin." })
-          .openapi({ description: "IANA time zone the expression is read in (default UTC)." }),
-      })
-      // An expression can parse and still match no date ("0 0 31 2 *"): refused here, before any
-      // schedule is touched, so the agent keeps the one it has.
-      .superRefine((config, ctx) => {
-        const expression = config.cron_expression.trim();
-        if (isCron(expression) && isTimeZone(config.timezone) && !firstCronInstant(expression, config.timezone)) {
-          ctx.addIssue({ code: "custom", path: ["cron_expression"], message: NEVER_FIRES_MESSAGE });
-        }
-      }),
-    z.object({
-      type: z.literal("interval"),
-      interval_seconds: z
-        .number()
-        .int()
-        .min(1)
-        .max(31_536_000)
-        .openapi({ description: "At least the deployment's MIN_INTERVAL_SECONDS (10 by default in production)." }),
-    }),
-  ])
-  .openapi("ScheduleConfig");
-
-function isCron(expression: string): boolean {
-  try {
-    parseCronExpression(expression.trim());
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const AgentId = z.object({
   agent_id: z
     .string()
@@ -103,7 +68,8 @@ const deploy = authedRoute(["data:write", "workflow:execute"], {
   path: "/agents/deploy",
   tags: ["Agents"],
   summary: "Deploy a workflow as an agent",
-  description: "The workflow must be yours. The answer carries `webhook_secret` once: it signs event calls to the agent.",
+  description:
+    "The workflow must be yours. Its trigger is armed in the same call: a `schedule` trigger sets `schedule` and `monitoring.next_run_at` (an explicit `POST /v1/agents/schedule` still overrides, until the workflow's trigger changes). A `poll` trigger is not polled yet. The answer carries `webhook_secret` once: it signs event calls to the agent.",
   request: {
     body: {
       required: true,
@@ -158,6 +124,7 @@ const statusRoute = (action: "pause" | "resume") =>
     path: `/agents/{agent_id}/${action}`,
     tags: ["Agents"],
     summary: action === "pause" ? "Pause an agent (no runs from events or schedules)" : "Resume a paused agent",
+    description: action === "pause" ? "Its schedule is kept but disarmed (`next_run_at` null)." : "Its schedule, if any, is armed again from now.",
     request: { params: AgentId },
     responses: { 200: { description: "The agent", content: { "application/json": { schema: AgentSchema } } }, ...notFoundError },
   });
@@ -207,19 +174,19 @@ export const agentRoutes = createRouter()
         ? { type: "cron" as const, cron_expression: schedule_config.cron_expression.trim(), timezone: schedule_config.timezone }
         : schedule_config;
     const updated = await scheduleAgent(c.var.ctx, agent_id, config);
-    return c.json(await presentOwnedAgent(c.var.ctx, updated.id), 200);
+    return c.json(await presentOwnedAgent(c.var.ctx, updated.id, new URL(c.req.url).origin), 200);
   })
   .openapi(unschedule, async (c) => {
     const updated = await scheduleAgent(c.var.ctx, c.req.valid("param").agent_id, null);
-    return c.json(await presentOwnedAgent(c.var.ctx, updated.id), 200);
+    return c.json(await presentOwnedAgent(c.var.ctx, updated.id, new URL(c.req.url).origin), 200);
   })
   .openapi(pause, async (c) => {
     const agent = await setAgentStatus(c.var.ctx, c.req.valid("param").agent_id, "paused");
-    return c.json(await presentOwnedAgent(c.var.ctx, agent.id), 200);
+    return c.json(await presentOwnedAgent(c.var.ctx, agent.id, new URL(c.req.url).origin), 200);
   })
   .openapi(resume, async (c) => {
     const agent = await setAgentStatus(c.var.ctx, c.req.valid("param").agent_id, "active");
-    return c.json(await presentOwnedAgent(c.var.ctx, agent.id), 200);
+    return c.json(await presentOwnedAgent(c.var.ctx, agent.id, new URL(c.req.url).origin), 200);
   })
   .openapi(remove, async (c) => {
     await removeAgent(c.var.ctx, c.req.valid("param").agent_id);
@@ -229,16 +196,16 @@ export const agentRoutes = createRouter()
     const body = c.req.valid("json");
     const { agent, webhookSecret } = await deployAgent(c.var.ctx, { workflowId: body.workflow_id, config: body.agent_config ?? {} });
     c.header("Cache-Control", "no-store");
-    return c.json({ ...(await presentOwnedAgent(c.var.ctx, agent.id)), webhook_secret: webhookSecret }, 201);
+    return c.json({ ...(await presentOwnedAgent(c.var.ctx, agent.id, new URL(c.req.url).origin)), webhook_secret: webhookSecret }, 201);
   })
   .openapi(list, async (c) => {
     const rows = await listAgents(c.var.ctx);
     return c.json(
-      rows.map((row) => presentAgent(row.agent, row.workflowName)),
+      rows.map((row) => presentAgent(row.agent, row.workflowName, row.triggerConfig, new URL(c.req.url).origin)),
       200,
     );
   })
-  .openapi(get, async (c) => c.json(await presentOwnedAgent(c.var.ctx, c.req.valid("param").agent_id), 200))
+  .openapi(get, async (c) => c.json(await presentOwnedAgent(c.var.ctx, c.req.valid("param").agent_id, new URL(c.req.url).origin), 200))
   .openapi(execute, async (c) => {
     // The body is optional and, when sent, validated as a JSON object by the route's schema.
     const input = (c.req.valid("json") as Record<string, unknown> | undefined) ?? {};

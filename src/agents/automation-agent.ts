@@ -3,10 +3,12 @@ import { eq } from "drizzle-orm";
 import type { Env } from "../env";
 import { runtimeFor } from "../core/context";
 import { agents } from "../db/schema";
-import { nextCronInstant } from "./cron-time";
+import { nextCronInstant } from "../lib/cron-time";
 import { serveDueRun } from "./firing";
 
-export type ScheduleConfig = { type: "cron"; cron_expression: string; timezone: string } | { type: "interval"; interval_seconds: number };
+import type { ScheduleConfig } from "../workflows/triggers";
+
+export type { ScheduleConfig };
 
 interface FirePayload {
   agentId: string;

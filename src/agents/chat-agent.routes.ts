@@ -45,7 +45,7 @@ export const chatAgentRoutes = createRouter().openapi(chatAgent, async (c) => {
   return c.json(
     {
       workflow: presentWorkflow(workflow),
-      agent: { ...presentAgent(agent, workflow.name), webhook_secret: webhookSecret },
+      agent: { ...presentAgent(agent, workflow.name, workflow.triggerConfig, new URL(c.req.url).origin), webhook_secret: webhookSecret },
       conversation_id: conversation.id,
     },
     201,

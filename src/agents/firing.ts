@@ -1,4 +1,4 @@
-import { nextCronInstant } from "./cron-time";
+import { nextCronInstant } from "../lib/cron-time";
 import { and, eq, isNotNull, lt } from "drizzle-orm";
 import type { Runtime } from "../core/context";
 import { agentFires, agents, type Agent } from "../db/schema";

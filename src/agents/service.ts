@@ -7,13 +7,13 @@ import { HubError, notFound, validationFailed } from "../core/errors";
 import { type RunOptions, startAndRun } from "../executions/start-and-run";
 import type { ScheduleConfig } from "./automation-agent";
 import { applySchedule } from "./schedules";
-import { NEVER_FIRES_MESSAGE, firstCronInstant } from "./cron-time";
+import { armDeployedAgent, armSchedule, presentTrigger } from "./triggers";
+import { NEVER_FIRES_MESSAGE, firstCronInstant } from "../lib/cron-time";
 import { credentialRevocation } from "../auth/credential-status";
 import { randomToken } from "../lib/crypto";
 import { getOwnedWorkflow } from "../workflows/service";
 import { agentRunMetrics } from "./metrics";
 
-/** Deploys one of the caller's workflows as an agent; the webhook secret is returned once. */
 /** The agent acts with the credential that deployed it, for its owner. */
 export function agentContext(runtime: Runtime, agent: Agent): ServiceContext {
   return delegatedContext(runtime, agent.userId, agent.credentialId);
@@ -21,7 +21,8 @@ export function agentContext(runtime: Runtime, agent: Agent): ServiceContext {
 
 /**
  * Deploys one of the caller's workflows as an agent, within MAX_AGENTS_PER_USER; the agent will
- * act with the caller's credential. The webhook secret is returned once.
+ * act with the caller's credential, and its trigger is armed in the same call (a `schedule`
+ * trigger: its schedule). The webhook secret is returned once.
  */
 export async function deployAgent(
   ctx: ServiceContext,
@@ -46,7 +47,7 @@ export async function deployAgent(
       credentialId: ctx.credential.id,
     })
     .returning();
-  return { agent: agent!, webhookSecret };
+  return { agent: await armDeployedAgent(ctx, agent!, workflow), webhookSecret };
 }
 
 /**
@@ -64,15 +65,15 @@ export async function recordAgentRefusal(db: Db, agentId: string, reason: string
 }
 
 /** The agent as the API shows it, with its workflow's name, and metrics from its recent runs. */
-export async function presentOwnedAgent(ctx: ServiceContext, id: string) {
+export async function presentOwnedAgent(ctx: ServiceContext, id: string, origin: string) {
   const row = await ctx.db
-    .select({ agent: agents, workflowName: workflows.name })
+    .select({ agent: agents, workflowName: workflows.name, triggerConfig: workflows.triggerConfig })
     .from(agents)
     .innerJoin(workflows, eq(workflows.id, agents.workflowId))
     .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
     .get();
   if (!row) throw notFound("Agent");
-  const shown = presentAgent(row.agent, row.workflowName);
+  const shown = presentAgent(row.agent, row.workflowName, row.triggerConfig, origin);
   return { ...shown, performance_metrics: { ...shown.performance_metrics, ...(await agentRunMetrics(ctx.db, row.agent.id)) } };
 }
 
@@ -86,6 +87,7 @@ export async function getOwnedAgent(ctx: ServiceContext, id: string): Promise<Ag
   return row;
 }
 
+/** Pauses or resumes the agent, and its schedule with it (see armSchedule). */
 export async function setAgentStatus(ctx: ServiceContext, id: string, status: Agent["status"]): Promise<Agent> {
   const [row] = await ctx.db
     .update(agents)
@@ -93,7 +95,7 @@ export async function setAgentStatus(ctx: ServiceContext, id: string, status: Ag
     .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
     .returning();
   if (!row) throw notFound("Agent");
-  return row;
+  return row.schedule ? armSchedule(ctx, row, row.schedule as ScheduleConfig, row.triggerType) : row;
 }
 
 /**
@@ -111,12 +113,7 @@ export async function scheduleAgent(ctx: ServiceContext, id: string, config: Sch
   if (config?.type === "cron" && !firstCronInstant(config.cron_expression, config.timezone)) {
     throw validationFailed([{ location: "body", field: "schedule_config.cron_expression", message: NEVER_FIRES_MESSAGE }]);
   }
-  const nextRunAt = await applySchedule(ctx.bindings, agent.id, config);
-  return setSchedule(
-    ctx.db,
-    agent.id,
-    config ? { triggerType: "schedule", schedule: config, nextRunAt } : { triggerType: "manual", schedule: null, nextRunAt: null },
-  );
+  return armSchedule(ctx, agent, config, config ? "schedule" : "manual");
 }
 
 /** Deletes the agent and its schedule. */
@@ -134,20 +131,6 @@ export async function runAgentNow(ctx: ServiceContext, id: string, input: Record
   return startAndRun(ctx, agent.workflowId, { input, agentId: agent.id }, options);
 }
 
-async function setSchedule(
-  db: Db,
-  id: string,
-  fields: { triggerType: string; schedule: Record<string, unknown> | null; nextRunAt: string | null },
-): Promise<Agent> {
-  const [row] = await db
-    .update(agents)
-    .set({ triggerType: fields.triggerType, schedule: fields.schedule, nextRunAt: fields.nextRunAt ? new Date(fields.nextRunAt) : null, updatedAt: new Date() })
-    .where(eq(agents.id, id))
-    .returning();
-  if (!row) throw notFound("Agent");
-  return row;
-}
-
 async function deleteAgent(ctx: ServiceContext, id: string): Promise<void> {
   const deleted = await ctx.db
     .delete(agents)
@@ -158,7 +141,7 @@ async function deleteAgent(ctx: ServiceContext, id: string): Promise<void> {
 
 export function listAgents(ctx: ServiceContext) {
   return ctx.db
-    .select({ agent: agents, workflowName: workflows.name })
+    .select({ agent: agents, workflowName: workflows.name, triggerConfig: workflows.triggerConfig })
     .from(agents)
     .innerJoin(workflows, eq(workflows.id, agents.workflowId))
     .where(eq(agents.userId, ctx.user.id))
@@ -167,7 +150,8 @@ export function listAgents(ctx: ServiceContext) {
     .all();
 }
 
-export function presentAgent(agent: Agent, workflowName: string) {
+/** `origin` (the hub's, as the caller reached it) makes `trigger.webhook_url` absolute. */
+export function presentAgent(agent: Agent, workflowName: string, triggerConfig: Record<string, unknown>, origin: string) {
   const rate = agent.executionCount ? Math.round((agent.successCount / agent.executionCount) * 10_000) / 100 : 0;
   return {
     agent_id: agent.id,
@@ -175,6 +159,7 @@ export function presentAgent(agent: Agent, workflowName: string) {
     workflow_name: workflowName,
     status: agent.status,
     trigger_type: agent.triggerType,
+    trigger: presentTrigger(agent, triggerConfig, origin),
     schedule: agent.schedule ?? null,
     agent_config: agent.config,
     monitoring: {

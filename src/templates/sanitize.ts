@@ -34,7 +34,7 @@ export interface TemplateContent {
 }
 
 const SAFE_HEADERS = new Set(["content-type", "accept", "accept-language", "content-language", "user-agent", "cache-control"]);
-const TRIGGER_FIELDS = new Set(["type", "cron_expression", "timezone", "interval_seconds", "event"]);
+const TRIGGER_FIELDS = new Set(["type", "cron_expression", "timezone", "interval_seconds", "event", "verify"]);
 /** Step fields that are structure, never data: they are kept as they are. */
 const STEP_STRUCTURE = new Set(["id", "type", "tool"]);
 const NOT_PUBLISHED = "not published with the template: fill in your own";

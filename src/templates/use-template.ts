@@ -1,6 +1,8 @@
 import type { ServiceContext } from "../core/context";
 import type { Template, Workflow } from "../db/schema";
 import { validateSteps } from "../workflows/steps";
+import { checkedTrigger } from "../workflows/triggers";
+import { HubError } from "../core/errors";
 import { createWorkflow, type WorkflowInput } from "../workflows/service";
 import { countUse, damagedTemplate, getTemplate } from "./service";
 import { storedValueProblem } from "./stored-values";
@@ -12,7 +14,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
  * A stored template that could not run (steps cut short, no longer valid, or not a list)
  * is refused with 409 naming what is wrong, before anything is created.
  */
-export function workflowFromTemplate(template: Template): WorkflowInput {
+export function workflowFromTemplate(template: Template, minIntervalSeconds = 1): WorkflowInput {
   const steps: unknown = template.steps;
   if (!Array.isArray(steps)) throw damagedTemplate("its steps are not a list");
   const problem = storedValueProblem(steps) ?? storedValueProblem(template.variables);
@@ -20,6 +22,7 @@ export function workflowFromTemplate(template: Template): WorkflowInput {
   if (problem === "too_deep") throw damagedTemplate("its steps nest too deeply");
   const { errors } = validateSteps(steps);
   if (errors.length) throw damagedTemplate("its steps are not valid", errors);
+  const trigger = triggerOf(template, minIntervalSeconds);
 
   const specs = Object.entries(isRecord(template.variables) ? template.variables : {}).map(([name, spec]) => {
     // Catalog variables are {default, description}; anything else is taken as the default itself.
@@ -30,8 +33,8 @@ export function workflowFromTemplate(template: Template): WorkflowInput {
     name: template.name,
     description: template.description,
     steps,
-    triggerType: template.triggerType,
-    triggerConfig: isRecord(template.triggerConfig) ? template.triggerConfig : {},
+    triggerType: trigger.type,
+    triggerConfig: trigger.config,
     variables: Object.fromEntries(specs.map((spec) => [spec.name, spec.value])),
     metadata: {
       template_id: template.id,
@@ -41,10 +44,19 @@ export function workflowFromTemplate(template: Template): WorkflowInput {
   };
 }
 
+function triggerOf(template: Template, minIntervalSeconds: number) {
+  try {
+    return checkedTrigger(template.triggerType, isRecord(template.triggerConfig) ? template.triggerConfig : {}, minIntervalSeconds);
+  } catch (error) {
+    if (error instanceof HubError) throw damagedTemplate("its trigger is not valid", error.errors);
+    throw error;
+  }
+}
+
 /** Creates the caller's workflow from a template (within their quota) and counts the use. */
 export async function useTemplate(ctx: ServiceContext, templateId: string): Promise<{ template: Template; workflow: Workflow }> {
   const template = await getTemplate(ctx.db, templateId);
-  const workflow = await createWorkflow(ctx, workflowFromTemplate(template));
+  const workflow = await createWorkflow(ctx, workflowFromTemplate(template, ctx.config.quotas.minIntervalSeconds));
   await countUse(ctx.db, template, ctx.user.id);
   return { template, workflow };
 }

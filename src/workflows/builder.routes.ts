@@ -7,7 +7,7 @@ import { presentWorkflow } from "./service";
 import { ConditionSchema } from "./steps";
 import { createWorkflowFromDescription } from "./builder";
 import { createWorkflowFromConversation } from "./extractor";
-import { Description, Name, TriggerType, WorkflowSchema } from "./schemas";
+import { Description, Name, TriggerType, TriggerConfig, WorkflowSchema } from "./schemas";
 import { JsonObject } from "../http/schemas";
 
 const testCondition = authedRoute("data:read", {
@@ -103,7 +103,7 @@ const extract = authedRoute("data:write", {
             parameterize_fields: z.array(z.string().max(300)).max(100).optional(),
             loop_repeated_calls: z.boolean().default(false),
             trigger_type: TriggerType.default("manual"),
-            trigger_config: JsonObject.optional(),
+            trigger_config: TriggerConfig.optional(),
           }),
         },
       },

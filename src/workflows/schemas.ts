@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { JsonObject } from "../http/schemas";
 import { IntIdParam, Timestamp } from "../http/schemas";
+import { TRIGGER_DESCRIPTION, TRIGGER_TYPES } from "./triggers";
 
 /** The shapes workflow and execution routes answer with and accept. */
 export const Status = z.enum(["draft", "active", "paused", "archived"]);
@@ -13,8 +14,8 @@ export const WorkflowSchema = z
     status: Status,
     version: z.number().int(),
     is_template: z.boolean().openapi({ description: "Whether the workflow is published as a template now (POST /v1/workflows/{id}/publish)." }),
-    trigger_type: z.string(),
-    trigger_config: JsonObject,
+    trigger_type: z.string().openapi({ description: TRIGGER_DESCRIPTION, example: "schedule" }),
+    trigger_config: JsonObject.openapi({ description: "The trigger's settings, by `trigger_type` (see there)." }),
     variables: JsonObject,
     workflow_metadata: JsonObject,
     settings: JsonObject,
@@ -97,7 +98,9 @@ export const ExecutionSchema = z
 export const WorkflowId = IntIdParam("workflow_id");
 export const Name = z.string().trim().min(1).max(200);
 export const Description = z.string().max(5000);
-export const TriggerType = z.string().max(50);
+export const TriggerType = z.enum(TRIGGER_TYPES).openapi({ description: TRIGGER_DESCRIPTION });
+/** Checked against `trigger_type` by the service (422 naming `trigger_config.<field>`). */
+export const TriggerConfig = JsonObject.openapi({ description: "The trigger's settings, by `trigger_type` (see there); `{}` for manual." });
 
 /** RFC 7240 preferences; `wait=<seconds>` (at most 60) makes an execute wait for the run's end. */
 export const PreferHeader = z.object({

@@ -6,6 +6,7 @@ import { type Step, type WorkflowSettings, validateSteps } from "./steps";
 import { randomToken } from "../lib/crypto";
 import { firstPageOfSummaries, firstPageOfWorkflows, forgetCachedWorkflows } from "./cached";
 import { describeBytes } from "../lib/bytes";
+import { checkedTrigger } from "./triggers";
 
 export interface WorkflowInput {
   name: string;
@@ -58,6 +59,7 @@ async function insertWorkflow(ctx: ServiceContext, input: WorkflowInput): Promis
   const steps = checkedSteps(input.steps);
   checkSize(ctx, { steps, variables: input.variables, settings: input.settings, metadata: input.metadata });
   await checkReferences(ctx, steps, input.settings);
+  const trigger = checkedTrigger(input.triggerType ?? "manual", input.triggerConfig ?? {}, ctx.config.quotas.minIntervalSeconds);
   const [held] = await ctx.db.select({ n: count() }).from(workflows).where(eq(workflows.userId, ctx.user.id));
   if ((held?.n ?? 0) >= maxWorkflows) throw new HubError("quota_exceeded", `An account can hold at most ${maxWorkflows} workflows; delete one first.`);
   const [row] = await ctx.db
@@ -68,8 +70,8 @@ async function insertWorkflow(ctx: ServiceContext, input: WorkflowInput): Promis
       description: input.description,
       steps,
       status: input.status ?? "active",
-      triggerType: input.triggerType ?? "manual",
-      triggerConfig: input.triggerConfig ?? {},
+      triggerType: trigger.type,
+      triggerConfig: trigger.config,
       variables: input.variables ?? {},
       metadata: input.metadata ?? {},
       settings: input.settings ?? {},
@@ -151,14 +153,44 @@ export function listActiveWorkflows(ctx: ServiceContext, limit: number) {
     .all();
 }
 
-/** Applies the fields given; the version goes up by one when the steps change. */
-export function updateWorkflow(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<SavedWorkflow> {
-  return changingWorkflows(ctx, () => applyPatch(ctx, id, patch));
+type TriggerFollowUp = (ctx: ServiceContext, workflow: Workflow) => Promise<void>;
+let triggerFollowUp: TriggerFollowUp | undefined;
+
+/**
+ * What runs after a workflow's trigger changed: the agents feature re-arms the workflow's agents.
+ * The app wires it in (src/app.ts), because the agents feature imports this one.
+ */
+export function onTriggerChange(followUp: TriggerFollowUp): void {
+  triggerFollowUp = followUp;
 }
 
-async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<SavedWorkflow> {
+/**
+ * Applies the fields given; the version goes up by one when the steps change. A changed trigger
+ * is validated and its follow-up (re-arming the workflow's agents) runs before this returns.
+ */
+export async function updateWorkflow(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<SavedWorkflow> {
+  const { row, triggerChanged } = await changingWorkflows(ctx, () => applyPatch(ctx, id, patch));
+  if (triggerChanged) {
+    if (!triggerFollowUp) throw new Error("No trigger follow-up is wired: createApp() registers the agents' re-arming.");
+    await triggerFollowUp(ctx, row);
+  }
+  return row;
+}
+
+/** The trigger a patch leaves: a new type without a config starts from an empty config. */
+function patchedTrigger(ctx: ServiceContext, current: Workflow, patch: Partial<WorkflowInput>) {
+  if (patch.triggerType === undefined && patch.triggerConfig === undefined) return undefined;
+  const type = patch.triggerType ?? current.triggerType;
+  const config = patch.triggerConfig ?? (type === current.triggerType ? current.triggerConfig : {});
+  return checkedTrigger(type, config, ctx.config.quotas.minIntervalSeconds);
+}
+
+async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<{ row: SavedWorkflow; triggerChanged: boolean }> {
   const current = await getOwnedWorkflow(ctx, id);
   const steps = patch.steps ? checkedSteps(patch.steps) : undefined;
+  const trigger = patchedTrigger(ctx, current, patch);
+  const triggerChanged =
+    trigger !== undefined && (trigger.type !== current.triggerType || JSON.stringify(trigger.config) !== JSON.stringify(current.triggerConfig));
   // Only a change that can grow it is checked: a workflow saved under a larger limit can still be renamed or paused.
   if (steps || patch.variables || patch.settings || patch.metadata) {
     checkSize(ctx, {
@@ -176,8 +208,7 @@ async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<Workfl
       ...(patch.name !== undefined ? { name: patch.name } : {}),
       ...(patch.description !== undefined ? { description: patch.description } : {}),
       ...(patch.status !== undefined ? { status: patch.status } : {}),
-      ...(patch.triggerType !== undefined ? { triggerType: patch.triggerType } : {}),
-      ...(patch.triggerConfig !== undefined ? { triggerConfig: patch.triggerConfig } : {}),
+      ...(trigger ? { triggerType: trigger.type, triggerConfig: trigger.config } : {}),
       ...(patch.variables !== undefined ? { variables: patch.variables } : {}),
       ...(patch.metadata !== undefined ? { metadata: patch.metadata } : {}),
       ...(patch.settings !== undefined ? { settings: patch.settings } : {}),
@@ -187,7 +218,7 @@ async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<Workfl
     .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
     .returning();
   if (stepsChanged) await recordVersion(ctx, row!);
-  return syncNotifySecret(ctx, row!);
+  return { row: await syncNotifySecret(ctx, row!), triggerChanged };
 }
 
 /**

@@ -4,7 +4,7 @@ import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { createWorkflow, deleteWorkflow, getOwnedWorkflow, listWorkflows, presentWorkflow, updateWorkflow } from "./service";
 import { SettingsSchema, StepsSchema } from "./steps";
 import { JsonObject } from "../http/schemas";
-import { Description, Name, Status, TriggerType, WorkflowId, WorkflowSchema } from "./schemas";
+import { Description, Name, Status, TriggerType, TriggerConfig, WorkflowId, WorkflowSchema } from "./schemas";
 
 const create = authedRoute("data:write", {
   method: "post",
@@ -22,7 +22,7 @@ const create = authedRoute("data:write", {
             description: Description,
             steps: StepsSchema,
             trigger_type: TriggerType.default("manual"),
-            trigger_config: JsonObject.optional(),
+            trigger_config: TriggerConfig.optional(),
             variables: JsonObject.optional(),
             workflow_metadata: JsonObject.optional(),
             settings: SettingsSchema.optional(),
@@ -70,7 +70,7 @@ const update = authedRoute("data:write", {
             description: Description.optional(),
             status: Status.optional(),
             trigger_type: TriggerType.optional(),
-            trigger_config: JsonObject.optional(),
+            trigger_config: TriggerConfig.optional(),
             variables: JsonObject.optional(),
             steps: StepsSchema.optional(),
             workflow_metadata: JsonObject.optional(),

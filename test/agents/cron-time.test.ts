@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { firstCronInstant, nextCronInstant } from "../../src/agents/cron-time";
+import { firstCronInstant, nextCronInstant } from "../../src/lib/cron-time";
 import { nextDueAfter } from "../../src/agents/firing";
 
 describe("cron due times", () => {

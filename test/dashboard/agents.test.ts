@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { nextCronInstant } from "../../src/agents/cron-time";
+import { nextCronInstant } from "../../src/lib/cron-time";
 import { call, json } from "../helpers/api";
 import { newWorkflow } from "../helpers/runs";
 import { Browser, newEmail } from "./browser";

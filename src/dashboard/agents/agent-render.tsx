@@ -87,7 +87,7 @@ export async function renderAgent(c: Context<AppEnv>, signedIn: SignedIn, agentI
   const { ctx } = signedIn;
   let agent: AgentPageProps["agent"];
   try {
-    agent = await presentOwnedAgent(ctx, agentId);
+    agent = await presentOwnedAgent(ctx, agentId, new URL(c.req.url).origin);
   } catch (error) {
     if (error instanceof HubError && error.code === "not_found") return renderAgentNotFound(c, signedIn);
     throw error;

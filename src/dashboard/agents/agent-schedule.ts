@@ -1,6 +1,6 @@
 import { parseCronExpression } from "cron-schedule";
 import type { ScheduleConfig } from "../../agents/automation-agent";
-import { NEVER_FIRES_MESSAGE, firstCronInstant, isTimeZone } from "../../agents/cron-time";
+import { NEVER_FIRES_MESSAGE, firstCronInstant, isTimeZone } from "../../lib/cron-time";
 import { str } from "../kit";
 
 /** What the schedule part of a form holds, as typed (kept when the form is shown again). */

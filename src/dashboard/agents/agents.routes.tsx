@@ -24,7 +24,7 @@ export const agentsPages = new Hono<AppEnv>()
     const signedIn = await signedInPage(c);
     if (!signedIn) return c.redirect("/", 303);
     const rows = await listAgents(signedIn.ctx);
-    const agents = rows.map((row) => presentAgent(row.agent, row.workflowName));
+    const agents = rows.map((row) => presentAgent(row.agent, row.workflowName, row.triggerConfig, new URL(c.req.url).origin));
     return page(c, <AgentsListPage email={signedIn.email} csrf={signedIn.csrf} agents={agents} />);
   })
   .get("/app/agents/new", async (c) => {

@@ -1,0 +1,64 @@
+import { and, eq } from "drizzle-orm";
+import type { ServiceContext } from "../core/context";
+import { agents, type Agent, type Workflow } from "../db/schema";
+import { notFound } from "../core/errors";
+import { type ScheduleConfig, scheduleOf } from "../workflows/triggers";
+import { applySchedule } from "./schedules";
+
+/**
+ * Sets the agent's schedule (null: none) and arms it in the agent's Durable Object, as its status
+ * allows: a paused agent keeps the schedule on its row but nothing is armed (no `next_run_at`),
+ * so neither its alarm nor the cron backstop fires it until it is resumed.
+ */
+export async function armSchedule(ctx: ServiceContext, agent: Agent, schedule: ScheduleConfig | null, triggerType: string): Promise<Agent> {
+  const nextRunAt = await applySchedule(ctx.bindings, agent.id, schedule && agent.status === "active" ? schedule : null);
+  const [row] = await ctx.db
+    .update(agents)
+    .set({ triggerType, schedule, nextRunAt: nextRunAt ? new Date(nextRunAt) : null, updatedAt: new Date() })
+    .where(eq(agents.id, agent.id))
+    .returning();
+  if (!row) throw notFound("Agent");
+  return row;
+}
+
+/** Arms a newly deployed agent's trigger from its workflow's (a `schedule` trigger: its schedule). */
+export async function armDeployedAgent(ctx: ServiceContext, agent: Agent, workflow: Workflow): Promise<Agent> {
+  const schedule = scheduleOf(workflow.triggerType, workflow.triggerConfig);
+  return schedule ? armSchedule(ctx, agent, schedule, "schedule") : agent;
+}
+
+/**
+ * Re-arms every agent of a workflow whose trigger changed: a `schedule` trigger sets (or replaces)
+ * each agent's schedule, any other type clears it, overriding a schedule set by hand.
+ */
+export async function rearmWorkflowAgents(ctx: ServiceContext, workflow: Workflow): Promise<void> {
+  const held = await ctx.db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.workflowId, workflow.id), eq(agents.userId, ctx.user.id)))
+    .all();
+  const schedule = scheduleOf(workflow.triggerType, workflow.triggerConfig);
+  for (const agent of held) await armSchedule(ctx, agent, schedule, workflow.triggerType);
+}
+
+/** The agent's trigger as the API shows it (never a secret); `origin` makes the webhook address absolute. */
+export function presentTrigger(agent: Agent, triggerConfig: Record<string, unknown>, origin: string) {
+  const type = agent.triggerType;
+  const config = type === "webhook" || type === "poll" ? triggerConfig : {};
+  const interval = type === "poll" ? config.interval_seconds : agent.schedule?.type === "interval" ? agent.schedule.interval_seconds : undefined;
+  return {
+    type,
+    ...(type === "webhook"
+      ? {
+          verify: typeof config.verify === "string" ? config.verify : "hub",
+          ...(Array.isArray(config.event_types) ? { event_types: config.event_types.map(String) } : {}),
+          webhook_url: `${origin}/v1/hooks/agents/${agent.id}`,
+        }
+      : {}),
+    ...(typeof interval === "number" ? { interval_seconds: interval } : {}),
+    // Nothing records received events yet.
+    last_event_at: null,
+    // Polling is not run yet.
+    ...(type === "poll" ? { next_poll_at: null } : {}),
+  };
+}
