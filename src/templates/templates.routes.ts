@@ -2,8 +2,10 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
-import { Timestamp } from "../http/schemas";
-import { WorkflowSchema } from "../workflows/schemas";
+import { JsonObject, Timestamp } from "../http/schemas";
+import { AgentSchema } from "../agents/agents.routes";
+import { presentOwnedAgent } from "../agents/service";
+import { Name, WorkflowSchema } from "../workflows/schemas";
 import { presentWorkflow } from "../workflows/service";
 import {
   PUBLISHED_CONTENT_IN_LIST,
@@ -105,16 +107,29 @@ const get = authedRoute("data:read", {
   responses: { 200: { description: "The template", content: { "application/json": { schema: envelope(TemplateSchema) } } }, ...notFoundError },
 });
 
+const UseBody = z.object({
+  name: Name.optional().openapi({ description: "The new workflow's name (default: the template's)." }),
+  variables: JsonObject.optional().openapi({ description: "Values for the template's variables; the others keep their defaults." }),
+  connections: z
+    .record(z.string().max(64), z.number().int().positive())
+    .optional()
+    .openapi({ description: 'The connection each platform\'s steps use, by platform id, e.g. `{"slack": 12}`.', example: { hubspot: 3, slack: 4 } }),
+  deploy: z.boolean().optional().openapi({ description: "Also deploy the new workflow as an agent, its trigger armed (needs `workflow:execute`)." }),
+});
+
 const use = authedRoute("data:write", {
   method: "post",
   path: "/templates/{template_id}/use",
   tags: ["Templates"],
   summary: "Use a template",
   description:
-    "Copies the template into a new workflow of yours (variables take their defaults); the template itself is unchanged but for its use count, which counts each user once and never the publisher. A stored template whose steps are cut short or no longer valid is refused with 409 `conflict` naming what is wrong.",
-  request: { params: TemplateId },
+    "Copies the template into a new workflow of yours (variables take their defaults unless `variables` names them); the template itself is unchanged but for its use count, which counts each user once and never the publisher. With `connections` or `deploy`, every platform the template's steps call must have a connection of yours (the one named, else your own of that platform) and its steps are bound to it (`arguments.connection_id`); a missing or wrong one is 422 naming `connections.<platform>`, before anything is created. With `deploy: true` the workflow is deployed as an agent in the same call, its trigger armed (a schedule trigger is scheduled), and `data.agent` holds the agent with its `webhook_secret`, shown this once. A stored template whose steps are cut short or no longer valid is refused with 409 `conflict` naming what is wrong.",
+  request: { params: TemplateId, body: { required: false, content: { "application/json": { schema: UseBody } } } },
   responses: {
-    201: { description: "The new workflow", content: { "application/json": { schema: envelope(WorkflowSchema) } } },
+    201: {
+      description: "The new workflow (and the agent, when deployed)",
+      content: { "application/json": { schema: envelope(WorkflowSchema.extend({ agent: AgentSchema.extend({ webhook_secret: z.string() }).optional() })) } },
+    },
     409: { description: "The template is damaged (its steps are cut short or no longer valid), or you hold the most workflows allowed." },
     ...notFoundError,
   },
@@ -190,8 +205,18 @@ export const templateRoutes = createRouter()
     ok(c, presentTemplate(await getTemplate(c.var.ctx.db, c.req.valid("param").template_id), c.var.ctx.user.id), "Template found.", 200),
   )
   .openapi(use, async (c) => {
-    const { template, workflow } = await useTemplate(c.var.ctx, c.req.valid("param").template_id);
-    return ok(c, presentWorkflow(workflow), `Created workflow ${workflow.id} from template ${template.id}.`, 201);
+    // The body is optional and, when sent, validated by the route's schema.
+    const options = (c.req.valid("json") as z.infer<typeof UseBody> | undefined) ?? {};
+    const { template, workflow, deployed } = await useTemplate(c.var.ctx, c.req.valid("param").template_id, options);
+    if (!deployed) return ok(c, presentWorkflow(workflow), `Created workflow ${workflow.id} from template ${template.id}.`, 201);
+    c.header("Cache-Control", "no-store");
+    const agent = { ...(await presentOwnedAgent(c.var.ctx, deployed.agent.id, new URL(c.req.url).origin)), webhook_secret: deployed.webhookSecret };
+    return ok(
+      c,
+      { ...presentWorkflow(workflow), agent },
+      `Created workflow ${workflow.id} from template ${template.id} and deployed it as agent ${deployed.agent.id}.`,
+      201,
+    );
   })
   .openapi(publish, async (c) => {
     const template = await publishWorkflow(c.var.ctx, c.req.valid("param").workflow_id, c.req.valid("json"));

@@ -1,11 +1,13 @@
 import type { ServiceContext } from "../core/context";
-import type { Template, Workflow } from "../db/schema";
+import type { Agent, Template, Workflow } from "../db/schema";
+import { deployAgent } from "../agents/service";
 import { validateSteps } from "../workflows/steps";
 import { checkedTrigger } from "../workflows/triggers";
 import { HubError } from "../core/errors";
 import { createWorkflow, type WorkflowInput } from "../workflows/service";
 import { countUse, damagedTemplate, getTemplate } from "./service";
 import { storedValueProblem } from "./stored-values";
+import { bindConnections, connectionsFor, platformsOf } from "./bind-connections";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
@@ -53,10 +55,43 @@ function triggerOf(template: Template, minIntervalSeconds: number) {
   }
 }
 
-/** Creates the caller's workflow from a template (within their quota) and counts the use. */
-export async function useTemplate(ctx: ServiceContext, templateId: string): Promise<{ template: Template; workflow: Workflow }> {
+/** What a person may say when using a template (`POST /v1/templates/{id}/use`). */
+export interface UseOptions {
+  name?: string;
+  /** Values for the template's variables (others keep their defaults). */
+  variables?: Record<string, unknown>;
+  /** The connection each platform's steps use, by platform id. */
+  connections?: Record<string, number>;
+  /** Deploy the new workflow as an agent, its trigger armed, in the same call. */
+  deploy?: boolean;
+}
+
+/**
+ * Creates the caller's workflow from a template (within their quota) and counts the use. With
+ * `connections` or `deploy`, every platform the template calls must have a connection of the
+ * caller (named, or their own of that platform), and its steps are bound to it: an automation
+ * deployed from a template runs on the person's accounts or is refused before anything is made.
+ */
+export async function useTemplate(
+  ctx: ServiceContext,
+  templateId: string,
+  options: UseOptions = {},
+): Promise<{ template: Template; workflow: Workflow; deployed?: { agent: Agent; webhookSecret: string } }> {
+  // Deploying runs things on the person's behalf, as POST /v1/agents/deploy does.
+  if (options.deploy && !ctx.scopes.includes("workflow:execute")) {
+    throw new HubError("insufficient_scope", 'Deploying needs the scope "workflow:execute", which the credential lacks.', {
+      challenge: 'Bearer error="insufficient_scope", scope="workflow:execute"',
+    });
+  }
   const template = await getTemplate(ctx.db, templateId);
-  const workflow = await createWorkflow(ctx, workflowFromTemplate(template, ctx.config.quotas.minIntervalSeconds));
+  const input = workflowFromTemplate(template, ctx.config.quotas.minIntervalSeconds);
+  if (options.name) input.name = options.name;
+  if (options.variables) input.variables = { ...input.variables, ...options.variables };
+  if (options.connections || options.deploy) {
+    input.steps = bindConnections(input.steps, await connectionsFor(ctx, platformsOf(input.steps), options.connections ?? {}));
+  }
+  const workflow = await createWorkflow(ctx, input);
   await countUse(ctx.db, template, ctx.user.id);
-  return { template, workflow };
+  if (!options.deploy) return { template, workflow };
+  return { template, workflow, deployed: await deployAgent(ctx, { workflowId: workflow.id, config: {} }) };
 }
