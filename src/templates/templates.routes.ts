@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { JsonObject, Timestamp } from "../http/schemas";
+import { HubError } from "../core/errors";
 import { AgentSchema } from "../agents/agents.routes";
 import { presentOwnedAgent } from "../agents/service";
 import { Name, WorkflowSchema } from "../workflows/schemas";
@@ -117,14 +118,32 @@ const UseBody = z.object({
   deploy: z.boolean().optional().openapi({ description: "Also deploy the new workflow as an agent, its trigger armed (needs `workflow:execute`)." }),
 });
 
+/** The use request's optional body (read through Hono, which keeps it for the middleware that read it first): empty, even labelled JSON, is a plain copy. */
+async function useOptions(text: string): Promise<z.infer<typeof UseBody>> {
+  if (!text.trim()) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new HubError("malformed_json", "The body is not valid JSON.");
+  }
+  const parsed = UseBody.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  throw new HubError("validation_failed", "The request has invalid fields.", {
+    errors: parsed.error.issues.map((issue) => ({ location: "body", field: issue.path.join("."), message: issue.message })),
+  });
+}
+
 const use = authedRoute("data:write", {
   method: "post",
   path: "/templates/{template_id}/use",
   tags: ["Templates"],
   summary: "Use a template",
   description:
-    "Copies the template into a new workflow of yours (variables take their defaults unless `variables` names them); the template itself is unchanged but for its use count, which counts each user once and never the publisher. With `connections` or `deploy`, every platform the template's steps call must have a connection of yours (the one named, else your own of that platform) and its steps are bound to it (`arguments.connection_id`); a missing or wrong one is 422 naming `connections.<platform>`, before anything is created. With `deploy: true` the workflow is deployed as an agent in the same call, its trigger armed (a schedule trigger is scheduled), and `data.agent` holds the agent with its `webhook_secret`, shown this once. A stored template whose steps are cut short or no longer valid is refused with 409 `conflict` naming what is wrong.",
-  request: { params: TemplateId, body: { required: false, content: { "application/json": { schema: UseBody } } } },
+    "Optional JSON body: `{name?, variables?, connections?: {<platform>: connection_id}, deploy?: boolean}`; an empty body is a plain copy. Copies the template into a new workflow of yours (variables take their defaults unless `variables` names them); the template itself is unchanged but for its use count, which counts each user once and never the publisher. With `connections` or `deploy`, every platform the template's steps call must have a connection of yours (the one named, else your own of that platform) and its steps are bound to it (`arguments.connection_id`); a missing or wrong one is 422 naming `connections.<platform>`, before anything is created. With `deploy: true` the workflow is deployed as an agent in the same call, its trigger armed (a schedule trigger is scheduled), and `data.agent` holds the agent with its `webhook_secret`, shown this once. A stored template whose steps are cut short or no longer valid is refused with 409 `conflict` naming what is wrong.",
+  // The body is read by the handler (useOptions): clients post this with an empty body, often still
+  // labelled JSON, which the schema validator would refuse as malformed.
+  request: { params: TemplateId },
   responses: {
     201: {
       description: "The new workflow (and the agent, when deployed)",
@@ -205,8 +224,7 @@ export const templateRoutes = createRouter()
     ok(c, presentTemplate(await getTemplate(c.var.ctx.db, c.req.valid("param").template_id), c.var.ctx.user.id), "Template found.", 200),
   )
   .openapi(use, async (c) => {
-    // The body is optional and, when sent, validated by the route's schema.
-    const options = (c.req.valid("json") as z.infer<typeof UseBody> | undefined) ?? {};
+    const options = await useOptions(await c.req.text());
     const { template, workflow, deployed } = await useTemplate(c.var.ctx, c.req.valid("param").template_id, options);
     if (!deployed) return ok(c, presentWorkflow(workflow), `Created workflow ${workflow.id} from template ${template.id}.`, 201);
     c.header("Cache-Control", "no-store");

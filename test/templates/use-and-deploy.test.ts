@@ -88,6 +88,14 @@ describe("using a template", () => {
     expect(toolSteps(data.steps).every((step) => step.arguments.connection_id === undefined)).toBe(true);
   });
 
+  it("takes an empty body labelled JSON as a plain copy, and names a bad field", async () => {
+    const { key } = await newApiKey(await newUser());
+    const empty = await call("/v1/templates/lead-form-to-crm-and-slack/use", { token: key, method: "POST", headers: { "Content-Type": "application/json" } });
+    expect(empty.status).toBe(201);
+    const bad = await expectProblem(await use(key, "lead-form-to-crm-and-slack", { deploy: "yes" }), 422, "validation_failed");
+    expect(bad.errors?.[0]?.field).toBe("deploy");
+  });
+
   it("deploying needs workflow:execute", async () => {
     const user = await newUser();
     const { key } = await newApiKey(user, { scopes: ["data:read", "data:write"] });
