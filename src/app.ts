@@ -27,6 +27,7 @@ import { builderRoutes } from "./workflows/builder.routes";
 import { executionRoutes } from "./executions/executions.routes";
 import { rerunRoutes } from "./executions/reruns.routes";
 import { agentRoutes } from "./agents/agents.routes";
+import { agentTriggerRoutes } from "./agents/trigger.routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { templateRoutes } from "./templates/templates.routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
@@ -121,6 +122,7 @@ export function createApp() {
   authed.route("/", executionRoutes);
   authed.route("/", rerunRoutes);
   authed.route("/", agentRoutes);
+  authed.route("/", agentTriggerRoutes);
   authed.route("/", chatAgentRoutes);
   authed.route("/", templateRoutes);
   v1.route("/", authed);

@@ -6,8 +6,10 @@ import { removeExpiredCredentials } from "./scheduled/housekeeping";
 import { removeUnusedClients } from "./auth/client-registration";
 import { forgetOldExecutionKeys, resumeStaleExecutions } from "./executions/sweep";
 import { resumeDueNotifications } from "./executions/notifications";
-import { forgetOldDeliveries } from "./agents/webhook-delivery";
+import { forgetOldDeliveries } from "./agents/hub-scheme";
+import { forgetOldAgentEvents } from "./agents/events";
 import { sweepOverdueAgents } from "./agents/firing";
+import { sweepOverduePolls } from "./agents/poll-backstop";
 import { consumeWorkflowRuns } from "./executions/consumer";
 
 export { ConversationObject } from "./conversations/conversation-object";
@@ -34,7 +36,9 @@ export default {
         resumeDueNotifications(runtime),
         forgetOldExecutionKeys(runtime.db),
         forgetOldDeliveries(runtime.db),
+        forgetOldAgentEvents(runtime.db),
         sweepOverdueAgents(runtime),
+        sweepOverduePolls(runtime),
       ]).then(() => undefined),
     );
   },

@@ -20,12 +20,15 @@ export const AgentSchema = z
     trigger: z
       .object({
         type: z.string(),
-        verify: z.string().optional().openapi({ description: "Webhook triggers: how event calls are verified (`hub`: X-Hub-Signature)." }),
+        verify: z
+          .string()
+          .optional()
+          .openapi({ description: "Webhook triggers: how event calls are verified (`hub`: X-Hub-Signature; a provider's scheme; `token`)." }),
         event_types: z.array(z.string()).optional(),
         webhook_url: z.string().optional().openapi({ description: "Webhook triggers: where events are sent (POST)." }),
         interval_seconds: z.number().int().optional(),
-        last_event_at: Timestamp.nullable().openapi({ description: "Not recorded yet: always null." }),
-        next_poll_at: Timestamp.nullable().optional().openapi({ description: "Poll triggers: not polled yet, always null." }),
+        last_event_at: Timestamp.nullable().openapi({ description: "When a delivery or poll last reached the agent (see /events)." }),
+        next_poll_at: Timestamp.nullable().optional().openapi({ description: "Poll triggers: when the next poll is due (null while paused)." }),
       })
       .openapi({ description: "The agent's trigger as armed, never a secret." }),
     schedule: JsonObject.nullable(),
@@ -69,7 +72,7 @@ const deploy = authedRoute(["data:write", "workflow:execute"], {
   tags: ["Agents"],
   summary: "Deploy a workflow as an agent",
   description:
-    "The workflow must be yours. Its trigger is armed in the same call: a `schedule` trigger sets `schedule` and `monitoring.next_run_at` (an explicit `POST /v1/agents/schedule` still overrides, until the workflow's trigger changes). A `poll` trigger is not polled yet. The answer carries `webhook_secret` once: it signs event calls to the agent.",
+    "The workflow must be yours. Its trigger is armed in the same call: a `schedule` trigger sets `schedule` and `monitoring.next_run_at` (an explicit `POST /v1/agents/schedule` still overrides, until the workflow's trigger changes). A `poll` trigger starts polling (the first poll remembers what is there). The answer carries `webhook_secret` once: it signs event calls to the agent.",
   request: {
     body: {
       required: true,

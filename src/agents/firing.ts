@@ -5,6 +5,7 @@ import { agentFires, agents, type Agent } from "../db/schema";
 import { startExecution } from "../executions/start-and-run";
 import { getOwnedWorkflow } from "../workflows/service";
 import { HubError } from "../core/errors";
+import { recordAgentEvent } from "./events";
 import { agentContext, agentStoppedReason, recordAgentRefusal } from "./service";
 
 /** How late a scheduled run may be before the cron backstop serves it instead. */
@@ -50,15 +51,18 @@ export async function serveDueRun(runtime: Runtime, agent: Agent, source: "alarm
   }
   const ctx = agentContext(runtime, agent);
   const workflow = await getOwnedWorkflow(ctx, agent.workflowId);
+  const event = { agentId: agent.id, source: "schedule" as const, eventId: due.toISOString() };
   try {
-    await startExecution(ctx, workflow, {
+    const execution = await startExecution(ctx, workflow, {
       input: { trigger: "schedule", due_at: due.toISOString(), fired_by: source },
       agentId: agent.id,
     });
+    await recordAgentEvent(db, { ...event, outcome: "started", executionId: execution.id });
   } catch (error) {
     // A paused workflow or a full quota skips this due time; the owner sees why.
     if (!(error instanceof HubError)) throw error;
-    await recordAgentRefusal(db, agent.id, `The run due at ${due.toISOString()} did not start: ${error.message}`);
+    const detail = `The run due at ${due.toISOString()} did not start: ${error.message}`;
+    await Promise.all([recordAgentRefusal(db, agent.id, detail), recordAgentEvent(db, { ...event, outcome: "error", detail })]);
     return false;
   }
   return true;

@@ -13,3 +13,13 @@ export async function applySchedule(bindings: Pick<Bindings, "AGENTS">, agentId:
   const { next_run_at } = await stub.applySchedule(agentId, config);
   return next_run_at;
 }
+
+/**
+ * Arms the agent's polling (first poll after `delaySeconds`) or disarms it (null; `forget` also
+ * drops the keys it remembers). Returns when it polls next.
+ */
+export async function applyPoll(bindings: Pick<Bindings, "AGENTS">, agentId: string, delaySeconds: number | null, forget = false): Promise<string | null> {
+  const stub = await agentObject(bindings, agentId);
+  const { next_poll_at } = await stub.armPoll(agentId, delaySeconds, forget);
+  return next_poll_at;
+}

@@ -6,13 +6,15 @@ import { agents, workflows, type Agent } from "../db/schema";
 import { HubError, notFound, validationFailed } from "../core/errors";
 import { type RunOptions, startAndRun } from "../executions/start-and-run";
 import type { ScheduleConfig } from "./automation-agent";
-import { applySchedule } from "./schedules";
-import { armDeployedAgent, armSchedule, presentTrigger } from "./triggers";
+import { applyPoll, applySchedule } from "./schedules";
+import { armDeployedAgent, armPolling, armSchedule, presentTrigger } from "./triggers";
 import { NEVER_FIRES_MESSAGE, firstCronInstant } from "../lib/cron-time";
 import { credentialRevocation } from "../auth/credential-status";
 import { randomToken } from "../lib/crypto";
 import { getOwnedWorkflow } from "../workflows/service";
 import { agentRunMetrics } from "./metrics";
+import { recordAgentEvent } from "./events";
+import { providerSecretLabel } from "./secret-labels";
 
 /** The agent acts with the credential that deployed it, for its owner. */
 export function agentContext(runtime: Runtime, agent: Agent): ServiceContext {
@@ -87,7 +89,7 @@ export async function getOwnedAgent(ctx: ServiceContext, id: string): Promise<Ag
   return row;
 }
 
-/** Pauses or resumes the agent, and its schedule with it (see armSchedule). */
+/** Pauses or resumes the agent, and its schedule and polling with it (see armSchedule, armPolling). */
 export async function setAgentStatus(ctx: ServiceContext, id: string, status: Agent["status"]): Promise<Agent> {
   const [row] = await ctx.db
     .update(agents)
@@ -95,7 +97,8 @@ export async function setAgentStatus(ctx: ServiceContext, id: string, status: Ag
     .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
     .returning();
   if (!row) throw notFound("Agent");
-  return row.schedule ? armSchedule(ctx, row, row.schedule as ScheduleConfig, row.triggerType) : row;
+  const scheduled = row.schedule ? await armSchedule(ctx, row, row.schedule as ScheduleConfig, row.triggerType) : row;
+  return armPolling(ctx, scheduled, await getOwnedWorkflow(ctx, row.workflowId));
 }
 
 /**
@@ -120,6 +123,7 @@ export async function scheduleAgent(ctx: ServiceContext, id: string, config: Sch
 export async function removeAgent(ctx: ServiceContext, id: string): Promise<void> {
   const agent = await getOwnedAgent(ctx, id);
   await applySchedule(ctx.bindings, agent.id, null);
+  if (agent.nextPollAt || agent.triggerType === "poll") await applyPoll(ctx.bindings, agent.id, null, true);
   await deleteAgent(ctx, agent.id);
 }
 
@@ -128,7 +132,17 @@ export async function runAgentNow(ctx: ServiceContext, id: string, input: Record
   const agent = await getOwnedAgent(ctx, id);
   if (agent.status === "paused") throw new HubError("conflict", "The agent is paused.");
   // The workflow is read by the run's own insert (ownership and status included).
-  return startAndRun(ctx, agent.workflowId, { input, agentId: agent.id }, options);
+  const started = await startAndRun(ctx, agent.workflowId, { input, agentId: agent.id }, options);
+  // Logged after the answer: a run started by hand does not wait for its log entry.
+  ctx.waitUntil(
+    recordAgentEvent(ctx.db, {
+      agentId: agent.id,
+      source: "manual",
+      outcome: started.replayed ? "duplicate" : "started",
+      executionId: started.execution.id,
+    }).catch(() => undefined),
+  );
+  return started;
 }
 
 async function deleteAgent(ctx: ServiceContext, id: string): Promise<void> {
@@ -178,4 +192,17 @@ export function presentAgent(agent: Agent, workflowName: string, triggerConfig: 
     created_at: agent.createdAt.toISOString(),
     updated_at: agent.updatedAt.toISOString(),
   };
+}
+
+/**
+ * Sets the provider's signing secret the agent's webhook checks (Stripe's `whsec_…`, Slack's
+ * signing secret, a token…), sealed for this agent; it is never returned.
+ */
+export async function setProviderSecret(ctx: ServiceContext, id: string, secret: string): Promise<void> {
+  const agent = await getOwnedAgent(ctx, id);
+  const sealed = await (await ctx.secrets()).seal(secret, providerSecretLabel(agent.id));
+  await ctx.db
+    .update(agents)
+    .set({ providerSecret: sealed, updatedAt: new Date() })
+    .where(and(eq(agents.id, agent.id), eq(agents.userId, ctx.user.id)));
 }

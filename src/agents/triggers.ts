@@ -3,7 +3,7 @@ import type { ServiceContext } from "../core/context";
 import { agents, type Agent, type Workflow } from "../db/schema";
 import { notFound } from "../core/errors";
 import { type ScheduleConfig, scheduleOf } from "../workflows/triggers";
-import { applySchedule } from "./schedules";
+import { applyPoll, applySchedule } from "./schedules";
 
 /**
  * Sets the agent's schedule (null: none) and arms it in the agent's Durable Object, as its status
@@ -21,15 +21,29 @@ export async function armSchedule(ctx: ServiceContext, agent: Agent, schedule: S
   return row;
 }
 
-/** Arms a newly deployed agent's trigger from its workflow's (a `schedule` trigger: its schedule). */
+/**
+ * Arms or disarms the agent's polling as its workflow's trigger and its status say: a `poll`
+ * trigger on an active agent polls (the first poll right away: it sets the baseline), anything
+ * else does not. `forget` drops the remembered keys (the trigger is no longer a poll).
+ */
+export async function armPolling(ctx: ServiceContext, agent: Agent, workflow: Workflow): Promise<Agent> {
+  const polls = workflow.triggerType === "poll";
+  if (!polls && !agent.nextPollAt) return agent;
+  const nextPollAt = await applyPoll(ctx.bindings, agent.id, polls && agent.status === "active" ? 0 : null, !polls);
+  return { ...agent, nextPollAt: nextPollAt ? new Date(nextPollAt) : null };
+}
+
+/** Arms a newly deployed agent's trigger from its workflow's (a `schedule` trigger: its schedule; `poll`: polling). */
 export async function armDeployedAgent(ctx: ServiceContext, agent: Agent, workflow: Workflow): Promise<Agent> {
   const schedule = scheduleOf(workflow.triggerType, workflow.triggerConfig);
-  return schedule ? armSchedule(ctx, agent, schedule, "schedule") : agent;
+  const armed = schedule ? await armSchedule(ctx, agent, schedule, "schedule") : agent;
+  return workflow.triggerType === "poll" ? armPolling(ctx, armed, workflow) : armed;
 }
 
 /**
  * Re-arms every agent of a workflow whose trigger changed: a `schedule` trigger sets (or replaces)
- * each agent's schedule, any other type clears it, overriding a schedule set by hand.
+ * each agent's schedule, any other type clears it, overriding a schedule set by hand; a `poll`
+ * trigger (re)starts polling, any other type stops it.
  */
 export async function rearmWorkflowAgents(ctx: ServiceContext, workflow: Workflow): Promise<void> {
   const held = await ctx.db
@@ -38,7 +52,7 @@ export async function rearmWorkflowAgents(ctx: ServiceContext, workflow: Workflo
     .where(and(eq(agents.workflowId, workflow.id), eq(agents.userId, ctx.user.id)))
     .all();
   const schedule = scheduleOf(workflow.triggerType, workflow.triggerConfig);
-  for (const agent of held) await armSchedule(ctx, agent, schedule, workflow.triggerType);
+  for (const agent of held) await armPolling(ctx, await armSchedule(ctx, agent, schedule, workflow.triggerType), workflow);
 }
 
 /** The agent's trigger as the API shows it (never a secret); `origin` makes the webhook address absolute. */
@@ -56,9 +70,7 @@ export function presentTrigger(agent: Agent, triggerConfig: Record<string, unkno
         }
       : {}),
     ...(typeof interval === "number" ? { interval_seconds: interval } : {}),
-    // Nothing records received events yet.
-    last_event_at: null,
-    // Polling is not run yet.
-    ...(type === "poll" ? { next_poll_at: null } : {}),
+    last_event_at: agent.lastEventAt?.toISOString() ?? null,
+    ...(type === "poll" ? { next_poll_at: agent.nextPollAt?.toISOString() ?? null } : {}),
   };
 }

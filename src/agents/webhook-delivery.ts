@@ -1,93 +1,124 @@
-import { eq, lt } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Runtime } from "../core/context";
 import { HubError } from "../core/errors";
-import type { Db } from "../db/client";
-import { agents, webhookDeliveries, type Execution } from "../db/schema";
-import { constantTimeEqual, hashSecret } from "../lib/crypto";
-import { hmacHex } from "../connections/platforms/webhook";
-import { startExecution } from "../executions/start-and-run";
-import { getOwnedWorkflow } from "../workflows/service";
+import { agents, workflows, type Agent } from "../db/schema";
+import { startQueued } from "../executions/start-and-run";
+import { consumeRateLimits, exhaustedOf } from "../http/rate-limit";
+import { type NewAgentEvent, recordAgentEvent } from "./events";
+import { spendHubSignature, verifyHubDelivery } from "./hub-scheme";
 import { agentContext, agentStoppedReason, recordAgentRefusal } from "./service";
+import { providerSecretLabel } from "./secret-labels";
+import { triggerKey } from "./trigger-keys";
+import { verifyProviderDelivery } from "./webhook-schemes";
+import type { InboundDelivery, ProviderScheme, SchemeOutcome } from "./webhook-schemes/types";
 
-export const TOLERANCE_SECONDS = 5 * 60;
+/** Rejected deliveries logged per agent per minute: a flood of bad calls cannot flood the log. */
+const REJECTIONS_LOGGED_PER_MINUTE = 30;
 
-/** One signed event, as it arrived: the signature covers the raw bytes, so they are kept as sent. */
-export interface WebhookDelivery {
+export interface WebhookRequest extends InboundDelivery {
   agentId: string;
-  timestamp: string;
-  signature: string;
-  rawBody: string;
+}
+
+/** What the sender is answered: 202 a run started, 200 a reply with no run (handshake, duplicate, ignored). */
+export interface WebhookAnswer {
+  status: 200 | 202;
+  body: Record<string, unknown>;
 }
 
 const refused = (detail: string) => new HubError("unauthorized", detail, { challenge: 'HMAC realm="agent-automation-hub"' });
 
 /**
- * An event for an agent: the caller proves itself with an HMAC of "<timestamp>.<raw body>" under
- * the agent's webhook secret; stale timestamps and signatures seen before are refused. The JSON
- * body (verified first, parsed after) becomes the run's input, and the run acts with the
- * credential that deployed the agent.
+ * An event for an agent (DESIGN §5 "Webhook verification"). The workflow's webhook trigger says
+ * how the caller proves itself: the hub's own HMAC scheme by default, or a provider's (Stripe,
+ * GitHub, Slack, Shopify, HubSpot, Typeform) under the signing secret the owner set, or a plain
+ * token. A verified event is filtered by `event_types`, deduplicated by its event id (a
+ * provider's retry finds the run the first delivery started) and queued: the answer does not
+ * wait for the run. Every delivery to a known agent is logged with its outcome.
  */
-export async function deliverWebhook(runtime: Runtime, delivery: WebhookDelivery): Promise<Execution> {
+export async function deliverWebhook(runtime: Runtime, request: WebhookRequest): Promise<WebhookAnswer> {
   const { db } = runtime;
-  const agent = await db.select().from(agents).where(eq(agents.id, delivery.agentId)).get();
+  const row = await db
+    .select({ agent: agents, triggerType: workflows.triggerType, triggerConfig: workflows.triggerConfig })
+    .from(agents)
+    .innerJoin(workflows, eq(workflows.id, agents.workflowId))
+    .where(eq(agents.id, request.agentId))
+    .get();
   // An unknown agent and a bad signature look the same, so ids cannot be probed.
-  if (!agent) throw refused("The signature is not valid.");
-  const { timestamp, rawBody } = delivery;
-  if (!/^\d{1,12}$/.test(timestamp)) throw refused("X-Hub-Timestamp (unix seconds) is required.");
-  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) throw refused("The timestamp is more than 5 minutes off.");
-  const secret = await (await runtime.secrets()).open(agent.webhookSecret, `agent:${agent.id}:webhook_secret`);
-  const presented = parseSignature(delivery.signature);
-  if (!presented) throw refused("X-Hub-Signature must be sha256=<64 hex digits>.");
-  const expected = await hmacHex(secret, `${timestamp}.${rawBody}`);
-  if (!constantTimeEqual(expected, presented)) throw refused("The signature is not valid.");
-  if (agent.status === "paused") throw new HubError("conflict", "The agent is paused.");
+  if (!row) throw refused("The signature is not valid.");
+  const { agent } = row;
+  const receivedAt = new Date();
+  const config = row.triggerType === "webhook" ? row.triggerConfig : {};
+  const scheme = typeof config.verify === "string" ? config.verify : "hub";
+  const log = (outcome: NewAgentEvent["outcome"], fields: Partial<NewAgentEvent> = {}) =>
+    recordAgentEvent(db, { agentId: agent.id, source: "webhook", outcome, receivedAt, ...fields });
+
+  const verdict = await verify(runtime, agent, scheme, request, receivedAt.getTime());
+  if (verdict.kind === "rejected") {
+    if (await mayLogRejection(runtime, agent.id)) await log("rejected", { detail: verdict.reason });
+    throw refused(verdict.reason);
+  }
+  if (verdict.kind === "reply") {
+    await log("ignored", { detail: `Answered the ${scheme} handshake; nothing to run.` });
+    return { status: 200, body: verdict.body };
+  }
+  const { eventId, eventType } = verdict;
+  const fields = { eventId, eventType };
+  if (agent.status === "paused") {
+    await log("error", { ...fields, detail: "The agent is paused." });
+    throw new HubError("conflict", "The agent is paused.");
+  }
   const stopped = await agentStoppedReason(db, agent);
   if (stopped) {
-    await recordAgentRefusal(db, agent.id, stopped);
+    await Promise.all([recordAgentRefusal(db, agent.id, stopped), log("error", { ...fields, detail: stopped })]);
     throw new HubError("forbidden", stopped);
   }
-  const input = parseEventBody(rawBody);
-  // First use of this signature wins; a replay (even a concurrent one) finds it taken.
-  // The replay key comes from the verified signature bytes (as canonical hex), not the header
-  // as sent: `SHA256=`, upper-case or mixed-case spellings of one signature share one key.
-  const fresh = await db
-    .insert(webhookDeliveries)
-    .values({ agentId: agent.id, signatureHash: await hashSecret(`sha256=${presented}`) })
-    .onConflictDoNothing()
-    .returning({ hash: webhookDeliveries.signatureHash });
-  if (fresh.length === 0) throw refused("This signature was already used.");
+  const wanted = Array.isArray(config.event_types) ? config.event_types.map(String) : null;
+  if (wanted && !(eventType !== null && wanted.includes(eventType))) {
+    await log("ignored", { ...fields, detail: eventType === null ? "The event has no type; event_types filters." : `${eventType} is not in event_types.` });
+    return { status: 200, body: { ignored: true } };
+  }
+  if (verdict.signature && !(await spendHubSignature(db, agent.id, verdict.signature))) {
+    await log("rejected", { detail: "This signature was already used." });
+    throw refused("This signature was already used.");
+  }
 
+  const input =
+    scheme === "hub"
+      ? (verdict.event as Record<string, unknown>)
+      : { event: verdict.event, event_id: eventId, event_type: eventType, received_at: receivedAt.toISOString() };
   const ctx = agentContext(runtime, agent);
-  const workflow = await getOwnedWorkflow(ctx, agent.workflowId);
-  return startExecution(ctx, workflow, { input, agentId: agent.id });
-}
-
-/** An empty body is an empty input; anything else must be a JSON object. */
-function parseEventBody(raw: string): Record<string, unknown> {
-  if (!raw.trim()) return {};
-  let input: unknown;
+  let started: Awaited<ReturnType<typeof startQueued>>;
   try {
-    input = JSON.parse(raw);
-  } catch {
-    throw new HubError("malformed_json", "The body must be JSON.");
+    started = await startQueued(ctx, agent.workflowId, { input, agentId: agent.id }, eventId ? await triggerKey(agent.id, "webhook", eventId) : undefined);
+  } catch (error) {
+    // A paused workflow or a full quota: the provider is refused and will retry; the owner sees why.
+    if (error instanceof HubError) await log("error", { ...fields, detail: error.message });
+    throw error;
   }
-  if (!input || typeof input !== "object" || Array.isArray(input)) throw new HubError("validation_failed", "The body must be a JSON object.");
-  return input as Record<string, unknown>;
+  const executionId = started.execution.id;
+  if (started.replayed) {
+    await log("duplicate", { ...fields, executionId, detail: "This event id was delivered before; nothing new was started." });
+    return { status: 200, body: { duplicate: true, execution_id: executionId } };
+  }
+  await log("started", { ...fields, executionId });
+  return { status: 202, body: { execution_id: executionId, status: "queued" } };
 }
 
-/** The signature's 32 bytes as lower-case hex, from `sha256=<hex>` in any letter case; else null. */
-export function parseSignature(header: string): string | null {
-  const value = header.trim();
-  if (value.length !== 71 || value.slice(0, 7).toLowerCase() !== "sha256=") return null;
-  const hex = value.slice(7).toLowerCase();
-  for (let i = 0; i < hex.length; i++) {
-    const code = hex.charCodeAt(i);
-    if (!((code >= 48 && code <= 57) || (code >= 97 && code <= 102))) return null;
+type Verdict = SchemeOutcome & { signature?: string };
+
+async function verify(runtime: Runtime, agent: Agent, scheme: string, delivery: InboundDelivery, nowMs: number): Promise<Verdict> {
+  const box = await runtime.secrets();
+  if (scheme === "hub") return verifyHubDelivery(await box.open(agent.webhookSecret, `agent:${agent.id}:webhook_secret`), delivery, nowMs);
+  if (!agent.providerSecret) {
+    return { kind: "rejected", reason: `No ${scheme} signing secret is set for this agent: set it with PUT /v1/agents/${agent.id}/webhook-secret.` };
   }
-  return hex;
+  const secret = await box.open(agent.providerSecret, providerSecretLabel(agent.id));
+  return verifyProviderDelivery(scheme as ProviderScheme, secret, delivery, nowMs);
 }
 
-/** Signatures older than the tolerance can no longer be replayed (their timestamp is refused). */
-export async function forgetOldDeliveries(db: Db, now = Date.now()): Promise<void> {
-  await db.delete(webhookDeliveries).where(lt(webhookDeliveries.receivedAt, new Date(now - 2 * TOLERANCE_SECONDS * 1000)));
+async function mayLogRejection(runtime: Runtime, agentId: string): Promise<boolean> {
+  const limits = await consumeRateLimits(runtime.bindings.RATE_LIMITER, `agent-rejections:${agentId}`, [
+    { name: "rejections", limit: REJECTIONS_LOGGED_PER_MINUTE },
+  ]);
+  return !exhaustedOf(limits);
 }

@@ -429,6 +429,12 @@ export const agents = sqliteTable(
     lastError: text("last_error"),
     lastRunAt: timestamp("last_run_at"),
     nextRunAt: timestamp("next_run_at"),
+    /** The provider's signing secret for a provider webhook scheme (Stripe, GitHub…), sealed; null until set. */
+    providerSecret: text("provider_secret"),
+    lastEventAt: timestamp("last_event_at"),
+    /** Poll triggers: when the agent's object polls next, and how many polls in a row failed. */
+    nextPollAt: timestamp("next_poll_at"),
+    pollFailures: integer("poll_failures").notNull().default(0),
     totalDurationMs: integer("total_duration_ms").notNull().default(0),
     lastDurationMs: integer("last_duration_ms"),
     createdAt: createdAt(),
@@ -438,6 +444,27 @@ export const agents = sqliteTable(
 );
 
 export type Agent = typeof agents.$inferSelect;
+
+/** Every webhook delivery and poll of an agent, with its outcome (GET /v1/agents/{id}/events). */
+export const agentEvents = sqliteTable(
+  "agent_events",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    receivedAt: integer("received_at", { mode: "timestamp_ms" }).notNull(),
+    source: text("source", { enum: ["webhook", "poll", "schedule", "manual"] }).notNull(),
+    outcome: text("outcome", { enum: ["started", "duplicate", "ignored", "rejected", "error"] }).notNull(),
+    eventType: text("event_type"),
+    eventId: text("event_id"),
+    executionId: text("execution_id"),
+    detail: text("detail"),
+  },
+  (t) => [index("agent_events_agent_idx").on(t.agentId, t.receivedAt, t.id), index("agent_events_received_idx").on(t.receivedAt)],
+);
+
+export type AgentEvent = typeof agentEvents.$inferSelect;
 
 /** Signatures already accepted by agent webhooks, kept past the timestamp tolerance to refuse replays. */
 export const webhookDeliveries = sqliteTable(

@@ -2,7 +2,7 @@ import { and, asc, eq, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Runtime } from "../core/context";
 import type { Db } from "../db/client";
 import { executionNotifications, executions, workflows } from "../db/schema";
-import { hmacHex } from "../connections/platforms/webhook";
+import { hmacHex } from "../lib/hmac";
 import { randomToken } from "../lib/crypto";
 import { insertSelectList } from "../db/insert-select";
 import { loggableError } from "../lib/safe-log";

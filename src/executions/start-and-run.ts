@@ -15,9 +15,18 @@ import { runWithDeferredStart } from "./waited-start";
  * runs it right away.
  */
 export async function startExecution(ctx: ServiceContext, workflow: WorkflowRef, run: RunRequest): Promise<Execution> {
-  const { execution } = await insertExecution(ctx, workflow, run);
-  await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id);
-  return execution;
+  return (await startQueued(ctx, workflow, run)).execution;
+}
+
+/**
+ * `startExecution` with an idempotency key: a trigger derives the key from what fired it (an
+ * event id, a polled item's key), so a repeated delivery, or a poll redone after a crash, finds
+ * the run the first one started (`replayed`) instead of starting another.
+ */
+export async function startQueued(ctx: ServiceContext, workflow: WorkflowRef, run: RunRequest, idempotency?: IdempotencyKey): Promise<StartedRun> {
+  const { execution, replayed } = await insertExecution(ctx, workflow, run, undefined, idempotency);
+  if (!replayed) await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id);
+  return { execution, replayed };
 }
 
 /** Runs one of the caller's workflows now, acting with the caller's credential. */

@@ -19,7 +19,17 @@ import { LEASE_MS } from "./lease";
 export interface IdempotencyKey {
   key: string;
   requestHash: string;
+  /** How long the key keeps returning its run (default IDEMPOTENCY_KEY_TTL_MS); see TRIGGER_KEY_PREFIX. */
+  ttlMs?: number;
 }
+
+/**
+ * Keys the hub derives for its triggers start with this; a client's `Idempotency-Key` cannot
+ * (it has no spaces), so the two never meet. They are kept for TRIGGER_KEY_TTL_MS, as providers
+ * retry a delivery for days.
+ */
+export const TRIGGER_KEY_PREFIX = "trigger ";
+export const TRIGGER_KEY_TTL_MS = 7 * 24 * 3600 * 1000;
 
 /** How long an `Idempotency-Key` keeps returning the run it started. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
@@ -69,7 +79,7 @@ export async function insertExecution(
   // take the new row back out if the key already belonged to another run (a replay).
   const keyOf = and(eq(executionKeys.userId, ctx.user.id), eq(executionKeys.key, idempotency.key));
   const [, [execution], claimed, , refused] = await db.batch([
-    db.delete(executionKeys).where(and(keyOf, lt(executionKeys.createdAt, new Date(now - IDEMPOTENCY_KEY_TTL_MS)))),
+    db.delete(executionKeys).where(and(keyOf, lt(executionKeys.createdAt, new Date(now - (idempotency.ttlMs ?? IDEMPOTENCY_KEY_TTL_MS))))),
     insert,
     db
       .insert(executionKeys)

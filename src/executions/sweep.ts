@@ -1,9 +1,9 @@
-import { and, inArray, isNull, lt, or } from "drizzle-orm";
+import { and, inArray, isNull, lt, notLike, or } from "drizzle-orm";
 import type { Runtime } from "../core/context";
 import type { ExecutionMessage } from "../core/messages";
 import type { Db } from "../db/client";
 import { executionKeys, executions } from "../db/schema";
-import { IDEMPOTENCY_KEY_TTL_MS } from "./start";
+import { IDEMPOTENCY_KEY_TTL_MS, TRIGGER_KEY_PREFIX, TRIGGER_KEY_TTL_MS } from "./start";
 
 /**
  * How long past its lease (or, never leased, past its last update) an unfinished execution may
@@ -43,7 +43,14 @@ export async function resumeStaleExecutions({ db, bindings }: Runtime, now = Dat
   return stale.length;
 }
 
-/** Housekeeping: idempotency keys older than a day are forgotten. */
+/** Housekeeping: idempotency keys older than a day are forgotten, the triggers' after a week. */
 export async function forgetOldExecutionKeys(db: Db, now = Date.now()): Promise<void> {
-  await db.delete(executionKeys).where(lt(executionKeys.createdAt, new Date(now - IDEMPOTENCY_KEY_TTL_MS)));
+  await db
+    .delete(executionKeys)
+    .where(
+      or(
+        and(lt(executionKeys.createdAt, new Date(now - IDEMPOTENCY_KEY_TTL_MS)), notLike(executionKeys.key, `${TRIGGER_KEY_PREFIX}%`)),
+        lt(executionKeys.createdAt, new Date(now - TRIGGER_KEY_TTL_MS)),
+      ),
+    );
 }

@@ -81,7 +81,7 @@ const CONFIGS: Record<TriggerType, z.ZodTypeAny> = {
 };
 
 export const TRIGGER_DESCRIPTION =
-  'What starts the workflow\'s agents: `manual` (`trigger_config` `{}`), `schedule` (`{type: "cron", cron_expression, timezone?}` or `{type: "interval", interval_seconds}`, as `schedule_config`; deploying arms it and changing it re-arms the agents), `webhook` (`{verify?: "hub"|"stripe"|"github"|"slack"|"shopify"|"hubspot"|"typeform"|"token", event_types?: [string]}`; verify defaults to `hub`, the only scheme enforced so far) or `poll` (`{tool, arguments?, interval_seconds, items_path, id_path, emit?: "each"|"batch", emit_existing?: false}`; validated and stored, not polled yet).';
+  'What starts the workflow\'s agents: `manual` (`trigger_config` `{}`), `schedule` (`{type: "cron", cron_expression, timezone?}` or `{type: "interval", interval_seconds}`, as `schedule_config`; deploying arms it and changing it re-arms the agents), `webhook` (`{verify?: "hub"|"stripe"|"github"|"slack"|"shopify"|"hubspot"|"typeform"|"token", event_types?: [string]}`; verify defaults to `hub`; provider schemes check the provider\'s signature under the secret set with `PUT /v1/agents/{agent_id}/webhook-secret`) or `poll` (`{tool, arguments?, interval_seconds, items_path, id_path, emit?: "each"|"batch", emit_existing?: false}`: the agent calls the tool every interval and starts a run per new item, keyed by `id_path`, in the list at `items_path`).';
 
 export interface Trigger {
   type: TriggerType;

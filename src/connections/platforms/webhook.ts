@@ -1,15 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { base64url } from "../../lib/crypto";
+import { hmacHex } from "../../lib/hmac";
 import { safeFetch } from "../../net/safe-fetch";
 import { PlatformError, definePlatform, platformTool, secret } from "./types";
 
 type WebhookConfig = { url: string; signing_secret: string };
-
-async function hmacHex(secretValue: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secretValue), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(message)));
-  return [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /**
  * Signed outbound webhooks, in the same scheme the hub accepts inbound: X-Hub-Timestamp (unix
@@ -57,5 +52,3 @@ export const webhook = definePlatform<WebhookConfig>({
     }),
   ],
 });
-
-export { hmacHex };

@@ -1,0 +1,70 @@
+import { lt } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { webhookDeliveries } from "../db/schema";
+import { constantTimeEqual, hashSecret } from "../lib/crypto";
+import { hmacHex } from "../lib/hmac";
+import type { InboundDelivery, SchemeOutcome } from "./webhook-schemes/types";
+
+export const TOLERANCE_SECONDS = 5 * 60;
+
+/**
+ * The hub's own scheme (DESIGN §3): `X-Hub-Timestamp` (unix seconds) and `X-Hub-Signature:
+ * sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` under the agent's webhook secret. The
+ * body (an object, or empty) is the run's input; its `type`, if a string, is the event type
+ * that `event_types` filters on. A signature is spent by `spendHubSignature` once the event is
+ * accepted.
+ */
+export async function verifyHubDelivery(secret: string, delivery: InboundDelivery, nowMs: number): Promise<SchemeOutcome & { signature?: string }> {
+  const timestamp = delivery.headers.get("X-Hub-Timestamp") ?? "";
+  if (!/^\d{1,12}$/.test(timestamp)) return { kind: "rejected", reason: "X-Hub-Timestamp (unix seconds) is required." };
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) return { kind: "rejected", reason: "The timestamp is more than 5 minutes off." };
+  const presented = parseSignature(delivery.headers.get("X-Hub-Signature") ?? "");
+  if (!presented) return { kind: "rejected", reason: "X-Hub-Signature must be sha256=<64 hex digits>." };
+  const expected = await hmacHex(secret, `${timestamp}.${delivery.rawBody}`);
+  if (!constantTimeEqual(expected, presented)) return { kind: "rejected", reason: "The signature is not valid." };
+  const event = parseEventBody(delivery.rawBody);
+  if (event === null) return { kind: "rejected", reason: "The body must be a JSON object." };
+  return { kind: "event", event, eventId: null, eventType: typeof event.type === "string" ? event.type : null, signature: presented };
+}
+
+/**
+ * Spends a verified signature: the first use wins, a replay (even a concurrent one) finds it
+ * taken. The key is the signature's canonical hex, not the header as sent, so `SHA256=`,
+ * upper-case and mixed-case spellings of one signature share it.
+ */
+export async function spendHubSignature(db: Db, agentId: string, signature: string): Promise<boolean> {
+  const fresh = await db
+    .insert(webhookDeliveries)
+    .values({ agentId, signatureHash: await hashSecret(`sha256=${signature}`) })
+    .onConflictDoNothing()
+    .returning({ hash: webhookDeliveries.signatureHash });
+  return fresh.length > 0;
+}
+
+/** An empty body is an empty input; anything else must be a JSON object (else null). */
+function parseEventBody(raw: string): Record<string, unknown> | null {
+  if (!raw.trim()) return {};
+  try {
+    const input: unknown = JSON.parse(raw);
+    return input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The signature's 32 bytes as lower-case hex, from `sha256=<hex>` in any letter case; else null. */
+export function parseSignature(header: string): string | null {
+  const value = header.trim();
+  if (value.length !== 71 || value.slice(0, 7).toLowerCase() !== "sha256=") return null;
+  const hex = value.slice(7).toLowerCase();
+  for (let i = 0; i < hex.length; i++) {
+    const code = hex.charCodeAt(i);
+    if (!((code >= 48 && code <= 57) || (code >= 97 && code <= 102))) return null;
+  }
+  return hex;
+}
+
+/** Signatures older than the tolerance can no longer be replayed (their timestamp is refused). */
+export async function forgetOldDeliveries(db: Db, now = Date.now()): Promise<void> {
+  await db.delete(webhookDeliveries).where(lt(webhookDeliveries.receivedAt, new Date(now - 2 * TOLERANCE_SECONDS * 1000)));
+}
