@@ -44,7 +44,7 @@ export async function pollTriggerOf(runtime: Runtime, agentId: string): Promise<
     .innerJoin(workflows, eq(workflows.id, agents.workflowId))
     .where(eq(agents.id, agentId))
     .get();
-  if (!row || row.agent.status !== "active" || row.workflow.triggerType !== "poll") return null;
+  if (row?.agent.status !== "active" || row.workflow.triggerType !== "poll") return null;
   return { ...row, config: row.workflow.triggerConfig as unknown as PollConfig };
 }
 
