@@ -96,7 +96,7 @@ describe("poll triggers", () => {
     await source.set([item("x")]);
     await pollNow(agent.agent_id);
     // As if the object had died between starting the run and remembering the key.
-    await inDurableObject(agent.agent_id, (instance) => instance.ctx.storage.sql.exec("DELETE FROM poll_keys WHERE key = 'x'"));
+    await inDurableObject(agent.agent_id, (instance) => (instance as any).ctx.storage.sql.exec("DELETE FROM poll_keys WHERE key = 'x'"));
     await pollNow(agent.agent_id);
     expect(await runInputs(agent.agent_id)).toEqual([{ item: item("x") }]);
     const outcomes = (await eventsOf(key, agent.agent_id)).filter((e) => e.event_id === "x").map((e) => e.outcome);
