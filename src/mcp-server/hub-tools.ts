@@ -5,7 +5,8 @@ import type { Workflow } from "../db/schema";
 import { presentExecution, getOwnedExecution } from "../executions/present";
 import { runWorkflow } from "../executions/start-and-run";
 import { listWorkflowSummaries } from "../workflows/service";
-import { runAgentNow } from "../agents/service";
+import { listAgents, presentAgent, runAgentNow } from "../agents/service";
+import { triggerShapedInput } from "../agents/trigger-input";
 import type { JsonSchema } from "../tools/types";
 
 /** How long a workflow or agent tool waits for its run (DESIGN.md §4: up to 60 s). */
@@ -19,7 +20,8 @@ export interface HubTool {
   description: string;
   scope: Scope;
   inputSchema: JsonSchema;
-  run(ctx: ServiceContext, args: Record<string, unknown>): Promise<{ result: Record<string, unknown>; failed?: boolean }>;
+  /** `origin`: the hub's, as the client reached it (for absolute URLs such as a webhook's). */
+  run(ctx: ServiceContext, args: Record<string, unknown>, origin: string): Promise<{ result: Record<string, unknown>; failed?: boolean }>;
 }
 
 export const WORKFLOW_TOOL_PREFIX = "workflow_";
@@ -69,31 +71,67 @@ export const HUB_TOOLS: HubTool[] = [
     },
   },
   {
+    name: "hub_list_agents",
+    title: "List agents",
+    description:
+      "Lists your deployed agents (newest first): id, workflow, status, and the trigger that starts each one (manual, schedule, webhook with its URL and verification scheme, or poll with its tool and interval), with health.",
+    scope: "data:read",
+    inputSchema: { type: "object", properties: {}, additionalProperties: false },
+    run: async (ctx, _args, origin) => {
+      const rows = await listAgents(ctx);
+      return {
+        result: {
+          agents: rows.slice(0, LIST_LIMIT).map((row) => {
+            const agent = presentAgent(row.agent, row.workflowName, row.triggerConfig, origin);
+            return { ...pick(agent, ["agent_id", "workflow_id", "workflow_name", "status", "trigger", "schedule"]), monitoring: agent.monitoring };
+          }),
+        },
+      };
+    },
+  },
+  {
     name: "hub_execute_agent",
     title: "Run an agent",
-    description: `Runs one of your deployed agents now with the given input and waits up to ${RUN_WAIT_SECONDS} s for the execution to finish (cancelling the call stops the wait, not the run).`,
+    description: `Runs one of your deployed agents now and waits up to ${RUN_WAIT_SECONDS} s for the execution to finish (cancelling the call stops the wait, not the run). Give "input" (the run's input_data), or stand in for the agent's trigger: "event" (and "event_type") for a webhook agent, shaped as a delivery would be ({event, event_id, event_type, received_at} for a provider's scheme), or "item" for a polling agent ({item}, or {items: [item]} in batch mode).`,
     scope: "workflow:execute",
     inputSchema: {
       type: "object",
       properties: {
-        agent_id: { type: "string", description: "The agent's id (agt_…)." },
+        agent_id: { type: "string", description: "The agent's id (a UUID; hub_list_agents lists them)." },
         input: { type: "object", description: "The run's input_data.", additionalProperties: true },
+        event: { description: "For a webhook agent: a sample event, as the provider would send it." },
+        event_type: { type: "string", description: "For a webhook agent: the event's type (e.g. payment_intent.succeeded)." },
+        item: { description: "For a polling agent: one item, as the polled tool would return it." },
       },
       required: ["agent_id"],
       additionalProperties: false,
     },
     run: async (ctx, args) => {
-      const input = args.input ?? {};
+      const agentId = stringArg(args, "agent_id");
+      const given = ["input", "event", "item"].filter((field) => args[field] !== undefined);
+      if (given.length > 1) {
+        throw new HubError("validation_failed", `Give one of "input", "event" or "item", not ${given.join(" and ")}.`, {
+          errors: [{ location: "arguments", field: given[1]!, message: "Only one of input, event and item." }],
+        });
+      }
+      let input = args.input ?? {};
       if (typeof input !== "object" || input === null || Array.isArray(input)) {
         throw new HubError("validation_failed", '"input" must be a JSON object.', {
           errors: [{ location: "arguments", field: "input", message: "Expected an object." }],
         });
       }
-      const started = await runAgentNow(ctx, stringArg(args, "agent_id"), input as Record<string, unknown>, { waitSeconds: RUN_WAIT_SECONDS });
+      if (args.event !== undefined || args.item !== undefined) {
+        const eventType = typeof args.event_type === "string" ? args.event_type : undefined;
+        input = await triggerShapedInput(ctx, agentId, { event: args.event, event_type: eventType, item: args.item });
+      }
+      const started = await runAgentNow(ctx, agentId, input as Record<string, unknown>, { waitSeconds: RUN_WAIT_SECONDS });
       return presentRun(ctx, started);
     },
   },
 ];
+
+const pick = <T extends Record<string, unknown>, K extends keyof T>(value: T, keys: K[]) =>
+  Object.fromEntries(keys.map((key) => [key, value[key]])) as Pick<T, K>;
 
 /** Runs a workflow tool: the run's input is the tool's arguments. */
 export async function runWorkflowTool(ctx: ServiceContext, workflowId: number, args: Record<string, unknown>) {

@@ -90,7 +90,7 @@ export const mcpRoutes = new Hono<AppEnv>()
     }),
   )
   .post(MCP_PATH, async (c) => {
-    const server = hubMcpServer(c.var.ctx, c.req.raw.signal);
+    const server = hubMcpServer(c.var.ctx, c.req.raw.signal, new URL(c.req.url).origin);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     // The body was read (and checked) above; the transport takes it parsed.

@@ -37,7 +37,7 @@ const CANCEL_CHECK_MS = 100;
  * REST (catalog, executor with its limits and audit, workflow runs, templates), acting as the
  * caller. The HTTP layer has already checked the scope each message needs (`scopeFor`).
  */
-export function hubMcpServer(ctx: ServiceContext, requestSignal: AbortSignal): Server {
+export function hubMcpServer(ctx: ServiceContext, requestSignal: AbortSignal, origin: string): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, resources: {} },
     instructions:
@@ -78,7 +78,7 @@ export function hubMcpServer(ctx: ServiceContext, requestSignal: AbortSignal): S
         const workflowId = parseWorkflowToolName(name);
         if (workflowId !== undefined) return asToolResult(await runWorkflowTool(ctx, workflowId, args));
         const hubTool = HUB_TOOLS.find((tool) => tool.name === name);
-        if (hubTool) return asToolResult(await hubTool.run(ctx, args));
+        if (hubTool) return asToolResult(await hubTool.run(ctx, args, origin));
         const token = request.params._meta?.progressToken;
         const { call } = await prepareToolCall(ctx, name, args);
         const result = await runToolCall(ctx, call, {

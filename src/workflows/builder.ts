@@ -9,11 +9,14 @@ import type { ToolInfo } from "../tools/types";
 import { createWorkflow } from "./service";
 import { validateSteps, type Step } from "./steps";
 import { fencedBlock } from "../lib/fenced-block";
+import { triggerFromDescription } from "./trigger-from-description";
+import { type Trigger, checkedTrigger } from "./triggers";
 
 export interface BuiltWorkflow {
   name: string;
   steps: Step[];
   variables: Record<string, unknown>;
+  trigger: Trigger;
   provider: string;
 }
 
@@ -33,8 +36,16 @@ export async function buildFromDescription(
   const provider = await resolveProvider(ctx, options.provider);
   const catalog = (await catalogFor(ctx)).filter((t) => t.available);
   const name = options.name ?? nameFrom(description);
-  if (provider.id === "local") return { name, provider: "local", ...buildLocally(description, catalog) };
-  return { name, provider: provider.id, ...(await buildWithModel(provider, description, catalog)) };
+  const inferred = triggerFromDescription(description);
+  // "Every 5 seconds" on a deployment that allows no less than 10: the nearest it allows.
+  const floor = ctx.config.quotas.minIntervalSeconds;
+  if (typeof inferred.trigger.config.interval_seconds === "number" && inferred.trigger.config.interval_seconds < floor) {
+    inferred.trigger.config.interval_seconds = floor;
+  }
+  if (provider.id === "local") return { name, provider: "local", trigger: inferred.trigger, ...buildLocally(inferred.rest || description, catalog) };
+  const built = await buildWithModel(provider, description, catalog, ctx.config.quotas.minIntervalSeconds);
+  // A model that gives no trigger gets the one the description's phrases name.
+  return { name, provider: provider.id, ...built, trigger: built.trigger ?? inferred.trigger };
 }
 
 export function buildLocally(description: string, catalog: ToolInfo[]): { steps: Step[]; variables: Record<string, unknown> } {
@@ -130,9 +141,10 @@ const STEP_GUIDE = [
   'Answer with JSON only: {"steps": [...], "variables": {...}}.',
   'Step types: {"id","type":"tool","tool","arguments"}, {"id","type":"condition","condition":{"field","operator","value"},"then":[...],"else":[...]}, {"id","type":"set","values":{...}}, {"id","type":"delay","seconds"}, {"id","type":"llm","prompt","system"?,"output":"text"|"json","schema"?} (a model call; result {text} or {json}), {"id","type":"for_each","items":"{{input.list}}","as":"item","steps":[...],"concurrency"?} (inner steps use {{item}} and {{index}}; only tool, set, condition and llm inside), {"id","type":"wait_for_event","event","timeout_seconds","on_timeout":"fail"|"continue","approvers"?:"any"|"other"|[user ids]} (a human approval: the run waits until the event arrives; its payload is the result; "other" when the approval must come from another credential than the one that started the run, user ids only when the description gives them), {"id","type":"workflow","workflow_id","input"?} (runs another workflow).',
   "Ids are unique, start with a letter and use letters, digits, _ or -. Use only the tools listed. Reference earlier results as {{steps.<id>.result...}} and inputs as {{input.<name>}}.",
+  `Add "trigger": {"type", "config"} when the description says what starts it: "schedule" ({"type":"cron","cron_expression","timezone"?} or {"type":"interval","interval_seconds"}), "webhook" ({"verify":"hub"|"stripe"|"github"|"slack"|"shopify"|"hubspot"|"typeform"|"token","event_types"?:[...]}; the run's input is {event, event_id, event_type, received_at} for a provider), "poll" ({"tool","arguments"?,"interval_seconds","items_path","id_path","emit"?:"each"|"batch"}; each new item is {{input.item}}) or "manual" ({}).`,
 ].join("\n");
 
-async function buildWithModel(provider: ChatProvider, description: string, catalog: ToolInfo[]) {
+async function buildWithModel(provider: ChatProvider, description: string, catalog: ToolInfo[], minIntervalSeconds: number) {
   const tools = catalog.map((t) => `- ${t.name}: ${t.description.slice(0, 200)} (input: ${JSON.stringify(t.input_schema).slice(0, 400)})`).join("\n");
   const messages: ChatMessage[] = [
     { role: "system", content: `You design automation workflows.\n${STEP_GUIDE}\nTools:\n${tools}` },
@@ -145,8 +157,9 @@ async function buildWithModel(provider: ChatProvider, description: string, catal
     const rawSteps = Array.isArray(parsed?.steps) ? parsed.steps : undefined;
     if (rawSteps) {
       const checked = validateSteps(rawSteps);
-      if (checked.errors.length === 0) return { steps: checked.steps, variables: isObject(parsed?.variables) ? parsed.variables : {} };
-      errors = checked.errors;
+      const trigger = modelTrigger(parsed?.trigger, minIntervalSeconds);
+      errors = [...checked.errors, ...trigger.errors];
+      if (errors.length === 0) return { steps: checked.steps, variables: isObject(parsed?.variables) ? parsed.variables : {}, trigger: trigger.value };
     } else {
       errors = [{ location: "body", field: "steps", message: "The model's answer had no JSON steps array." }];
     }
@@ -156,6 +169,18 @@ async function buildWithModel(provider: ChatProvider, description: string, catal
     );
   }
   throw new HubError("validation_failed", `The ${provider.id} provider did not produce a valid workflow, even after one repair.`, { errors });
+}
+
+/** The model's `trigger`, checked like any saved trigger; none given is fine. */
+function modelTrigger(raw: unknown, minIntervalSeconds: number): { value?: Trigger; errors: FieldError[] } {
+  if (raw === undefined || raw === null) return { errors: [] };
+  if (!isObject(raw) || typeof raw.type !== "string") return { errors: [{ location: "body", field: "trigger", message: 'Use {"type", "config"}.' }] };
+  try {
+    return { value: checkedTrigger(raw.type, raw.config ?? {}, minIntervalSeconds), errors: [] };
+  } catch (error) {
+    if (error instanceof HubError) return { errors: error.errors ?? [{ location: "body", field: "trigger", message: error.message }] };
+    throw error;
+  }
 }
 
 function parseJson(text: string): any {
@@ -182,6 +207,8 @@ export async function createWorkflowFromDescription(ctx: ServiceContext, input: 
     description: input.description,
     steps: built.steps,
     variables: built.variables,
+    triggerType: built.trigger.type,
+    triggerConfig: built.trigger.config,
     metadata: { built_by: built.provider },
   });
 }

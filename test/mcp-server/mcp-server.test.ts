@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ORIGIN, call, json, newApiKey, newUser } from "../helpers/api";
 
@@ -51,7 +51,9 @@ describe("the hub as an MCP server", () => {
     const client = await mcpClient(key);
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["math_evaluate", "http_request", "hub_list_workflows", "hub_get_execution", "hub_execute_agent"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["math_evaluate", "http_request", "hub_list_workflows", "hub_get_execution", "hub_list_agents", "hub_execute_agent"]),
+    );
     expect(names).toContain(`workflow_${active.id}`);
     expect(names).not.toContain(`workflow_${paused.id}`);
     const workflowTool = tools.find((t) => t.name === `workflow_${active.id}`)!;
@@ -129,6 +131,54 @@ describe("the hub as an MCP server", () => {
     expect(hidden.structuredContent).toMatchObject({ error: "not_found" });
     await client.close();
     await other.close();
+  });
+
+  it("lists agents with their triggers, and runs one standing in for its trigger with a sample event or item", async () => {
+    const { key } = await newApiKey(await newUser());
+    const steps = [{ id: "seen", type: "set", values: { type: "{{input.event_type}}" } }];
+    const stripe = await newWorkflow(key, { trigger_type: "webhook", trigger_config: { verify: "stripe", event_types: ["invoice.paid"] }, steps });
+    const feed = await newWorkflow(key, {
+      trigger_type: "poll",
+      trigger_config: {
+        tool: "http_request",
+        arguments: { url: `${env.TEST_FAKE_URL}/s/mcp-feed/items` },
+        interval_seconds: 3600,
+        items_path: "body.items",
+        id_path: "id",
+      },
+      steps,
+    });
+    const hook = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: stripe.id } }));
+    const poller = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: feed.id } }));
+    const client = await mcpClient(key);
+
+    const listed = (await client.callTool({ name: "hub_list_agents", arguments: {} })).structuredContent as any;
+    const byId = Object.fromEntries(listed.agents.map((a: any) => [a.agent_id, a]));
+    expect(byId[hook.agent_id].trigger).toMatchObject({
+      type: "webhook",
+      verify: "stripe",
+      event_types: ["invoice.paid"],
+      webhook_url: `${ORIGIN}/v1/hooks/agents/${hook.agent_id}`,
+    });
+    expect(byId[poller.agent_id].trigger).toMatchObject({ type: "poll", interval_seconds: 3600 });
+    expect(JSON.stringify(listed)).not.toContain("whsec_");
+
+    const event = { id: "evt_1", object: "event", type: "invoice.paid", data: { object: { amount_paid: 4200 } } };
+    const ran = await client.callTool({ name: "hub_execute_agent", arguments: { agent_id: hook.agent_id, event, event_type: "invoice.paid" } });
+    expect(ran.structuredContent).toMatchObject({
+      status: "succeeded",
+      input_data: { event, event_type: "invoice.paid", event_id: expect.stringMatching(/^manual_/) },
+    });
+    const polled = await client.callTool({ name: "hub_execute_agent", arguments: { agent_id: poller.agent_id, item: { id: "42", title: "New post" } } });
+    expect(polled.structuredContent).toMatchObject({ status: "succeeded", input_data: { item: { id: "42", title: "New post" } } });
+
+    // An item for a webhook agent, or two stand-ins at once, is refused with the field named.
+    const wrong = await client.callTool({ name: "hub_execute_agent", arguments: { agent_id: hook.agent_id, item: { id: "1" } } });
+    expect(wrong.isError).toBe(true);
+    expect(JSON.stringify(wrong.structuredContent)).toContain("not a poll");
+    const both = await client.callTool({ name: "hub_execute_agent", arguments: { agent_id: hook.agent_id, input: {}, event } });
+    expect(both.isError).toBe(true);
+    await client.close();
   });
 
   it("offers the templates as template://<id> resources", async () => {

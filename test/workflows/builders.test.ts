@@ -72,6 +72,50 @@ describe("building workflows", () => {
   });
 });
 
+describe("builders and triggers", () => {
+  it("the local builder reads what starts the workflow: a weekly schedule, an interval, a provider's event", async () => {
+    const { key } = await newApiKey(await newUser());
+    const build = async (description: string) => json(await call("/v1/workflows/build", { token: key, json: { description } }));
+    const weekly = await build("Every Monday at 9am, generate a uuid for the report.");
+    expect(weekly).toMatchObject({ trigger_type: "schedule", trigger_config: { type: "cron", cron_expression: "0 9 * * 1", timezone: "UTC" } });
+    // The trigger clause is not read as a step.
+    expect(weekly.steps.map((s: any) => s.tool)).toEqual(["uuid_generate"]);
+    const often = await build("Every 15 minutes, generate a uuid.");
+    expect(often).toMatchObject({ trigger_type: "schedule", trigger_config: { type: "interval", interval_seconds: 900 } });
+    const paid = await build("When a Stripe payment succeeds, render a text template thanking the customer.");
+    expect(paid).toMatchObject({ trigger_type: "webhook", trigger_config: { verify: "stripe", event_types: ["payment_intent.succeeded"] } });
+    const form = await build("Whenever someone submits our Typeform, generate a uuid.");
+    expect(form).toMatchObject({ trigger_type: "webhook", trigger_config: { verify: "typeform", event_types: ["form_response"] } });
+    const plain = await build("Generate a uuid.");
+    expect(plain).toMatchObject({ trigger_type: "manual", trigger_config: {} });
+  });
+
+  it("a model's trigger is checked like a saved one and sent back for repair when it is not valid", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = newScenario("build-trigger");
+    await call("/v1/connections", {
+      token: key,
+      json: { platform: "openai", name: "m", config: { api_key: "sk-test-builder-000000", base_url: `${FAKE()}/s/${scenario}` } },
+    });
+    const steps = [{ id: "make_id", type: "tool", tool: "uuid_generate", arguments: {} }];
+    const badTrigger = { steps, trigger: { type: "poll", config: { tool: "http_request", interval_seconds: 60 } } };
+    const poll = {
+      tool: "http_request",
+      arguments: { url: "https://example.com/feed.json" },
+      interval_seconds: 300,
+      items_path: "body.items",
+      id_path: "id",
+    };
+    await script(scenario, [openai.text(JSON.stringify(badTrigger)), openai.text(JSON.stringify({ steps, trigger: { type: "poll", config: poll } }))]);
+    const built = await json(
+      await call("/v1/workflows/build", { token: key, json: { description: "For each new feed item, make an id", provider: "openai" } }),
+    );
+    expect(built).toMatchObject({ trigger_type: "poll", trigger_config: { ...poll, emit: "each", emit_existing: false } });
+    const requests = await (await fetch(`${FAKE()}/__requests/${scenario}`)).json<any[]>();
+    expect(JSON.stringify(requests[1].body.messages.at(-1))).toContain("trigger_config.items_path");
+  });
+});
+
 describe("extracting a workflow from a conversation", () => {
   it("turns the selected tool calls into steps and parameterized fields into variables with their original values", async () => {
     const { key } = await newApiKey(await newUser());
