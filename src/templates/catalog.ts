@@ -11,7 +11,7 @@ export interface TemplateDefinition {
   required_connections: string[];
   tags: string[];
   featured: boolean;
-  trigger_type: "manual" | "schedule" | "webhook";
+  trigger_type: "manual" | "schedule" | "webhook" | "poll";
   trigger_config: Record<string, unknown>;
   /** Each variable's default and what it is for. */
   variables: Record<string, { default: unknown; description: string }>;
@@ -384,14 +384,15 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "review-request-after-purchase",
     name: "Review request after purchase",
-    description: "A week after an order, ask the customer for a review.",
+    description: "A week after a Shopify order is fulfilled, ask the customer for a review.",
     category: "e-commerce",
     difficulty: "beginner",
     required_connections: ["resend"],
-    tags: ["reviews", "ecommerce", "email", "delay"],
+    tags: ["reviews", "ecommerce", "email", "delay", "shopify"],
     featured: false,
+    // Shopify's orders/fulfilled webhook, verified Shopify's way: the order is `input.event`.
     trigger_type: "webhook",
-    trigger_config: {},
+    trigger_config: { verify: "shopify", event_types: ["orders/fulfilled"] },
     variables: { sender: v("Shop <hello@shop.example>", "From address"), review_url: v("https://shop.example/review", "Review page") },
     steps: [
       { id: "wait", type: "delay", seconds: 604800 },
@@ -400,9 +401,9 @@ export const TEMPLATES: TemplateDefinition[] = [
         "resend_send_email",
         {
           from: "{{sender}}",
-          to: "{{input.email}}",
-          subject: "How was your order?",
-          html: '<p><a href="{{review_url}}?order={{input.order_id}}">Leave a review</a></p>',
+          to: "{{input.event.email}}",
+          subject: "How was your order {{input.event.name}}?",
+          html: '<p><a href="{{review_url}}?order={{input.event.id}}">Leave a review</a></p>',
         },
         retry,
       ),
@@ -411,18 +412,22 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "high-value-order-alert",
     name: "High-value order alert",
-    description: "Alert the team in Slack when an order total passes a threshold.",
+    description: "When a Shopify order's total passes a threshold, alert the team in Slack.",
     category: "e-commerce",
     difficulty: "beginner",
     required_connections: ["slack"],
-    tags: ["orders", "alert", "sales"],
+    tags: ["orders", "alert", "sales", "shopify"],
     featured: false,
+    // Shopify's orders/create webhook, verified Shopify's way: the order is `input.event`.
     trigger_type: "webhook",
-    trigger_config: {},
+    trigger_config: { verify: "shopify", event_types: ["orders/create"] },
     variables: { threshold: v(500, "Order total that triggers the alert"), channel: v("#orders", "Slack channel") },
     steps: [
-      when("big", { field: "input.total", operator: "greater_than", value: "{{threshold}}" }, [
-        tool("alert", "slack_send_message", { channel: "{{channel}}", text: "High-value order {{input.order_id}}: {{input.total}} {{input.currency}}" }),
+      when("big", { field: "input.event.total_price", operator: "greater_than", value: "{{threshold}}" }, [
+        tool("alert", "slack_send_message", {
+          channel: "{{channel}}",
+          text: "High-value order {{input.event.name}}: {{input.event.total_price}} {{input.event.currency}} from {{input.event.email}}",
+        }),
       ]),
     ],
   },
