@@ -5,6 +5,7 @@ import { runtimeFor } from "../core/context";
 import { agents } from "../db/schema";
 import { nextCronInstant } from "../lib/cron-time";
 import { serveDueRun } from "./firing";
+import { loggableError } from "../lib/safe-log";
 import { PollKeys } from "./poll-keys";
 import { pollTriggerOf, runPoll } from "./polling";
 
@@ -128,7 +129,14 @@ export class AutomationAgent extends Agent<any> {
     try {
       const runtime = runtimeFor(this.hub, { waitUntil: (work) => this.ctx.waitUntil(work) });
       const target = await pollTriggerOf(runtime, payload.agentId);
-      const outcome = target ? await runPoll(runtime, target, this.keys) : { delaySeconds: null };
+      let outcome: { delaySeconds: number | null };
+      try {
+        outcome = target ? await runPoll(runtime, target, this.keys) : { delaySeconds: null };
+      } catch (error) {
+        // Our own fault (storage unreachable, say): try again after the interval, never give up.
+        console.error(JSON.stringify({ level: "error", message: "poll failed unexpectedly", agent_id: payload.agentId, error: loggableError(error) }));
+        outcome = { delaySeconds: Math.max(60, target?.config.interval_seconds ?? 60) };
+      }
       // Exactly one poll stays armed, whatever armed others meanwhile.
       for (const existing of this.getSchedules()) if (existing.callback === "poll" && existing.id !== current?.id) await this.cancelSchedule(existing.id);
       await this.schedulePoll(payload.agentId, outcome.delaySeconds);

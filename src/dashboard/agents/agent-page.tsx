@@ -1,8 +1,11 @@
 import type { presentOwnedAgent } from "../../agents/service";
+import { type AgentEventView, EventsTable } from "./agent-events";
 import { AgentHealth } from "./agent-health";
 import type { RunRow } from "./agent-runs";
 import { type ScheduleFields, describeSchedule } from "./agent-schedule";
 import { AGENT_STYLE, RunTimes, ScheduleFieldset, type SchedulePreview } from "./agent-schedule-form";
+import { TriggerPanel } from "./agent-trigger";
+import type { TriggerDetails } from "./agent-trigger-details";
 import { agentName } from "./agents-list";
 import { ErrorNote, Page } from "../layout";
 
@@ -13,6 +16,10 @@ export interface AgentPageProps {
   csrf: string;
   agent: AgentView;
   runs: RunRow[];
+  /** What the trigger panel shows beyond `agent.trigger`. */
+  trigger: TriggerDetails;
+  /** The newest few events; the events log has the rest. */
+  events: AgentEventView[];
   /** The schedule's next run times, in `scheduleZone`. */
   upcoming: Date[];
   scheduleZone: string;
@@ -29,9 +36,13 @@ export interface AgentPageProps {
   started?: string;
   /** The run input of a refused "Run now", given back as typed. */
   runInput?: string;
+  /** "Set signing secret" just succeeded (and a secret is set). */
+  secretSaved?: boolean;
+  /** Why the signing secret typed was refused (the secret itself is never shown back). */
+  secretError?: string;
 }
 
-/** `/app/agents/<id>`: the agent's status and controls, its schedule, and its health. */
+/** `/app/agents/<id>`: the agent's status and controls, its trigger, its schedule, its latest events, and its health. */
 export function AgentPage(props: AgentPageProps) {
   const { agent, csrf } = props;
   const name = agentName(agent);
@@ -91,11 +102,16 @@ export function AgentPage(props: AgentPageProps) {
           </form>
         </div>
         <RunNowForm action={action} csrf={csrf} paused={agent.status === "paused"} runInput={props.runInput} />
-        <p>
-          Events: <code>POST {props.webhookUrl}</code> signed with the webhook secret (headers <code>X-Hub-Timestamp</code> and{" "}
-          <code>X-Hub-Signature: sha256=&lt;HMAC of "timestamp.body"&gt;</code>).
-        </p>
       </section>
+      <TriggerPanel
+        agent={agent}
+        details={props.trigger}
+        action={action}
+        csrf={csrf}
+        webhookUrl={props.webhookUrl}
+        secretSaved={props.secretSaved}
+        secretError={props.secretError}
+      />
       <section class="card" aria-labelledby="agent-schedule">
         <h2 id="agent-schedule">Schedule</h2>
         <p>{describeSchedule(agent.schedule)}</p>
@@ -117,6 +133,13 @@ export function AgentPage(props: AgentPageProps) {
             </button>
           </div>
         </form>
+      </section>
+      <section class="card" aria-labelledby="agent-events">
+        <h2 id="agent-events">Latest events</h2>
+        {props.events.length ? <EventsTable events={props.events} /> : <p>No events yet.</p>}
+        <p>
+          <a href={`${action}/events`}>All events</a>
+        </p>
       </section>
       <AgentHealth agent={agent} runs={props.runs} />
     </Page>

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { csrfToken } from "../../auth/browser-session";
+import { listAgentEvents } from "../../agents/events";
 import { presentOwnedAgent } from "../../agents/service";
 import type { ServiceContext } from "../../core/context";
 import { HubError } from "../../core/errors";
@@ -10,6 +11,7 @@ import { type RefusalStatus, isExecutionId, positiveIdOf, renderNotFound } from 
 import { type DeployValues, DeployAgentPage, type WorkflowChoice } from "./agent-deploy";
 import { AgentPage, type AgentPageProps } from "./agent-page";
 import type { RunRow } from "./agent-runs";
+import { triggerDetailsOf } from "./agent-trigger-details";
 import { type ParsedSchedule, nextRuns, parseSchedule, scheduleFieldsOf } from "./agent-schedule";
 import type { SchedulePreview } from "./agent-schedule-form";
 import type { SignedIn } from "../kit";
@@ -21,6 +23,8 @@ type Status = 200 | RefusalStatus;
 const EXECUTIONS_READ = 200;
 const RUNS_SHOWN = 30;
 const WORKFLOWS_OFFERED = 200;
+/** The newest events the agent's page shows; the events log has the rest. */
+const EVENTS_SHOWN = 5;
 
 /** "Preview schedule": the next run times, or why the schedule is wrong. */
 export function previewOf(parsed: ParsedSchedule, now = new Date()): SchedulePreview {
@@ -80,7 +84,9 @@ async function ownedWorkflowChoice(ctx: ServiceContext, idText: string): Promise
   }
 }
 
-type AgentExtras = Partial<Pick<AgentPageProps, "preview" | "error" | "webhookSecret" | "webhookSecretShown" | "started" | "scheduleFields" | "runInput">>;
+type AgentExtras = Partial<
+  Pick<AgentPageProps, "preview" | "error" | "webhookSecret" | "webhookSecretShown" | "started" | "scheduleFields" | "runInput" | "secretSaved" | "secretError">
+>;
 
 /** The agent's page, or the not-found page when the agent is not the person's. */
 export async function renderAgent(c: Context<AppEnv>, signedIn: SignedIn, agentId: string, extra: AgentExtras = {}, status: Status = 200) {
@@ -105,6 +111,7 @@ export async function renderAgent(c: Context<AppEnv>, signedIn: SignedIn, agentI
       startedAt: run.startedAt,
       durationMs: run.startedAt && run.finishedAt ? run.finishedAt.getTime() - run.startedAt.getTime() : null,
     }));
+  const [trigger, events] = await Promise.all([triggerDetailsOf(ctx, agent), listAgentEvents(ctx, agent.agent_id, { limit: EVENTS_SHOWN })]);
   const current = parseSchedule(scheduleFieldsOf(agent.schedule), 0);
   const config = current.ok ? current.config : null;
   const nextDue = agent.monitoring.next_run_at ? new Date(agent.monitoring.next_run_at) : null;
@@ -115,12 +122,16 @@ export async function renderAgent(c: Context<AppEnv>, signedIn: SignedIn, agentI
       csrf={await csrfToken(c, ctx.user.id)}
       agent={agent}
       runs={runs}
+      trigger={trigger}
+      events={events.data}
       upcoming={nextRuns(config, new Date(), nextDue)}
       scheduleZone={config?.type === "cron" ? config.timezone : "UTC"}
       minInterval={ctx.config.quotas.minIntervalSeconds}
       webhookUrl={`${new URL(c.req.url).origin}/v1/hooks/agents/${agent.agent_id}`}
       {...extra}
       started={started}
+      // "Saved" is said only when a secret is in fact set, so a crafted link cannot claim it.
+      secretSaved={extra.secretSaved && trigger.signingSecretSet === true}
       scheduleFields={extra.scheduleFields ?? scheduleFieldsOf(agent.schedule)}
     />,
     status,

@@ -9,6 +9,7 @@ import { loggableError } from "../../lib/safe-log";
 import { flashWebhookSecret, takeWebhookSecret } from "./agent-flash";
 import { previewOf, renderAgent, renderAgentNotFound, renderDeploy } from "./agent-render";
 import { NO_SCHEDULE, parseSchedule, scheduleFieldsFromForm } from "./agent-schedule";
+import { agentTriggerPages } from "./agent-trigger.routes";
 import { AgentsListPage } from "./agents-list";
 import { type SignedIn, formGuard, page, renderError, signedInForm, signedInPage, str } from "../kit";
 
@@ -16,10 +17,11 @@ const MAX_NAME = 100;
 
 /**
  * `/app/agents`: list, deploy (with a schedule previewed before it is saved), and one agent's
- * page with its controls and health. Everything goes through the agents service with the
- * person's context, as the REST API does.
+ * page with its controls, trigger and health (its events log and signing secret: agent-trigger.routes).
+ * Everything goes through the agents service with the person's context, as the REST API does.
  */
 export const agentsPages = new Hono<AppEnv>()
+  .route("/", agentTriggerPages)
   .get("/app/agents", async (c) => {
     const signedIn = await signedInPage(c);
     if (!signedIn) return c.redirect("/", 303);
@@ -74,6 +76,7 @@ export const agentsPages = new Hono<AppEnv>()
     const flash = await takeWebhookSecret(c, signedIn.ctx, agentId);
     return renderAgent(c, signedIn, agentId, {
       ...(started ? { started } : {}),
+      ...(c.req.query("secret") === "saved" ? { secretSaved: true } : {}),
       ...(flash && "alreadyShown" in flash ? { webhookSecretShown: true } : {}),
       ...(flash && "secret" in flash ? { webhookSecret: flash.secret } : {}),
       ...(flash && "scheduleError" in flash ? { error: flash.scheduleError } : {}),

@@ -1,7 +1,10 @@
 import type { TemplateSummary } from "../../templates/service";
 import { Fact } from "../common";
 
-/** One template as a card: what it does, where it belongs, and a button that copies it into a workflow. */
+/**
+ * One template as a card: what it does, where it belongs, a button that copies it into a workflow,
+ * and a link to the form that copies and deploys it with the person's connections.
+ */
 export function TemplateCard(props: { template: TemplateSummary; csrf: string }) {
   const { template } = props;
   return (
@@ -25,13 +28,18 @@ export function TemplateCard(props: { template: TemplateSummary; csrf: string })
           ))}
         </ul>
       ) : null}
-      <form method="post" action="/app/templates">
-        <input type="hidden" name="csrf_token" value={props.csrf} />
-        <input type="hidden" name="template_id" value={template.id} />
-        <button type="submit" name="step" value="use" aria-label={`Use ${template.name}`}>
-          Use
-        </button>
-      </form>
+      <div class="actions">
+        <form method="post" action="/app/templates">
+          <input type="hidden" name="csrf_token" value={props.csrf} />
+          <input type="hidden" name="template_id" value={template.id} />
+          <button type="submit" name="step" value="use" aria-label={`Use ${template.name}`}>
+            Use
+          </button>
+        </form>
+        <a href={`/app/templates/${encodeURIComponent(template.id)}/deploy`} aria-label={`Use and deploy ${template.name}`}>
+          Use and deploy
+        </a>
+      </div>
     </article>
   );
 }
@@ -42,6 +50,7 @@ export const TEMPLATE_STYLE = `
 .filters label.check{display:flex;gap:8px;align-items:center;font-weight:400}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:16px}.cards .card{margin:0}
 .template h3{margin-top:0;overflow-wrap:anywhere}
+.template .actions{margin-top:12px}
 .template.featured{border:2px solid #b45309;background:#fffbeb}
 .template h3 .badge{margin-left:8px;vertical-align:middle}
 ul.tags{list-style:none;display:flex;flex-wrap:wrap;gap:4px;padding:0;margin:8px 0}ul.tags li{background:#e5e7eb;border-radius:12px;padding:0 8px;font-size:.9em}

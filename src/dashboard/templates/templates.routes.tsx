@@ -7,14 +7,19 @@ import { listTemplates } from "../../templates/service";
 import { useTemplate } from "../../templates/use-template";
 import { type RefusalStatus, messageOf, statusOf } from "../common";
 import { type SignedIn, formGuard, page, renderError, signedInContext, signedInForm, str } from "../kit";
+import { templateDeployPages } from "./template-deploy.routes";
 import { type TemplateFilterValues, TemplatesPage } from "./templates";
 
 /** The REST API's bound on a filter value. */
 const MAX_FILTER = 200;
 const MAX_TEMPLATE_ID = 100;
 
-/** `/app/templates`: browse and filter the marketplace, and copy a template into a new workflow. */
+/**
+ * `/app/templates`: browse and filter the marketplace, and copy a template into a new workflow
+ * (or, on its own page, copy and deploy it: template-deploy.routes).
+ */
 export const templatesPages = new Hono<AppEnv>()
+  .route("/", templateDeployPages)
   .get("/app/templates", async (c) => {
     const signedIn = await signedInContext(c);
     if (!signedIn) return c.redirect("/", 303);
