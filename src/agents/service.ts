@@ -199,6 +199,10 @@ export function presentAgent(agent: Agent, workflowName: string, triggerConfig: 
  * signing secret, a token…), sealed for this agent; it is never returned.
  */
 export async function setProviderSecret(ctx: ServiceContext, id: string, secret: string): Promise<void> {
+  // Checked here, whatever the door: a short token could be guessed, and a long one is not a secret.
+  if (secret.length < 16 || secret.length > 1000) {
+    throw validationFailed([{ location: "body", field: "secret", message: "16 to 1,000 characters." }]);
+  }
   const agent = await getOwnedAgent(ctx, id);
   const sealed = await (await ctx.secrets()).seal(secret, providerSecretLabel(agent.id));
   await ctx.db
