@@ -38,9 +38,14 @@ export class PollKeys {
    */
   beginPoll(trigger: string): number {
     const state = this.state();
-    if (state && state.trigger !== trigger) this.sql.exec("DELETE FROM poll_keys");
+    if (state && state.trigger !== trigger) {
+      // Keys and baseline go together: a trigger changed back later sets its baseline again
+      // rather than finding itself baselined with none of its keys.
+      this.clear();
+      return 1;
+    }
     const seq = (state?.poll_seq ?? 0) + 1;
-    if (state?.trigger === trigger) this.sql.exec("UPDATE poll_state SET poll_seq = ? WHERE id = 1", seq);
+    if (state) this.sql.exec("UPDATE poll_state SET poll_seq = ? WHERE id = 1", seq);
     return seq;
   }
 

@@ -237,14 +237,22 @@ const sinceOf = (detail: string | null, fallback: Date) => / since (\S+?)\.?$/.e
 
 /** A successful poll resets the back-off; `event` is logged when there is something to say. */
 async function succeeded(runtime: Runtime, agent: Agent, event: Omit<NewAgentEvent, "agentId" | "source"> | null) {
-  if (agent.pollFailures > 0) await runtime.db.update(agents).set({ pollFailures: 0 }).where(eq(agents.id, agent.id));
+  if (agent.pollFailures > 0) {
+    // The poll works again: its failure is no longer the agent's last error.
+    const healed = agent.lastError?.startsWith("Poll failed") ? { lastError: null } : {};
+    await runtime.db
+      .update(agents)
+      .set({ pollFailures: 0, ...healed })
+      .where(eq(agents.id, agent.id));
+  }
   if (event) await recordAgentEvent(runtime.db, { agentId: agent.id, source: "poll", ...event });
 }
 
 /** A failed poll: logged, shown as `monitoring.last_error`, and the next one backs off (doubling, at most an hour). */
 async function failed(runtime: Runtime, agent: Agent, config: PollConfig, reason: string, error: unknown): Promise<PollOutcome> {
   const failures = agent.pollFailures + 1;
-  const delaySeconds = Math.min(MAX_BACKOFF_SECONDS, Math.max(config.interval_seconds, config.interval_seconds * 2 ** failures));
+  // Never sooner than the interval, even when the interval is longer than the back-off's cap.
+  const delaySeconds = Math.max(config.interval_seconds, Math.min(MAX_BACKOFF_SECONDS, config.interval_seconds * 2 ** failures));
   if (!(error instanceof PollFailure) && !(error instanceof HubError)) {
     console.error(JSON.stringify({ level: "error", message: "poll failed unexpectedly", agent_id: agent.id, error: loggableError(error) }));
   }

@@ -78,7 +78,7 @@ export async function deliverWebhook(runtime: Runtime, request: WebhookRequest):
     return { status: 200, body: { ignored: true } };
   }
   if (verdict.signature && !(await spendHubSignature(db, agent.id, verdict.signature))) {
-    await log("rejected", { detail: "This signature was already used." });
+    if (await mayLogRejection(runtime, agent.id)) await log("rejected", { detail: "This signature was already used." });
     throw refused("This signature was already used.");
   }
 

@@ -20,8 +20,8 @@ import { stripUrlCredentials } from "./url-credentials";
  *   unless their value is only placeholders; credentials of a known format inside longer text
  *   are cut out;
  * - workflow variables with a secret name or value keep their name with an empty default;
- * - `trigger_config` keeps only schedule and event fields (type, cron_expression, timezone,
- *   interval_seconds, event);
+ * - `trigger_config` keeps only the fields of a trigger (schedule, webhook and poll fields), a
+ *   poll's `arguments` cleaned like a step's;
  * - a wait_for_event step's list of approvers (the publisher's people) becomes "other".
  * Placeholders always stay as written: they are references, not secrets.
  */
@@ -34,7 +34,20 @@ export interface TemplateContent {
 }
 
 const SAFE_HEADERS = new Set(["content-type", "accept", "accept-language", "content-language", "user-agent", "cache-control"]);
-const TRIGGER_FIELDS = new Set(["type", "cron_expression", "timezone", "interval_seconds", "event", "verify"]);
+const TRIGGER_FIELDS = new Set([
+  "type",
+  "cron_expression",
+  "timezone",
+  "interval_seconds",
+  "event",
+  "verify",
+  "event_types",
+  "tool",
+  "items_path",
+  "id_path",
+  "emit",
+  "emit_existing",
+]);
 /** Step fields that are structure, never data: they are kept as they are. */
 const STEP_STRUCTURE = new Set(["id", "type", "tool"]);
 const NOT_PUBLISHED = "not published with the template: fill in your own";
@@ -71,7 +84,7 @@ export function templateContentOf(workflow: Workflow): TemplateContent {
     description: cleanText(workflow.description),
     steps,
     variables: { ...cleanVariables(workflow.variables ?? {}), ...declared },
-    triggerConfig: cleanTriggerConfig(workflow.triggerConfig ?? {}),
+    triggerConfig: cleanTriggerConfig(workflow.triggerConfig ?? {}, declare),
   };
 }
 
@@ -143,12 +156,19 @@ function cleanVariables(variables: Record<string, unknown>): Template["variables
   return out;
 }
 
-function cleanTriggerConfig(config: Record<string, unknown>): Record<string, unknown> {
+function cleanTriggerConfig(config: Record<string, unknown>, declare: Declare): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(config)) {
+    // A poll's tool arguments are cleaned like a step's: credentials become variables.
+    if (name === "arguments" && isRecord(value)) {
+      const cleaned = cleanValue(value, null, (key) => declare(variableName("poll", key), `The poll's ${key}, ${NOT_PUBLISHED}.`), declare);
+      if (cleaned !== DROP) kept[name] = cleaned;
+      continue;
+    }
     if (!TRIGGER_FIELDS.has(name)) continue;
-    if (typeof value === "number") kept[name] = value;
+    if (typeof value === "number" || typeof value === "boolean") kept[name] = value;
     if (typeof value === "string" && !looksLikeCredential(value)) kept[name] = cleanText(value);
+    if (name === "event_types" && Array.isArray(value)) kept[name] = value.filter((type) => typeof type === "string" && !looksLikeCredential(type));
   }
   return kept;
 }

@@ -12,8 +12,9 @@ function feed() {
   const scenario = `poll-${crypto.randomUUID()}`;
   return {
     url: `${env.TEST_FAKE_URL}/s/${scenario}/items`,
-    set: (items: unknown[], status = 200) =>
-      fetch(`${env.TEST_FAKE_URL}/__respond/${scenario}`, { method: "POST", body: JSON.stringify({ status, body: { items, has_more: false } }) }),
+    set: (items: unknown[]) =>
+      fetch(`${env.TEST_FAKE_URL}/__respond/${scenario}`, { method: "POST", body: JSON.stringify({ status: 200, body: { items, has_more: false } }) }),
+    fail: (status: number, body: unknown) => fetch(`${env.TEST_FAKE_URL}/__respond/${scenario}`, { method: "POST", body: JSON.stringify({ status, body }) }),
   };
 }
 
@@ -123,10 +124,7 @@ describe("poll triggers", () => {
     await source.set([item("a")]);
     const { key, agent } = await pollingAgent(source.url, { interval_seconds: 60 });
     await baselined(key, agent.agent_id);
-    await fetch(`${env.TEST_FAKE_URL}/__respond/${source.url.split("/s/")[1]!.split("/")[0]}`, {
-      method: "POST",
-      body: JSON.stringify({ status: 503, body: { error: "maintenance" } }),
-    });
+    await source.fail(503, { error: "maintenance" });
     await pollNow(agent.agent_id);
     await pollNow(agent.agent_id);
     const failing = await json(await call(`/v1/agents/${agent.agent_id}`, { token: key }));
@@ -138,6 +136,7 @@ describe("poll triggers", () => {
     await pollNow(agent.agent_id);
     const healthy = await json(await call(`/v1/agents/${agent.agent_id}`, { token: key }));
     expect(Date.parse(healthy.trigger.next_poll_at) - Date.now()).toBeLessThan(61_000);
+    expect(healthy.monitoring.last_error).toBeNull();
     expect(await runInputs(agent.agent_id)).toEqual([{ item: item("b") }]);
   });
 
@@ -162,6 +161,28 @@ describe("poll triggers", () => {
     const manual = await json(await call(`/v1/agents/${agent.agent_id}`, { token: key }));
     expect(manual.trigger).toEqual({ type: "manual", last_event_at: expect.any(String) });
     expect(await inDurableObject(agent.agent_id, (i) => i.getSchedules().filter((s) => s.callback === "poll").length)).toBe(0);
+  });
+
+  it("a trigger changed to another feed and back sets its baseline again: the feed's items are not run", async () => {
+    const source = feed();
+    const broken = feed();
+    await source.set([item("a"), item("b")]);
+    await broken.fail(404, { error: "no such feed" });
+    const { key, agent, workflow } = await pollingAgent(source.url);
+    await baselined(key, agent.agent_id);
+    const setUrl = (url: string) =>
+      call(`/v1/workflows/${workflow.id}`, {
+        method: "PUT",
+        token: key,
+        json: { trigger_type: "poll", trigger_config: { ...workflow.trigger_config, arguments: { url } } },
+      });
+    // A typo'd address whose polls fail, then the right one again.
+    expect((await setUrl(broken.url)).status).toBe(200);
+    await pollNow(agent.agent_id);
+    expect((await setUrl(source.url)).status).toBe(200);
+    await pollNow(agent.agent_id);
+    await pollNow(agent.agent_id);
+    expect(await runInputs(agent.agent_id)).toEqual([]);
   });
 
   it("keeps at least the last 10,000 keys, and never forgets one the latest poll returned", async () => {

@@ -91,6 +91,47 @@ describe("publishing keeps only what a template needs", () => {
     expect(copy.workflow_metadata.variable_descriptions.header_x_auth).toContain("X-Auth");
   });
 
+  it("keeps a poll or webhook trigger whole (tool, paths, emit, event_types), its arguments cleaned like a step's", async () => {
+    const author = await newApiKey(await newUser());
+    const poll = {
+      tool: "http_request",
+      arguments: { url: "https://feeds.example.com/items.json?api_key=key_private_poll&lang=en", headers: { Authorization: "Bearer private_bearer_poll" } },
+      interval_seconds: 300,
+      items_path: "body.items",
+      id_path: "guid",
+      emit: "batch",
+      emit_existing: true,
+    };
+    const workflow = await newWorkflow(author.key, {
+      trigger_type: "poll",
+      trigger_config: poll,
+      steps: [{ id: "a", type: "set", values: { x: "{{input.items}}" } }],
+    });
+    const { data: template } = await json(await publish(author.key, workflow.id));
+    expect(JSON.stringify(template)).not.toContain("private");
+    expect(template.trigger_type).toBe("poll");
+    expect(template.trigger_config).toMatchObject({
+      tool: "http_request",
+      interval_seconds: 300,
+      items_path: "body.items",
+      id_path: "guid",
+      emit: "batch",
+      emit_existing: true,
+    });
+    expect(template.trigger_config.arguments.url).toBe("https://feeds.example.com/items.json?lang=en");
+    // The copy is a valid poll trigger again: it can be used.
+    const used = await call(`/v1/templates/${template.id}/use`, { token: (await newApiKey(await newUser())).key, method: "POST" });
+    expect(used.status).toBe(201);
+
+    const hook = await newWorkflow(author.key, {
+      trigger_type: "webhook",
+      trigger_config: { verify: "stripe", event_types: ["invoice.paid"] },
+      steps: [{ id: "a", type: "set", values: { x: 1 } }],
+    });
+    const { data: hookTemplate } = await json(await publish(author.key, hook.id));
+    expect(hookTemplate.trigger_config).toEqual({ verify: "stripe", event_types: ["invoice.paid"] });
+  });
+
   it("keeps placeholders and ordinary values as written, and credentials out of any text", async () => {
     const author = await newApiKey(await newUser());
     const workflow = await newWorkflow(author.key, {

@@ -38,7 +38,8 @@ describe("using a template", () => {
     const platformSteps = toolSteps(data.steps).filter((step) => /^(mailchimp|slack)_/.test(step.tool));
     expect(platformSteps.length).toBeGreaterThan(0);
     expect(platformSteps.every((step) => Number.isInteger(step.arguments.connection_id))).toBe(true);
-    const agent = await json(await call(`/v1/agents/${data.agent.id}`, { token: key }));
+    const agent = await json(await call(`/v1/agents/${data.agent.agent_id}`, { token: key }));
+    expect(agent.agent_id).toBe(data.agent.agent_id);
     expect(agent.webhook_secret).toBeUndefined();
   });
 
