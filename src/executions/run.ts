@@ -1,3 +1,4 @@
+import { substitute } from "../lib/template";
 import { and, eq, sql } from "drizzle-orm";
 import { credentialRevocation } from "../auth/credential-status";
 import type { ServiceContext } from "../core/context";
@@ -108,6 +109,10 @@ export class ExecutionRun implements StepRun {
     } catch (error) {
       throw new StepEvaluationFailed(step, error instanceof Error ? error.message : String(error));
     }
+  }
+
+  substitute(value: unknown, context: unknown): unknown {
+    return substitute(value, context, { strict: this.execution.settings.strict_placeholders !== false }).value;
   }
 
   apply(step: Step, scope: Scope, result: unknown) {

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { HubError } from "../core/errors";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { evaluateCondition } from "../lib/conditions";
-import { SubstitutionTooLarge, substitute } from "../lib/template";
+import { PlaceholderInvalid, SubstitutionTooLarge, substitute } from "../lib/template";
 import { presentWorkflow } from "./service";
 import { ConditionSchema } from "./steps";
 import { createWorkflowFromDescription } from "./builder";
@@ -49,14 +49,23 @@ const testSubstitution = authedRoute("data:read", {
   path: "/workflows/test-substitution",
   tags: ["Workflows"],
   summary: "Test variable substitution",
-  description: "Replaces `{{variable}}` placeholders in `parameters` from `context`, exactly as a step's arguments would be.",
+  description:
+    'Replaces `{{variable}}` placeholders in `parameters` from `context`, exactly as a step\'s arguments would be, filters included (`{{name | default: "there" | upper}}`; `json`, `upper`, `lower`, `trim`, `urlencode`, `length`, `first`, `last`, `join: ", "`). Placeholders with no value and no default are left as written and listed in `missing`.',
   request: { body: { required: true, content: { "application/json": { schema: z.object({ parameters: JsonObject, context: JsonObject }) } } } },
   responses: {
     200: {
       description: "The substitution",
       content: {
         "application/json": {
-          schema: z.object({ original_parameters: JsonObject, substituted_parameters: JsonObject, substitutions_made: z.array(z.string()) }),
+          schema: z.object({
+            original_parameters: JsonObject,
+            substituted_parameters: JsonObject,
+            substitutions_made: z.array(z.string()),
+            missing: z.array(z.string()).openapi({
+              description:
+                "Placeholders with no value in `context` and no `| default:`; a workflow step would fail on them (unless its workflow has strict_placeholders: false).",
+            }),
+          }),
         },
       },
     },
@@ -143,8 +152,11 @@ export const builderRoutes = createRouter()
   })
   .openapi(testSubstitution, (c) => {
     const { parameters, context } = c.req.valid("json");
-    const { value, substitutions } = refuseTooLarge(() => substitute(parameters, context));
-    return c.json({ original_parameters: parameters, substituted_parameters: value as Record<string, unknown>, substitutions_made: substitutions }, 200);
+    const { value, substitutions, missing } = refuseTooLarge(() => substitute(parameters, context));
+    return c.json(
+      { original_parameters: parameters, substituted_parameters: value as Record<string, unknown>, substitutions_made: substitutions, missing },
+      200,
+    );
   });
 
 /** A substitution that would grow past its cap is the caller's input problem: 422. */
@@ -152,7 +164,7 @@ function refuseTooLarge<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof SubstitutionTooLarge) throw new HubError("validation_failed", error.message);
+    if (error instanceof SubstitutionTooLarge || error instanceof PlaceholderInvalid) throw new HubError("validation_failed", error.message);
     throw error;
   }
 }

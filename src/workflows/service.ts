@@ -211,7 +211,7 @@ async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<Workfl
       ...(trigger ? { triggerType: trigger.type, triggerConfig: trigger.config } : {}),
       ...(patch.variables !== undefined ? { variables: patch.variables } : {}),
       ...(patch.metadata !== undefined ? { metadata: patch.metadata } : {}),
-      ...(patch.settings !== undefined ? { settings: patch.settings } : {}),
+      ...(patch.settings !== undefined ? { settings: keptLenience(current.settings, patch.settings) } : {}),
       ...(stepsChanged ? { steps, version: current.version + 1 } : {}),
       updatedAt: new Date(),
     })
@@ -357,4 +357,12 @@ export function presentWorkflow(row: SavedWorkflow) {
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
+}
+
+/**
+ * A workflow saved before placeholders were strict keeps `strict_placeholders: false` when its
+ * settings are replaced by ones that do not mention it: only its owner saying so makes it strict.
+ */
+function keptLenience(current: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
+  return current.strict_placeholders === false && !("strict_placeholders" in next) ? { ...next, strict_placeholders: false } : next;
 }

@@ -203,6 +203,10 @@ export const SettingsSchema = z
         description:
           'Signed POSTs of finished executions to `url` (X-Hub-Timestamp, X-Hub-Signature: sha256=<HMAC of "<timestamp>.<body>"> with the workflow\'s `notify_secret`, shown once when notify is first set), retried with backoff.',
       }),
+    strict_placeholders: z.boolean().optional().openapi({
+      description:
+        'Whether a placeholder with no value and no `| default:` fails its step (true, the default) or is left as written (false: how workflows saved before placeholders were strict keep running; they were given `false`).',
+    }),
   })
   .strict()
   .openapi("WorkflowSettings");

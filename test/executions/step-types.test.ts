@@ -46,7 +46,7 @@ describe("for_each steps", () => {
             { id: "note", type: "tool", tool: "text_template", arguments: { template: "{{line}} (#{{index}})" } },
           ],
         },
-        { id: "last", type: "set", values: { last: "{{steps.leads.result.4.note.text}}", outside: "{{line}}" } },
+        { id: "last", type: "set", values: { last: "{{steps.leads.result.4.note.text}}", outside: '{{line | default: "unset"}}' } },
       ],
     });
     const leads = ["ada", "grace", "linus", "barbara", "ken"].map((name, i) => ({ id: `L${i}`, name }));
@@ -56,7 +56,7 @@ describe("for_each steps", () => {
     expect(loop.result.map((r: any) => r.note.text)).toEqual(["Hi ada (#0)", "Hi grace (#1)", "Hi linus (#2)", "Hi barbara (#3)", "Hi ken (#4)"]);
     expect(loop.result[0].greeting).toEqual({ line: "Hi ada" });
     // The loop's result is there for the steps after it; a variable set inside an item stays in that item.
-    expect(execution.steps.find((s: any) => s.step_id === "last").result).toEqual({ last: "Hi ken (#4)", outside: "{{line}}" });
+    expect(execution.steps.find((s: any) => s.step_id === "last").result).toEqual({ last: "Hi ken (#4)", outside: "unset" });
     // One record per item and step, each naming its item.
     const notes = execution.steps.filter((s: any) => s.step_id === "note");
     expect(notes.map((s: any) => s.item).sort()).toEqual([0, 1, 2, 3, 4]);

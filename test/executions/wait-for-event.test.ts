@@ -13,7 +13,7 @@ import { execute, newWorkflow, reaches, settled } from "../helpers/runs";
 const approvalFlow = (timeoutSeconds = 3600, onTimeout?: "fail" | "continue") => [
   { id: "draft", type: "tool", tool: "text_template", arguments: { template: "Spring sale for {{input.segment}}" } },
   { id: "approve", type: "wait_for_event", event: "campaign.approved", timeout_seconds: timeoutSeconds, ...(onTimeout ? { on_timeout: onTimeout } : {}) },
-  { id: "send", type: "tool", tool: "text_template", arguments: { template: "Sent, approved by {{steps.approve.result.by}}" } },
+  { id: "send", type: "tool", tool: "text_template", arguments: { template: 'Sent, approved by {{steps.approve.result.by | default: "nobody"}}' } },
 ];
 
 const deliver = (key: string, id: string, body: unknown) => call(`/v1/executions/${id}/events`, { token: key, json: body });
@@ -77,8 +77,8 @@ describe("wait_for_event steps and POST /v1/executions/{id}/events", () => {
       ["send", "succeeded"],
     ]);
     expect(continued.steps[1].error_message).toContain("The run continued.");
-    // Nothing arrived: a placeholder with no value is left as written (conditions can test the step's status).
-    expect(continued.steps[2].result.text).toBe("Sent, approved by {{steps.approve.result.by}}");
+    // Nothing arrived: the skipped step has no result, so the placeholder takes its default.
+    expect(continued.steps[2].result.text).toBe("Sent, approved by nobody");
   });
 
   it("refuses events too late, for runs not waiting, for someone else's run, and with bad bodies", async () => {

@@ -40,6 +40,7 @@ const BODIES: Record<string, unknown> = {
   "POST /v1/conversations/{conversation_id}/explain-tools": { content: "hello" },
   "PUT /v1/connections/{connection_id}": { name: "renamed", status: "active", config: {} },
   "POST /v1/agents/{agent_id}/execute": {},
+  "PUT /v1/agents/{agent_id}/webhook-secret": { secret: "whsec_contract_test_secret" },
   "POST /v1/executions/{execution_id}/events": { event: "approved" },
   "POST /v1/workflows/{workflow_id}/executions/replay": { status: "failed" },
 };

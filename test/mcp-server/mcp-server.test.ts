@@ -135,7 +135,7 @@ describe("the hub as an MCP server", () => {
 
   it("lists agents with their triggers, and runs one standing in for its trigger with a sample event or item", async () => {
     const { key } = await newApiKey(await newUser());
-    const steps = [{ id: "seen", type: "set", values: { type: "{{input.event_type}}" } }];
+    const steps = [{ id: "seen", type: "set", values: { type: '{{input.event_type | default: "an item"}}' } }];
     const stripe = await newWorkflow(key, { trigger_type: "webhook", trigger_config: { verify: "stripe", event_types: ["invoice.paid"] }, steps });
     const feed = await newWorkflow(key, {
       trigger_type: "poll",

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { evaluateCondition, type Condition } from "../../src/lib/conditions";
 import { substitute } from "../../src/lib/template";
-import { call, json, newApiKey, newUser } from "../helpers/api";
+import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 
 const name = fc.stringMatching(/^[a-z][a-z0-9_]{0,10}$/);
 const jsonValue = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.parse(JSON.stringify(v)));
@@ -144,7 +144,20 @@ describe("test endpoints", () => {
       original_parameters: { to: "{{ lead.email }}", subject: "Hi {{lead.name}} {{missing}}", count: "{{n}}" },
       substituted_parameters: { to: "ada@example.com", subject: "Hi Ada {{missing}}", count: 3 },
       substitutions_made: ["{{lead.email}}", "{{lead.name}}", "{{n}}"],
+      missing: ["{{missing}}"],
     });
+    const filtered = await json(
+      await call("/v1/workflows/test-substitution", {
+        token: key,
+        json: {
+          parameters: { text: 'Welcome aboard, {{input.first_name | default: "there"}}!', tag: '{{input.tags | join: "; " | upper}}' },
+          context: { input: { tags: ["vip", "new"] } },
+        },
+      }),
+    );
+    expect(filtered).toMatchObject({ substituted_parameters: { text: "Welcome aboard, there!", tag: "VIP; NEW" }, missing: [] });
+    const typo = await call("/v1/workflows/test-substitution", { token: key, json: { parameters: { a: "{{x | uppercase}}" }, context: { x: "a" } } });
+    expect((await expectProblem(typo, 422, "validation_failed")).detail).toContain('unknown filter "uppercase"');
   });
 
   it("POST /v1/workflows/test-condition answers the documented fields, composites included", async () => {

@@ -1,4 +1,3 @@
-import { substitute } from "../../lib/template";
 import { MAX_FOR_EACH_ITEMS } from "../../workflows/steps";
 import { ItemStopped, bounded } from "../scope";
 import type { StepHandler } from "./types";
@@ -10,7 +9,7 @@ import type { StepHandler } from "./types";
  * results by id.
  */
 export const runForEach: StepHandler<"for_each"> = async (run, step, scope) => {
-  const items = run.evaluate(step, () => substitute(step.items, scope.context).value);
+  const items = run.evaluate(step, () => run.substitute(step.items, scope.context));
   if (!Array.isArray(items)) return run.failStep(step, scope, 1, `"items" must be an array; it is ${items === null ? "null" : typeof items}.`);
   if (items.length > MAX_FOR_EACH_ITEMS) return run.failStep(step, scope, 1, `"items" has ${items.length} items; at most ${MAX_FOR_EACH_ITEMS}.`);
   const startedAt = run.recorded(scope.key(step))?.startedAt ?? new Date();

@@ -1,4 +1,3 @@
-import { substitute } from "../../lib/template";
 import { Pause } from "../outcome";
 import { bounded } from "../scope";
 import { type LlmAnswer, LlmStepFailed, askModel } from "./ask-model";
@@ -9,8 +8,8 @@ import type { StepHandler } from "./types";
 export const runLlm: StepHandler<"llm"> = async (run, step, scope, done) => {
   const { attempt, policy } = await nextAttempt(run, step, scope, done);
   await run.stopIfRevoked(step, scope);
-  const prompt = run.evaluate(step, () => asText(substitute(step.prompt, scope.context).value));
-  const system = step.system === undefined ? undefined : run.evaluate(step, () => asText(substitute(step.system, scope.context).value));
+  const prompt = run.evaluate(step, () => asText(run.substitute(step.prompt, scope.context)));
+  const system = step.system === undefined ? undefined : run.evaluate(step, () => asText(run.substitute(step.system, scope.context)));
   await run.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date() });
   // Tokens of earlier attempts stay counted.
   const spent = done?.tokensUsed ?? 0;

@@ -1,5 +1,4 @@
 import { HubError } from "../../core/errors";
-import { substitute } from "../../lib/template";
 import { executeTool } from "../../tools/executor";
 import { Pause } from "../outcome";
 import { bounded } from "../scope";
@@ -10,7 +9,7 @@ import type { StepHandler } from "./types";
 export const runTool: StepHandler<"tool"> = async (run, step, scope, done) => {
   const { attempt, policy } = await nextAttempt(run, step, scope, done);
   await run.stopIfRevoked(step, scope);
-  const args = run.evaluate(step, () => substitute(step.arguments, scope.context).value as Record<string, unknown>);
+  const args = run.evaluate(step, () => run.substitute(step.arguments, scope.context) as Record<string, unknown>);
   await run.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date() });
   let result: Awaited<ReturnType<typeof executeTool>> | undefined;
   let error: string;

@@ -16,6 +16,12 @@ export interface StepRun {
   recorded(key: string): ExecutionStep | undefined;
   /** Evaluates templates or a condition; bad data fails the step with the reason. */
   evaluate<T>(step: Step, work: () => T): T;
+  /**
+   * Fills a step's placeholders from `context` as the workflow's settings say: strict (a
+   * placeholder with no value and no default fails the step, naming it) unless
+   * `strict_placeholders` is false. Call it inside `evaluate`.
+   */
+  substitute(value: unknown, context: unknown): unknown;
   /** Makes a succeeded step's result visible to the steps after it. */
   apply(step: Step, scope: Scope, result: unknown): void;
   walk(steps: Step[], scope: Scope): Promise<void>;

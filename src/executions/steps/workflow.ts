@@ -1,5 +1,4 @@
 import { HubError } from "../../core/errors";
-import { substitute } from "../../lib/template";
 import { MAX_WORKFLOW_DEPTH, type WorkflowSettings } from "../../workflows/steps";
 import { childResult, childRunId, findChildRun, startChildRun, wakeParent } from "../child-runs";
 import { isFinished, newLeaseToken } from "../lease";
@@ -22,7 +21,7 @@ export const runChildWorkflow: StepHandler<"workflow"> = async (run, step, scope
   if (!child) {
     if (run.execution.depth >= MAX_WORKFLOW_DEPTH) return run.failStep(step, scope, 1, `Workflow steps nest ${MAX_WORKFLOW_DEPTH} deep at most.`);
     await run.stopIfRevoked(step, scope);
-    const input = run.evaluate(step, () => substitute(step.input, scope.context).value as Record<string, unknown>);
+    const input = run.evaluate(step, () => run.substitute(step.input, scope.context) as Record<string, unknown>);
     await run.checkpoint(step, scope, { status: "running", attempts: 1, result: { execution_id: childId }, startedAt: done?.startedAt ?? new Date() });
     const token = newLeaseToken();
     try {

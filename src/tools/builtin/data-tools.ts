@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { getKeys, getPath, setPath, splitPath } from "../../lib/json-path";
 import { nestsDeeperThan, tooDeepMessage } from "../../lib/json-depth";
-import { SubstitutionTooLarge, findPlaceholders, stringify, substitute } from "../../lib/template";
+import { PlaceholderInvalid, SubstitutionTooLarge, stringify, substitute } from "../../lib/template";
 import { ToolError, defineBuiltin } from "../types";
 import { atMostEntries, shallowJson } from "./bounded-json";
 
@@ -116,11 +116,9 @@ export const textTemplate = defineBuiltin({
       .default({}),
   }),
   async run(_ctx, args) {
-    const { value, substitutions } = tooLargeAsToolError(() => substitute(args.template, args.values));
-    const text = stringify(value);
-    // Whatever placeholders are left after substitution named nothing in `values`.
-    const missing = [...new Set(findPlaceholders(text).map((p) => p.path))];
-    return { text, substitutions, missing };
+    const { value, substitutions, missing } = tooLargeAsToolError(() => substitute(args.template, args.values));
+    // Listed by path, as the tool always has: the placeholders `values` had nothing for.
+    return { text: stringify(value), substitutions, missing: missing.map((placeholder) => placeholder.slice(2, -2)) };
   },
 });
 
@@ -139,7 +137,7 @@ function tooLargeAsToolError<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof SubstitutionTooLarge) throw new ToolError(error.message);
+    if (error instanceof SubstitutionTooLarge || error instanceof PlaceholderInvalid) throw new ToolError(error.message);
     throw error;
   }
 }
