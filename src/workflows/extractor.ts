@@ -4,12 +4,14 @@ import type { Step } from "./steps";
 import type { ServiceContext } from "../core/context";
 import { EXTRACTED_MESSAGES, latestMessages } from "../conversations/turns";
 import { createWorkflow } from "./service";
+import { ResultIndex, resultsByCall } from "./link-values";
 
 /**
  * Turns the successful tool calls of a conversation into tool steps, in the order they ran.
  * `selectedStepIds` picks calls by their tool_call_id; each name in `parameterizeFields` (an
  * argument name, or `<tool_call_id>.<argument>`) becomes a `{{variable}}` whose default is the
- * value it had in the conversation.
+ * value it had in the conversation. An argument whose value an earlier chosen call returned is
+ * written as a link to that result (`{{steps.step_1.result.id}}`).
  */
 export function extractSteps(
   messages: MessageRecord[],
@@ -30,8 +32,12 @@ export function extractSteps(
   }
   const fields = options.parameterizeFields ?? [];
   const variables: Record<string, unknown> = {};
+  const results = resultsByCall(messages);
+  const returned = new ResultIndex();
   const steps: Step[] = chosen.map((call, index) => {
-    const args: Record<string, unknown> = { ...call.arguments };
+    // A value an earlier step returned (the contact id step 1 created) is linked, not copied:
+    // the workflow passes along what each run gets.
+    const args: Record<string, unknown> = returned.link({ ...call.arguments });
     for (const [argument, value] of Object.entries(call.arguments)) {
       const wanted = fields.includes(argument) || fields.includes(`${call.id}.${argument}`);
       if (!wanted) continue;
@@ -39,7 +45,9 @@ export function extractSteps(
       if (!(argument in variables)) variables[argument] = value;
       args[argument] = `{{${argument}}}`;
     }
-    return { id: `step_${index + 1}`, type: "tool", name: `${call.name} (from the conversation)`, tool: call.name, arguments: args };
+    const id = `step_${index + 1}`;
+    if (results.has(call.id)) returned.add(id, results.get(call.id));
+    return { id, type: "tool", name: `${call.name} (from the conversation)`, tool: call.name, arguments: args };
   });
   return { steps: options.loopRepeatedCalls ? loopRepeatedCalls(steps) : steps, variables };
 }

@@ -151,6 +151,23 @@ describe("extracting a workflow from a conversation", () => {
     expect(overridden.steps[0].result).toEqual({ result: 3 });
   });
 
+  it("links a value an earlier call returned instead of copying it: each run passes along what it got", async () => {
+    const { key } = await newApiKey(await newUser());
+    const conversation = await newConversation(key);
+    await call(`/v1/conversations/${conversation}/messages`, { token: key, json: { content: "generate a uuid please" } });
+    let messages = await json(await call(`/v1/conversations/${conversation}/messages`, { token: key }));
+    const uuid = JSON.parse(messages.find((m: any) => m.role === "tool").content).uuid;
+    await call(`/v1/conversations/${conversation}/messages`, { token: key, json: { content: `render a text template: ${uuid}` } });
+    messages = await json(await call(`/v1/conversations/${conversation}/messages`, { token: key }));
+    const calls = messages.filter((m: any) => m.role === "assistant").flatMap((m: any) => m.tools_called);
+    expect(calls.map((c: any) => c.name)).toEqual(["uuid_generate", "text_template"]);
+    const workflow = await json(await call("/v1/workflows/extract", { token: key, json: { conversation_id: conversation, workflow_name: "Linked" } }));
+    expect(workflow.steps[1].arguments.template).toBe("{{steps.step_1.result.uuid}}");
+    const run = await settled(key, await execute(key, workflow.id));
+    expect(run.steps[1].result.text).toBe(run.steps[0].result.uuid);
+    expect(run.steps[1].result.text).not.toBe(uuid);
+  });
+
   it("turns repeated calls of one tool into a loop over what differed, with loop_repeated_calls", async () => {
     const { key } = await newApiKey(await newUser());
     const conversation = await newConversation(key);
