@@ -1,7 +1,7 @@
 import type { ServiceContext } from "../core/context";
 import { HubError, type FieldError } from "../core/errors";
 import { fillArguments } from "../llm/local/argument-filler";
-import { resolveProvider } from "../llm/providers";
+import { listProviders, resolveProvider } from "../llm/providers";
 import { rankTools } from "../llm/tool-ranking";
 import type { ChatMessage, ChatProvider } from "../llm/types";
 import { catalogFor } from "../tools/catalog-service";
@@ -42,13 +42,18 @@ export async function buildFromDescription(
   if (typeof inferred.trigger.config.interval_seconds === "number" && inferred.trigger.config.interval_seconds < floor) {
     inferred.trigger.config.interval_seconds = floor;
   }
-  if (provider.id === "local") return { name, provider: "local", trigger: inferred.trigger, ...buildLocally(inferred.rest || description, catalog) };
+  if (provider.id === "local") {
+    // Offline, writing steps go to a model the account has (named on the step), or, with none,
+    // become a text the person fills in: never an `llm` step the offline provider would refuse.
+    const writer = (await listProviders(ctx)).providers.find((p) => p.id !== "local" && p.configured)?.id;
+    return { name, provider: "local", trigger: inferred.trigger, ...buildLocally(inferred.rest || description, catalog, writer) };
+  }
   const built = await buildWithModel(provider, description, catalog, ctx.config.quotas.minIntervalSeconds);
   // A model that gives no trigger gets the one the description's phrases name.
   return { name, provider: provider.id, ...built, trigger: built.trigger ?? inferred.trigger };
 }
 
-export function buildLocally(description: string, catalog: ToolInfo[]): { steps: Step[]; variables: Record<string, unknown> } {
+export function buildLocally(description: string, catalog: ToolInfo[], writer?: string): { steps: Step[]; variables: Record<string, unknown> } {
   const sentences = description
     .split(/(?<=[.!?;])\s+|\n+|\bthen\b/i)
     .map((s) => s.trim())
@@ -66,7 +71,12 @@ export function buildLocally(description: string, catalog: ToolInfo[]): { steps:
   };
   /** The step a sentence (or the rest of one) asks for: a model call, a tool, or nothing. */
   const stepFor = (sentence: string): Step | undefined => {
-    if (LLM_VERBS.test(sentence)) return { id: uniqueId("draft"), type: "llm", name: sentence.slice(0, 200), prompt: sentence, output: "text" };
+    if (LLM_VERBS.test(sentence)) {
+      const id = uniqueId("draft");
+      if (writer) return { id, type: "llm", name: sentence.slice(0, 200), prompt: sentence, output: "text", provider: writer };
+      variables[`${id}_text`] = `(${sentence.slice(0, 200)})`;
+      return { id, type: "tool", name: sentence.slice(0, 200), tool: "text_template", arguments: { template: `{{${id}_text}}` } };
+    }
     const best = rankTools(sentence, catalog, 1)[0];
     if (!best || best.score < MIN_SCORE) return undefined;
     const filled = fillArguments(sentence, best.tool.input_schema);

@@ -31,8 +31,18 @@ describe("building workflows", () => {
     const { key } = await newApiKey(await newUser());
     const description = "Draft a short welcome note for the new leads. Wait for approval within 2 days. For each lead, generate a uuid.";
     const built = await json(await call("/v1/workflows/build", { token: key, json: { description } }));
-    expect(built.steps).toEqual([
-      expect.objectContaining({ id: "draft", type: "llm", prompt: "Draft a short welcome note for the new leads.", output: "text" }),
+    // No model on the account: the writing step is a text the person fills in, never an llm step
+    // the offline provider would refuse at run time.
+    expect(built.steps[0]).toMatchObject({ id: "draft", type: "tool", tool: "text_template", arguments: { template: "{{draft_text}}" } });
+    expect(built.variables).toEqual({ draft_text: "(Draft a short welcome note for the new leads.)" });
+    // With a model connected, it is a model call on that model.
+    await call("/v1/connections", {
+      token: key,
+      json: { platform: "openai", name: "m", config: { api_key: "sk-test-builder-000000", base_url: `${FAKE()}/s/unused` } },
+    });
+    const withModel = await json(await call("/v1/workflows/build", { token: key, json: { description } }));
+    expect(withModel.steps).toEqual([
+      expect.objectContaining({ id: "draft", type: "llm", prompt: "Draft a short welcome note for the new leads.", output: "text", provider: "openai" }),
       expect.objectContaining({ id: "approval", type: "wait_for_event", event: "approved", timeout_seconds: 172800, on_timeout: "fail" }),
       expect.objectContaining({
         id: "each_lead",
