@@ -59,6 +59,16 @@ export const AgentSchema = z
   })
   .openapi("Agent");
 
+/** What an agent may set for its runs; other keys are kept as given (notes, descriptions). */
+const AgentConfig = z
+  .object({
+    instructions: z.string().max(10_000).optional().openapi({ description: "Come before the system prompt of the agent's llm steps." }),
+    provider: z.string().max(50).optional().openapi({ description: "The model provider of the agent's llm steps that name none." }),
+    model: z.string().max(200).optional().openapi({ description: "The model of those steps (with the agent's provider)." }),
+  })
+  .catchall(z.unknown())
+  .openapi("AgentConfig");
+
 const AgentId = z.object({
   agent_id: z
     .string()
@@ -76,7 +86,7 @@ const deploy = authedRoute(["data:write", "workflow:execute"], {
   request: {
     body: {
       required: true,
-      content: { "application/json": { schema: z.object({ workflow_id: z.number().int().positive(), agent_config: JsonObject.nullish() }) } },
+      content: { "application/json": { schema: z.object({ workflow_id: z.number().int().positive(), agent_config: AgentConfig.nullish() }) } },
     },
   },
   responses: {

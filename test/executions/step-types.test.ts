@@ -231,6 +231,29 @@ describe("llm steps", () => {
     expect(requests).toHaveLength(3);
   });
 
+  it("in an agent's run, the agent's instructions come first and its provider and model fill in what the step leaves out", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = newScenario("llm-agent");
+    await connectModel(key, scenario);
+    await script(scenario, [openai.text("Hello VIPs."), openai.text("Plain hello.")]);
+    const workflow = await newWorkflow(key, { steps: [{ id: "draft", type: "llm", system: "You write short copy.", prompt: "Greet {{input.segment}}." }] });
+    const agent = await json(
+      await call("/v1/agents/deploy", {
+        token: key,
+        json: { workflow_id: workflow.id, agent_config: { instructions: "Always answer in English.", provider: "openai", model: "fake-gpt-mini" } },
+      }),
+    );
+    const byAgent = await json(await call(`/v1/agents/${agent.agent_id}/execute`, { token: key, json: { segment: "VIPs" }, headers: { Prefer: "wait=20" } }));
+    expect(byAgent.steps[0].result).toEqual({ text: "Hello VIPs." });
+    // The same workflow run directly is not the agent's: no instructions, and the default provider (none: local) fails it.
+    const direct = await settled(key, await execute(key, workflow.id, { segment: "VIPs" }));
+    expect(direct.status).toBe("failed");
+    const requests = await modelRequests(scenario);
+    expect(requests).toHaveLength(1);
+    expect(requests[0].body.model).toBe("fake-gpt-mini");
+    expect(requests[0].body.messages[0]).toEqual({ role: "system", content: "Always answer in English.\n\nYou write short copy." });
+  });
+
   it("fails at once, with what to do, when no model provider is there", async () => {
     const { key } = await newApiKey(await newUser());
     const workflow = await newWorkflow(key, {

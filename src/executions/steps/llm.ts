@@ -1,6 +1,7 @@
 import { Pause } from "../outcome";
 import { bounded } from "../scope";
 import { type LlmAnswer, LlmStepFailed, askModel } from "./ask-model";
+import { agentModelSettings, withAgentSettings } from "./agent-settings";
 import { nextAttempt, parkIfRateLimited, retryOrFail } from "./attempts";
 import type { StepHandler } from "./types";
 
@@ -16,7 +17,8 @@ export const runLlm: StepHandler<"llm"> = async (run, step, scope, done) => {
   let answer: LlmAnswer | undefined;
   let failure: LlmStepFailed | undefined;
   try {
-    answer = await run.withHeartbeat((signal) => askModel(run.ctx, step, prompt, system, signal));
+    const agent = withAgentSettings(step, system, await agentModelSettings(run.ctx, run.execution.agentId));
+    answer = await run.withHeartbeat((signal) => askModel(run.ctx, agent.step, prompt, agent.system, signal));
   } catch (thrown) {
     if (thrown instanceof Pause) throw thrown;
     // Over the model-call limit on the deployment's key: a loop stops taking items meanwhile.
