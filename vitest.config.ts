@@ -12,6 +12,9 @@ export default defineConfig(async () => {
   process.env.TEST_FAKE_PORT ??= String(await freePort());
   process.env.TEST_MCP_SSE_PORT ??= String(await freePort());
   process.env.TEST_MCP_PROXY_PORT ??= String(await freePort());
+  process.env.TEST_RATE_LIMITED_PORT ??= String(await freePort());
+  process.env.TEST_OAUTH_PORT ??= String(await freePort());
+  process.env.TEST_MCP_OAUTH_PORT ??= String(await freePort());
   return {
     test: {
       reporters: ["default", "./test/summary-reporter.ts"],
@@ -35,6 +38,9 @@ export default defineConfig(async () => {
                   TEST_FAKE_URL: `http://127.0.0.1:${process.env.TEST_FAKE_PORT}`,
                   TEST_MCP_SSE_URL: `http://127.0.0.1:${process.env.TEST_MCP_SSE_PORT}/sse`,
                   TEST_MCP_PROXY_URL: `http://127.0.0.1:${process.env.TEST_MCP_PROXY_PORT}`,
+                  TEST_RATE_LIMITED_URL: `http://127.0.0.1:${process.env.TEST_RATE_LIMITED_PORT}`,
+                  TEST_OAUTH_URL: `http://127.0.0.1:${process.env.TEST_OAUTH_PORT}`,
+                  TEST_MCP_OAUTH_URL: `http://127.0.0.1:${process.env.TEST_MCP_OAUTH_PORT}/mcp`,
                 },
               },
             }),

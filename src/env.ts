@@ -31,4 +31,15 @@ export interface Env extends WranglerEnv {
   ALLOW_PRIVATE_NETWORK_URLS?: string;
   /** DNS-over-HTTPS resolver (JSON API) for user-given host names; "off" disables. Default: Cloudflare's on production, off elsewhere. */
   DNS_RESOLVER_URL?: string;
+  /**
+   * The deployment's own OAuth apps, for "Connect with Slack / HubSpot / Google" (a connection's
+   * config may bring its own client instead). The redirect URI to register with each provider is
+   * `<origin>/connections/oauth/callback`.
+   */
+  OAUTH_SLACK_CLIENT_ID?: string;
+  OAUTH_SLACK_CLIENT_SECRET?: string;
+  OAUTH_HUBSPOT_CLIENT_ID?: string;
+  OAUTH_HUBSPOT_CLIENT_SECRET?: string;
+  OAUTH_GOOGLE_CLIENT_ID?: string;
+  OAUTH_GOOGLE_CLIENT_SECRET?: string;
 }

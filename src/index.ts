@@ -11,11 +11,14 @@ import { forgetOldAgentEvents } from "./agents/events";
 import { sweepOverdueAgents } from "./agents/firing";
 import { sweepOverduePolls } from "./agents/poll-backstop";
 import { consumeWorkflowRuns } from "./executions/consumer";
+import { forgetOldAuthorizations } from "./connections/oauth-flow";
 
 export { ConversationObject } from "./conversations/conversation-object";
 export { AutomationAgent } from "./agents/automation-agent";
 export { RateLimiter } from "./http/rate-limiter";
 export { McpSession } from "./connections/mcp-session";
+export { ConnectionTokens } from "./connections/oauth/connection-tokens";
+export { ConnectionGovernor } from "./connections/governor/connection-governor";
 
 const app = createApp();
 
@@ -39,6 +42,7 @@ export default {
         forgetOldAgentEvents(runtime.db),
         sweepOverdueAgents(runtime),
         sweepOverduePolls(runtime),
+        forgetOldAuthorizations(runtime.db),
       ]).then(() => undefined),
     );
   },

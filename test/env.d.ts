@@ -16,6 +16,10 @@ declare namespace Cloudflare {
     TEST_MCP_PROXY_URL: string;
     /** The fake platform APIs on loopback (test/fakes/platform-fake.mjs). */
     TEST_FAKE_URL: string;
+    /** A fake OAuth provider and the API it protects (test/fakes/oauth-provider.mjs). */
+    TEST_OAUTH_URL: string;
+    /** An MCP server behind OAuth, built with the SDK's server-side auth (test/fakes/mcp-oauth-server.mjs). */
+    TEST_MCP_OAUTH_URL: string;
   }
   interface GlobalProps {
     mainModule: HubMainModule;

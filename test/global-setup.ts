@@ -3,6 +3,9 @@ import net from "node:net";
 import path from "node:path";
 import { startMcpProxy } from "./fakes/mcp-proxy.mjs";
 import { startPlatformFake } from "./fakes/platform-fake.mjs";
+import { startRateLimitedApi } from "./fakes/rate-limited-api.mjs";
+import { startOAuthProvider } from "./fakes/oauth-provider.mjs";
+import { startMcpOAuthServer } from "./fakes/mcp-oauth-server.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -14,6 +17,9 @@ const root = path.resolve(import.meta.dirname, "..");
  */
 export default async function setup() {
   const fake = await startPlatformFake(Number(process.env.TEST_FAKE_PORT));
+  const limited = await startRateLimitedApi(Number(process.env.TEST_RATE_LIMITED_PORT));
+  const oauthProvider = await startOAuthProvider(Number(process.env.TEST_OAUTH_PORT));
+  const mcpOAuth = await startMcpOAuthServer(Number(process.env.TEST_MCP_OAUTH_PORT));
   // The same server in both transports: streamable HTTP, and the older HTTP+SSE for the fallback.
   const servers = [startEverything("streamableHttp", Number(process.env.TEST_MCP_PORT)), startEverything("sse", Number(process.env.TEST_MCP_SSE_PORT))];
   await Promise.all(servers.map(({ child, port }) => waitForMcp(child, port)));
@@ -22,6 +28,9 @@ export default async function setup() {
     await proxy.close();
     for (const { child } of servers) child.kill("SIGTERM");
     await fake.close();
+    await limited.close();
+    await oauthProvider.close();
+    await mcpOAuth.close();
   };
 }
 

@@ -28,6 +28,8 @@ interface KeptSession {
   handle: McpSessionHandle;
   users: number;
   retiring: boolean;
+  /** The token the session was opened with: an OAuth connection's token changes when it is refreshed. */
+  token: string | undefined;
 }
 
 /**
@@ -41,6 +43,7 @@ interface KeptSession {
 export class McpSession extends DurableObject<Env> {
   private current?: KeptSession;
   private opening?: Promise<McpSessionHandle>;
+  private openingToken?: string;
   /** The server speaks only HTTP+SSE: each call gets a session of its own, as its stream cannot be shared. */
   private legacy = false;
   private calls = new Map<string, { controller: AbortController; onLog?: McpCallHooks["onLog"] }>();
@@ -118,10 +121,14 @@ export class McpSession extends DurableObject<Env> {
 
   /** The shared session, opened by the first caller that needs it; undefined for an HTTP+SSE server. */
   private async keptSession(config: McpConfig): Promise<KeptSession | undefined> {
+    // A refreshed token: the session opened with the old one ends once its calls are done.
+    if (this.current && this.current.token !== config.token) this.retire(this.current);
     if (this.current) return this.current;
+    if (!this.opening) this.openingToken = config.token;
     this.opening ??= openMcpSession(config, this.sessionOptions()).finally(() => {
       this.opening = undefined;
     });
+    const token = this.openingToken;
     const handle = await this.opening;
     if (!handle.kept) {
       // Discovered that the server speaks only HTTP+SSE: from now on, a session per call.
@@ -132,7 +139,7 @@ export class McpSession extends DurableObject<Env> {
     // Another caller may have taken the same opening's session in the meantime.
     const taken = this.current as KeptSession | undefined;
     if (taken?.handle !== handle) {
-      const kept: KeptSession = { handle, users: 0, retiring: false };
+      const kept: KeptSession = { handle, users: 0, retiring: false, token };
       this.current = kept;
       // Closed under us (the transport gave up): the next call opens a new session.
       handle.client.onclose = () => {

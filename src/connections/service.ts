@@ -10,6 +10,8 @@ import { findPlatform } from "./platforms";
 import type { Platform } from "./platforms/types";
 import { SecretUnreadable, type SecretBox } from "../core/secret-box";
 import { forgetConnectionInUse, noteConnectionChange } from "./in-use";
+import { isOAuthConnection, presentOAuth } from "./oauth-tokens";
+import { platformFor } from "./platforms/oauth-spec";
 
 export const MAX_CONNECTIONS_PER_USER = 200;
 export type ConnectionStatus = Connection["status"];
@@ -40,15 +42,46 @@ export function validateConfig(platform: Platform, config: unknown): Record<stri
 
 export async function createConnection(ctx: ServiceContext, input: { platform: string; name: string; config: unknown }): Promise<Connection> {
   const platform = requirePlatform(input.platform);
+  if (platform.authKind === "oauth2") {
+    throw new HubError(
+      "validation_failed",
+      `${platform.name} connects with OAuth: start it with POST /v1/connections/oauth/start (or Connect in the dashboard).`,
+      {
+        errors: [{ location: "body", field: "platform", message: "Connect this platform with OAuth." }],
+      },
+    );
+  }
   const config = validateConfig(platform, input.config);
+  return insertConnection(ctx, { platform, name: input.name, config });
+}
+
+export const newConnectionUid = () => `con_${randomToken(16)}`;
+
+/**
+ * Stores a new connection, its config's secrets sealed, within the per-user quota. OAuth
+ * connections (`authMode` "oauth2") start `pending` until their authorization completes.
+ */
+export async function insertConnection(
+  ctx: ServiceContext,
+  input: { platform: Platform; name: string; config: Record<string, unknown>; uid?: string; authMode?: Connection["authMode"]; errorMessage?: string },
+): Promise<Connection> {
   const { db } = ctx;
   const box = await ctx.secrets();
   const existing = await db.$count(connections, eq(connections.userId, ctx.user.id));
   if (existing >= MAX_CONNECTIONS_PER_USER) throw new HubError("quota_exceeded", `An account can hold at most ${MAX_CONNECTIONS_PER_USER} connections.`);
-  const uid = `con_${randomToken(16)}`;
+  const uid = input.uid ?? newConnectionUid();
+  const authMode = input.authMode ?? "config";
   const [row] = await db
     .insert(connections)
-    .values({ uid, userId: ctx.user.id, platform: platform.id, name: input.name, config: await sealConfig(platform, config, uid, box) })
+    .values({
+      uid,
+      userId: ctx.user.id,
+      platform: input.platform.id,
+      name: input.name,
+      config: await sealConfig(platformFor(input.platform, authMode), input.config, uid, box),
+      authMode,
+      ...(authMode === "oauth2" ? { status: "pending" as const, errorMessage: input.errorMessage ?? null } : {}),
+    })
     .returning();
   return row!;
 }
@@ -105,12 +138,14 @@ export async function updateConnection(
 ): Promise<Connection> {
   const current = await getConnection(ctx, id);
   const box = await ctx.secrets();
-  const platform = requirePlatform(current.platform);
+  const platform = platformFor(requirePlatform(current.platform), current.authMode);
   const masked = platform.secretFields.filter((field) => sentMasked(input.config[field]));
+  // A stored secret may only keep going where it went before: changing where the connection
+  // sends requests needs the secrets entered again, or a caller could redirect them to itself.
+  const moved = URL_FIELDS.filter((field) => (input.config[field] ?? null) !== (current.config[field] ?? null));
+  // The same for an OAuth connection's tokens: they are dropped, and the connection is authorized again.
+  const dropTokens = isOAuthConnection(current) && moved.length > 0;
   if (masked.length) {
-    // A stored secret may only keep going where it went before: changing where the connection
-    // sends requests needs the secrets entered again, or a caller could redirect them to itself.
-    const moved = URL_FIELDS.filter((field) => (input.config[field] ?? null) !== (current.config[field] ?? null));
     if (moved.length) {
       throw new HubError("validation_failed", `Changing ${moved.join(", ")} needs the secret fields entered again.`, {
         errors: masked.map((field) => ({ location: "body", field: `config.${field}`, message: `Enter the value again: ${moved.join(", ")} changed.` })),
@@ -125,8 +160,15 @@ export async function updateConnection(
     .update(connections)
     .set({
       name: input.name,
-      status: input.status,
-      errorMessage: input.status === "active" ? null : current.errorMessage,
+      ...(dropTokens
+        ? {
+            status: "expired" as const,
+            errorMessage: `${moved.join(", ")} changed, so the authorization was dropped. Reconnect: POST /v1/connections/${id}/reconnect.`,
+            oauthTokens: null,
+            oauthExpiresAt: null,
+            oauthClient: null,
+          }
+        : { status: input.status, errorMessage: input.status === "active" ? null : current.errorMessage }),
       config: await sealConfig(platform, config, current.uid, box),
       // A changed config may expose other tools; MCP tools are loaded again on next use.
       toolsCache: null,
@@ -139,8 +181,8 @@ export async function updateConnection(
   return row!;
 }
 
-/** Config fields that say where requests go. */
-const URL_FIELDS = ["url", "base_url"];
+/** Config fields that say where requests (and tokens) go. */
+const URL_FIELDS = ["url", "base_url", "authorize_url", "token_url"];
 
 const sentMasked = (value: unknown) =>
   (typeof value === "string" && value.startsWith(MASK)) || (Boolean(value) && typeof value === "object" && Object.values(value as object).includes(MASK));
@@ -222,9 +264,12 @@ export async function presentConnection(connection: Connection, box: SecretBox) 
     connection_id: connection.id,
     platform: connection.platform,
     name: connection.name,
-    config: platform ? await maskConfig(platform, connection.config, connection.uid, box) : {},
+    config: platform ? await maskConfig(platformFor(platform, connection.authMode), connection.config, connection.uid, box) : {},
     status: connection.status,
     error_message: connection.errorMessage,
+    /** How the connection proves itself: credentials in its config, or an OAuth authorization (then `oauth` says what of it). */
+    auth_mode: connection.authMode,
+    oauth: presentOAuth(connection),
     last_used_at: connection.lastUsedAt?.toISOString() ?? null,
     created_at: connection.createdAt.toISOString(),
     updated_at: connection.updatedAt.toISOString(),

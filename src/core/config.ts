@@ -43,6 +43,11 @@ export interface Config {
   };
   /** ENCRYPTION_KEYS (or ENCRYPTION_KEY as key id k1): read by `secretBoxFor`, which fails closed without them. */
   encryption: { key: string | undefined; keys: string | undefined };
+  /**
+   * The deployment's OAuth clients by platform id (OAUTH_<PLATFORM>_CLIENT_ID / _CLIENT_SECRET),
+   * for platforms with native OAuth; a platform without one needs the connection's own client.
+   */
+  oauthClients: Partial<Record<OAuthClientPlatform, { clientId: string; clientSecret: string | undefined }>>;
   quotas: {
     workflowsPerUser: number;
     agentsPerUser: number;
@@ -63,6 +68,10 @@ export interface Config {
     conversationsPerUser: number;
   };
 }
+
+/** Platforms whose OAuth client the deployment may configure. */
+export const OAUTH_CLIENT_PLATFORMS = ["slack", "hubspot", "google"] as const;
+export type OAuthClientPlatform = (typeof OAUTH_CLIENT_PLATFORMS)[number];
 
 const parsed = new WeakMap<Env, Config>();
 
@@ -108,6 +117,7 @@ function parseConfig(env: Env): Config {
       allowedModels: listSetting(env.ALLOWED_MODELS),
     },
     encryption: { key: env.ENCRYPTION_KEY || undefined, keys: env.ENCRYPTION_KEYS || undefined },
+    oauthClients: oauthClientsOf(env),
     quotas: {
       workflowsPerUser: positiveInt(env.MAX_WORKFLOWS_PER_USER, 1000),
       agentsPerUser: positiveInt(env.MAX_AGENTS_PER_USER, 100),
@@ -122,6 +132,20 @@ function parseConfig(env: Env): Config {
       conversationsPerUser: positiveInt(env.MAX_CONVERSATIONS_PER_USER, 1000),
     },
   };
+}
+
+function oauthClientsOf(env: Env): Config["oauthClients"] {
+  const given: Record<OAuthClientPlatform, [string | undefined, string | undefined]> = {
+    slack: [env.OAUTH_SLACK_CLIENT_ID, env.OAUTH_SLACK_CLIENT_SECRET],
+    hubspot: [env.OAUTH_HUBSPOT_CLIENT_ID, env.OAUTH_HUBSPOT_CLIENT_SECRET],
+    google: [env.OAUTH_GOOGLE_CLIENT_ID, env.OAUTH_GOOGLE_CLIENT_SECRET],
+  };
+  const clients: Config["oauthClients"] = {};
+  for (const platform of OAUTH_CLIENT_PLATFORMS) {
+    const [id, secret] = given[platform];
+    if (id?.trim()) clients[platform] = { clientId: id.trim(), clientSecret: secret?.trim() || undefined };
+  }
+  return clients;
 }
 
 function positiveInt(raw: string | undefined, fallback: number): number {

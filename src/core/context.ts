@@ -7,7 +7,10 @@ import type { SecretBox } from "./secret-box";
 import { secretBoxFor } from "./secrets";
 
 /** The bindings services use besides the database: Durable Objects, the queue, Workers AI. */
-export type Bindings = Pick<Env, "CONVERSATIONS" | "AGENTS" | "RATE_LIMITER" | "MCP_SESSIONS" | "WORKFLOW_RUNS" | "AI">;
+export type Bindings = Pick<
+  Env,
+  "CONVERSATIONS" | "AGENTS" | "RATE_LIMITER" | "MCP_SESSIONS" | "CONNECTION_TOKENS" | "CONNECTION_GOVERNORS" | "WORKFLOW_RUNS" | "AI"
+>;
 
 /**
  * What the deployment gives every piece of work, whoever asked for it: storage, parsed settings,

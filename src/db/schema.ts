@@ -136,7 +136,8 @@ export const connections = sqliteTable(
     platform: text("platform").notNull(),
     name: text("name").notNull(),
     config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    status: text("status", { enum: ["active", "error", "expired"] })
+    /** `pending`: an OAuth connection waiting for the person to authorize it. */
+    status: text("status", { enum: ["active", "error", "expired", "pending"] })
       .notNull()
       .default("active"),
     errorMessage: text("error_message"),
@@ -146,9 +147,53 @@ export const connections = sqliteTable(
     lastUsedAt: timestamp("last_used_at"),
     createdAt: createdAt(),
     updatedAt: stampedAt("updated_at").$onUpdate(() => new Date()),
+    /** `config`: credentials in the config; `oauth2`: tokens from an OAuth authorization (the columns below). */
+    authMode: text("auth_mode", { enum: ["config", "oauth2"] })
+      .notNull()
+      .default("config"),
+    /** The access and refresh tokens, sealed together (connections/oauth-tokens.ts); never returned. */
+    oauthTokens: text("oauth_tokens"),
+    oauthScopes: text("oauth_scopes", { mode: "json" }).$type<string[]>(),
+    oauthExpiresAt: timestamp("oauth_expires_at"),
+    oauthRefreshedAt: timestamp("oauth_refreshed_at"),
+    /** MCP servers: the client registration and discovery results, sealed. */
+    oauthClient: text("oauth_client"),
   },
   (t) => [index("connections_user_idx").on(t.userId, t.platform)],
 );
+
+/**
+ * OAuth authorizations under way (DESIGN §5): one row per `state`, of which only a SHA-256 hash is
+ * kept; single use, bound to the person who started it, 10 minutes. `sealed` holds the PKCE
+ * verifier (and an MCP server's registration and discovery results). `connectionId` is null when
+ * an MCP connection test started it: the callback then creates the connection from `draft`.
+ */
+export const oauthAuthorizations = sqliteTable(
+  "oauth_authorizations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    stateHash: text("state_hash").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    connectionId: integer("connection_id").references(() => connections.id, { onDelete: "cascade" }),
+    connectionUid: text("connection_uid").notNull(),
+    platform: text("platform").notNull(),
+    draft: text("draft", { mode: "json" }).$type<{ name: string; config: Record<string, unknown> }>(),
+    sealed: text("sealed").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    returnTo: text("return_to"),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("oauth_authorizations_state_unique").on(t.stateHash),
+    index("oauth_authorizations_user_idx").on(t.userId, t.expiresAt),
+    index("oauth_authorizations_expiry_idx").on(t.expiresAt),
+  ],
+);
+
+export type OAuthAuthorization = typeof oauthAuthorizations.$inferSelect;
 
 /** One row per tool call: who, with which credential, what (secrets redacted), how it went. */
 export const auditLogs = sqliteTable(

@@ -33,7 +33,8 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "lead-form-to-crm-and-slack",
     name: "Lead form → HubSpot contact → Slack alert",
-    description: "When a lead form posts to the agent's webhook, create the contact in HubSpot and tell the sales channel.",
+    description:
+      "When a lead form posts to the agent's webhook, create the contact in HubSpot (or update it, for a lead who came back) and tell the sales channel.",
     category: "lead-management",
     difficulty: "beginner",
     required_connections: ["hubspot", "slack"],
@@ -46,12 +47,19 @@ export const TEMPLATES: TemplateDefinition[] = [
       tool(
         "contact",
         "hubspot_create_contact",
-        { email: "{{input.email}}", firstname: "{{input.first_name}}", lastname: "{{input.last_name}}", company: "{{input.company}}" },
+        // A returning lead's email is already a contact: HubSpot's 409 becomes an update, and the alert still goes out.
+        {
+          email: "{{input.email}}",
+          firstname: "{{input.first_name}}",
+          lastname: "{{input.last_name}}",
+          company: "{{input.company}}",
+          if_exists: "update",
+        },
         retry,
       ),
       tool("alert", "slack_send_message", {
         channel: "{{sales_channel}}",
-        text: "New lead: {{input.first_name}} {{input.last_name}} ({{input.email}}) from {{input.company}}",
+        text: "Lead: {{input.first_name}} {{input.last_name}} ({{input.email}}) from {{input.company}}, HubSpot contact {{steps.contact.result.id}}",
       }),
     ],
   },
@@ -252,7 +260,8 @@ export const TEMPLATES: TemplateDefinition[] = [
     steps: [
       tool("seen", "memory_store", { operation: "get", key: "lead:{{input.email}}" }),
       when("is_new", { field: "steps.seen.result.found", operator: "equals", value: false }, [
-        tool("create", "hubspot_create_contact", { email: "{{input.email}}", firstname: "{{input.first_name}}" }, retry),
+        // Seen by HubSpot before the memory (or after it forgot): update rather than fail on the 409.
+        tool("create", "hubspot_create_contact", { email: "{{input.email}}", firstname: "{{input.first_name}}", if_exists: "update" }, retry),
         tool("remember", "memory_store", { operation: "set", key: "lead:{{input.email}}", value: true, ttl_seconds: 7776000 }),
       ]),
     ],
@@ -377,7 +386,15 @@ export const TEMPLATES: TemplateDefinition[] = [
         "exists",
         { field: "steps.find.result.found", operator: "equals", value: true },
         [tool("mark", "hubspot_update_contact", { contact_id: "{{steps.find.result.id}}", properties: { last_webinar: "{{input.webinar_name}}" } }, retry)],
-        [tool("create", "hubspot_create_contact", { email: "{{input.email}}", properties: { last_webinar: "{{input.webinar_name}}" } }, retry)],
+        // Search can lag behind a contact created moments ago: its 409 becomes an update.
+        [
+          tool(
+            "create",
+            "hubspot_create_contact",
+            { email: "{{input.email}}", properties: { last_webinar: "{{input.webinar_name}}" }, if_exists: "update" },
+            retry,
+          ),
+        ],
       ),
     ],
   },

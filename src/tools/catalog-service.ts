@@ -19,7 +19,7 @@ export async function catalogFor(ctx: ServiceContext, options: { includeAll?: bo
     loadMcpTools: async (connection) => {
       try {
         const settings = (await openConfig(findPlatform("mcp")!, connection.config, connection.uid, box)) as McpConfig;
-        return await mcpToolsOf(ctx.db, connection, settings, { policy, refresh: options.refresh, signal: AbortSignal.timeout(15_000) });
+        return await mcpToolsOf(ctx, connection, settings, { policy, refresh: options.refresh, signal: AbortSignal.timeout(15_000) });
       } catch {
         return undefined;
       }

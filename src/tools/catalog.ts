@@ -99,8 +99,10 @@ export function mcpInfo(connection: Connection, tool: McpTool, available: boolea
 
 const unavailableReason = (connection: Connection) =>
   connection.status === "expired"
-    ? `Connection ${connection.id} (${connection.name}) has an expired token; update it.`
-    : `Connection ${connection.id} (${connection.name}) failed: ${connection.errorMessage ?? "authentication error"}.`;
+    ? `Connection ${connection.id} (${connection.name}) has an expired token; ${connection.authMode === "oauth2" ? `reconnect it (POST /v1/connections/${connection.id}/reconnect)` : "update it"}.`
+    : connection.status === "pending"
+      ? `Connection ${connection.id} (${connection.name}) is waiting for authorization.`
+      : `Connection ${connection.id} (${connection.name}) failed: ${connection.errorMessage ?? "authentication error"}.`;
 
 export interface CatalogOptions {
   /** Also tools of the caller's connections that need attention (status error or expired). */

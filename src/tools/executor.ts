@@ -6,10 +6,12 @@ import type { Connection } from "../db/schema";
 import { openConfig } from "../connections/config-codec";
 import { findPlatform } from "../connections/platforms";
 import { platformClient } from "../connections/platforms/client";
+import { connectionGovernorName, governorFor } from "../connections/governor";
 import type { McpConfig } from "../connections/platforms/mcp";
 import { PlatformError, type Platform } from "../connections/platforms/types";
 import { defaultConnection, recordConnectionHealth } from "../connections/service";
 import { connectionInUse } from "../connections/in-use";
+import { platformCallConfig, withMcpToken } from "../connections/oauth-tokens";
 import { SecretUnreadable } from "../core/secret-box";
 import { HubError, type FieldError } from "../core/errors";
 import { chargeToolCalls, rateLimitHeaders } from "../http/rate-limit";
@@ -34,6 +36,15 @@ export interface ToolResult {
   error_message: string | null;
   duration_ms: number;
   call_id: string;
+  /** The HTTP status a platform (or http_request's server) failed with; 0 when it could not be reached; null otherwise. */
+  error_status: number | null;
+  /**
+   * Whether trying the same call again may succeed: false for a platform's permanent answers
+   * (400, 401, 403, 404, 409, 410, 422…), true for transient ones and for other failures.
+   */
+  retryable: boolean;
+  /** How long the platform asked to wait before trying again (Retry-After), in seconds. */
+  retry_after_seconds: number | null;
 }
 
 export interface ExecutionHooks {
@@ -44,6 +55,12 @@ export interface ExecutionHooks {
   idempotencyKey?: string;
   onProgress?: (update: ProgressUpdate) => void;
   onLog?: (level: string, message: string) => void;
+  /**
+   * A call the connection's rate governor held back (nothing was sent) is thrown as the hub's
+   * `rate_limited` HubError instead of answered as a failed call: a workflow step parks on it
+   * without spending an attempt.
+   */
+  rethrowRateLimited?: boolean;
 }
 
 const TOOL_TIMEOUT_MS = 120_000;
@@ -91,12 +108,21 @@ export async function prepareToolCall(
         name,
         connection,
         args,
-        run: (toolCtx) =>
-          reference.tool.run(
-            platformClient(reference.platform, config, { policy, signal: toolCtx.signal, idempotencyKey: toolCtx.idempotencyKey }),
+        run: async (toolCtx) => {
+          // An OAuth connection's token, refreshed first when it runs out within a minute; a refusal refreshes once and retries.
+          const authorized = await platformCallConfig(ctx, reference.platform, connection, config);
+          return reference.tool.run(
+            platformClient(reference.platform, authorized.config, {
+              policy,
+              signal: toolCtx.signal,
+              idempotencyKey: toolCtx.idempotencyKey,
+              governor: governorFor(ctx.bindings, connectionGovernorName(connection), reference.platform, { signal: toolCtx.signal }),
+              onUnauthorized: authorized.renew,
+            }),
             toolArgs,
             toolCtx,
-          ),
+          );
+        },
       },
       limits,
     };
@@ -108,12 +134,12 @@ export async function prepareToolCall(
   if (connection.platform !== "mcp") throw new HubError("not_found", `No tool named "${name}".`);
   const box = await ctx.secrets();
   const config = (await readConfig(findPlatform("mcp")!, connection, box)) as McpConfig;
-  let tools = await mcpToolsOf(ctx.db, connection, config, { policy, signal: AbortSignal.timeout(15_000) });
+  let tools = await mcpToolsOf(ctx, connection, config, { policy, signal: AbortSignal.timeout(15_000) });
   let tool = tools?.find((t) => mcpToolName(connection.id, t.name) === name);
   if (!tool) {
     // The server may have gained the tool since the list was cached, or be back since it last
     // failed to list (a failure is kept for the TTL): a charged call may ask it.
-    tools = await mcpToolsOf(ctx.db, connection, config, { policy, refresh: true, signal: AbortSignal.timeout(15_000) });
+    tools = await mcpToolsOf(ctx, connection, config, { policy, refresh: true, signal: AbortSignal.timeout(15_000) });
     tool = tools?.find((t) => mcpToolName(connection.id, t.name) === name);
   }
   if (!tools)
@@ -130,11 +156,14 @@ export async function prepareToolCall(
       connection,
       args,
       run: async (toolCtx) => {
-        const result = await callMcpTool(ctx, connection, config, mcpTool.name, args, {
-          signal: toolCtx.signal,
-          onProgress: (update) => toolCtx.progress(update),
-          onLog: (level, message) => toolCtx.log(level as "info", message),
-        });
+        // A server behind OAuth gets the connection's token (refreshed as it runs out, and once after a 401).
+        const result = await withMcpToken(ctx, connection, config, (authorized) =>
+          callMcpTool(ctx, connection, authorized, mcpTool.name, args, {
+            signal: toolCtx.signal,
+            onProgress: (update) => toolCtx.progress(update),
+            onLog: (level, message) => toolCtx.log(level as "info", message),
+          }),
+        );
         if (result.isError) throw new ToolError(textOf(result.content) || "The MCP tool reported an error.");
         return { content: result.content, ...(result.structuredContent ? { structured_content: result.structuredContent } : {}) };
       },
@@ -160,13 +189,16 @@ export async function runToolCall(ctx: ServiceContext, call: PreparedCall, hooks
   };
   let result: unknown = null;
   let errorMessage: string | null = null;
+  let failure: Pick<ToolResult, "error_status" | "retryable" | "retry_after_seconds"> = NO_FAILURE;
   let health: { status: "active" | "error" | "expired"; message?: string } | undefined;
   try {
     result = await call.run(toolCtx);
     // A success proves the credentials again: a flagged connection becomes active.
     health = { status: "active" };
   } catch (error) {
+    if (hooks.rethrowRateLimited && isRateLimited(error) && !signal.aborted) throw error;
     errorMessage = describeFailure(error, signal);
+    failure = classifyFailure(error, signal);
     const authFailure = error instanceof PlatformError ? error.authFailure : error instanceof McpError && error.unauthorized ? "error" : undefined;
     if (authFailure) health = { status: authFailure, message: errorMessage };
     if (!isExpected(error))
@@ -179,6 +211,7 @@ export async function runToolCall(ctx: ServiceContext, call: PreparedCall, hooks
     error_message: errorMessage,
     duration_ms: Date.now() - started,
     call_id: callId,
+    ...failure,
   };
   // The records are written after the answer has gone (`waitUntil` keeps the invocation alive for
   // them). Outside the tool's own outcome: failing to record must never turn a done deed (an email
@@ -317,6 +350,22 @@ function isExpected(error: unknown): boolean {
     error instanceof OutboundRefused ||
     (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"))
   );
+}
+
+const NO_FAILURE = { error_status: null, retryable: false, retry_after_seconds: null } as const;
+
+/**
+ * Whether a failure may pass if tried again. A platform's answer says so by its status (or its
+ * own error code); anything else (a tool's own error, an MCP error, a timeout) is retried as
+ * it always was.
+ */
+const isRateLimited = (error: unknown): error is HubError => error instanceof HubError && error.code === "rate_limited";
+
+function classifyFailure(error: unknown, signal: AbortSignal): Pick<ToolResult, "error_status" | "retryable" | "retry_after_seconds"> {
+  // Held back by the connection's rate governor: as if the platform had answered 429.
+  if (isRateLimited(error) && !signal.aborted) return { error_status: 429, retryable: true, retry_after_seconds: error.hints.retryAfterSeconds ?? null };
+  if (!(error instanceof PlatformError) || signal.aborted) return { error_status: null, retryable: true, retry_after_seconds: null };
+  return { error_status: error.status, retryable: error.retryable, retry_after_seconds: error.retryAfterSeconds ?? null };
 }
 
 function describeFailure(error: unknown, signal: AbortSignal): string {

@@ -38,6 +38,16 @@ const ToolResultSchema = z
     error_message: z.string().nullable(),
     duration_ms: z.number().int(),
     call_id: z.string(),
+    error_status: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The HTTP status a platform (or http_request's server) failed with; 0 when it could not be reached; null otherwise." }),
+    retryable: z.boolean().openapi({
+      description:
+        "Whether the same call may succeed if tried again: false for permanent answers (400, 401, 403, 404, 409, 410, 422…), which a workflow step does not retry unless its `retry.on` lists the status.",
+    }),
+    retry_after_seconds: z.number().int().nullable().openapi({ description: "How long the platform asked to wait before trying again (Retry-After)." }),
   })
   .openapi("ToolResult");
 

@@ -2,6 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { OPERATORS, patternProblem, type Condition } from "../lib/conditions";
 import type { FieldError } from "../core/errors";
 import { schemaProblems } from "../lib/user-json-schema";
+import { utf8Length } from "../lib/bytes";
+import { CODE_LIMITS } from "../lib/sandbox/limits";
 import { parseToolName } from "../tools/catalog";
 
 export const MAX_STEPS = 100;
@@ -12,6 +14,10 @@ export const RetryPolicySchema = z
     max_attempts: z.number().int().min(1).max(10),
     delay_seconds: z.number().min(0).max(3600).default(5),
     backoff: z.enum(["fixed", "exponential"]).default("fixed"),
+    on: z.array(z.number().int().min(100).max(599)).max(20).optional().openapi({
+      description:
+        "HTTP statuses retried even though they are permanent (400, 401, 403, 404, 409, 410, 422 fail a tool step at once otherwise), e.g. [409] for a platform that frees the conflict soon. Transient failures (408, 425, 429, 5xx, network) are always retried.",
+    }),
   })
   .openapi("RetryPolicy");
 export type RetryPolicy = z.infer<typeof RetryPolicySchema>;
@@ -56,7 +62,8 @@ export type Step =
       retry?: RetryPolicy;
     }
   | { id: string; type: "for_each"; name?: string; items: string | unknown[]; as: string; steps: Step[]; concurrency: number }
-  | { id: string; type: "workflow"; name?: string; workflow_id: number; input: Record<string, unknown> };
+  | { id: string; type: "workflow"; name?: string; workflow_id: number; input: Record<string, unknown> }
+  | { id: string; type: "code"; name?: string; code: string; input?: unknown; cpu_ms?: number; retry?: RetryPolicy };
 
 /** The most items a for_each runs, and the most it runs at once. */
 export const MAX_FOR_EACH_ITEMS = 1000;
@@ -64,7 +71,7 @@ export const MAX_FOR_EACH_CONCURRENCY = 20;
 /** How deep `workflow` steps may nest (a top-level run is depth 0). */
 export const MAX_WORKFLOW_DEPTH = 5;
 /** Step types that may run inside a for_each: none of them parks the run (a wait holds the loop). */
-const IN_LOOP = new Set<Step["type"]>(["tool", "set", "condition", "llm"]);
+const IN_LOOP = new Set<Step["type"]>(["tool", "set", "condition", "llm", "code"]);
 
 /** The most people a wait_for_event step may name as its approvers. */
 export const MAX_APPROVERS = 20;
@@ -159,12 +166,26 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
         input: z.record(z.string(), z.unknown()).default({}),
       })
       .strict(),
+    z
+      .object({
+        id: StepId,
+        type: z.literal("code"),
+        name: Name,
+        code: z
+          .string()
+          .min(1)
+          .refine((code) => utf8Length(code) <= CODE_LIMITS.maxCodeBytes, `At most ${CODE_LIMITS.maxCodeBytes / 1024} KiB of code.`),
+        input: z.unknown().optional(),
+        cpu_ms: z.number().int().min(1).max(CODE_LIMITS.maxCpuMs).optional(),
+        retry: RetryPolicySchema.optional(),
+      })
+      .strict(),
   ]),
 ) as z.ZodType<Step>;
 
 export const StepsSchema = z.array(z.unknown()).max(MAX_STEPS).openapi({
   description:
-    'Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}, wait_for_event {event, timeout_seconds, on_timeout?: fail|continue, approvers?: any|other|[user ids]} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step\'s result; approvers: "any" credential of yours (default), "other" than the credential that started the run, or only the listed users, who may deliver it though the run is not theirs), llm {prompt, system?, provider?, model?, output?: text|json, schema?} (result {text} or {json}, tokens recorded; on the deployment\'s own key only the models it allows, listed by GET /v1/chat/providers, and model calls count against a per-minute limit: over it the step waits for the next minute), for_each {items, as?: item, steps, concurrency?} (inside: {{item}}, {{index}}; result: per item, its steps\' results), workflow {workflow_id, input?} (runs another of your workflows as a child execution, depth at most 5).',
+    'Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}, wait_for_event {event, timeout_seconds, on_timeout?: fail|continue, approvers?: any|other|[user ids]} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step\'s result; approvers: "any" credential of yours (default), "other" than the credential that started the run, or only the listed users, who may deliver it though the run is not theirs), llm {prompt, system?, provider?, model?, output?: text|json, schema?} (result {text} or {json}, tokens recorded; on the deployment\'s own key only the models it allows, listed by GET /v1/chat/providers, and model calls count against a per-minute limit: over it the step waits for the next minute), for_each {items, as?: item, steps, concurrency?} (inside: {{item}}, {{index}}; result: per item, its steps\' results), workflow {workflow_id, input?} (runs another of your workflows as a child execution, depth at most 5), code {code, input?, cpu_ms?, retry?} (`code` is the body of an async JavaScript function of `input` — the substituted `input`, by default {input, steps, variables} — that returns a JSON value; no network and nothing of the hub, a CPU budget of cpu_ms (default 200, at most 2000), 64 MiB of memory, 5 s wall clock; result {value, logs}: the returned value and the first 100 console.log lines).',
 });
 
 export const NOTIFY_EVENTS = ["execution.succeeded", "execution.failed"] as const;
@@ -205,7 +226,7 @@ export const SettingsSchema = z
       }),
     strict_placeholders: z.boolean().optional().openapi({
       description:
-        'Whether a placeholder with no value and no `| default:` fails its step (true, the default) or is left as written (false: how workflows saved before placeholders were strict keep running; they were given `false`).',
+        "Whether a placeholder with no value and no `| default:` fails its step (true, the default) or is left as written (false: how workflows saved before placeholders were strict keep running; they were given `false`).",
     }),
   })
   .strict()

@@ -2,28 +2,177 @@
 // (base_url = <fake>/s/<scenario>), so parallel test files never see each other's requests.
 //   GET  /__requests/<scenario>   what the hub sent (method, path, query, headers, body)
 //   POST /__respond/<scenario>    {status, body, headers?}: answer every later request of the scenario so
-//   POST /__script/<scenario>     [{status?, body}, …]: answer the next requests with these, in order
+//   POST /__script/<scenario>     [{status?, body, headers?}, …]: answer the next requests with these, in order
+//                                 (a model's successive turns, a 429 with Retry-After then a success)
 // Anything else under /s/<scenario>/… is recorded and answered by the canned response for that
-// platform endpoint (see ROUTES), shaped like the real API's.
+// platform endpoint (see ROUTES), shaped like the real API's, failures included: HubSpot keeps the
+// contacts a scenario created (a second create with the same email is its 409, an unknown property
+// its 400 VALIDATION_ERROR), Slack answers not_in_channel for #random, Airtable refuses a
+// non-number Score (422 INVALID_VALUE_FOR_COLUMN), and every list pages (its page size honoured,
+// a cursor for the next page).
 import http from "node:http";
 
 const requests = new Map();
 const overrides = new Map();
 /** Scripted answers, served one per request in order (a model's successive turns). */
 const scripts = new Map();
+/** HubSpot contacts each scenario created, oldest first. */
+const contacts = new Map();
+
+/** A canned answer other than 200 (a route returns a plain body for 200). */
+class Answer {
+  constructor(status, body, headers = {}) {
+    Object.assign(this, { status, body, headers });
+  }
+}
+
+/** Items [start, start + size) of a list, and where the next page starts (null at the end). */
+function pageOf(items, start, size) {
+  const from = Math.max(0, Number(start) || 0);
+  const count = Math.max(1, Math.min(Number(size) || items.length, items.length || 1));
+  const page = items.slice(from, from + count);
+  return { page, next: from + count < items.length ? from + count : null };
+}
+
+const b64 = (text) => Buffer.from(text).toString("base64");
+const unb64 = (text) => Buffer.from(String(text ?? ""), "base64").toString("utf8");
+
+// Slack: the bot is a member of #general and #marketing, not of #random.
+const SLACK_CHANNELS = [
+  { id: "C0GENERAL", name: "general", is_member: true },
+  { id: "C0RANDOM", name: "random", is_member: false },
+  { id: "C0MARKETING", name: "marketing", is_member: true },
+];
+const notMember = (channel) => SLACK_CHANNELS.some((c) => !c.is_member && (channel === c.id || channel === `#${c.name}`));
+
+// HubSpot: the portal's contact properties (the defaults and the custom ones the templates use).
+const HUBSPOT_PROPERTIES = new Set([
+  "email",
+  "firstname",
+  "lastname",
+  "company",
+  "phone",
+  "mobilephone",
+  "lifecyclestage",
+  "hs_lead_status",
+  "annualrevenue",
+  "website",
+  "jobtitle",
+  "city",
+  "country",
+  "last_webinar",
+]);
+const hubspotError = (status, category, message) =>
+  new Answer(status, { status: "error", message, correlationId: "8b3c1f2e-5a6d-4e7f-9a0b-1c2d3e4f5a6b", category });
+
+function hubspotInvalid(properties) {
+  const unknown = Object.keys(properties ?? {}).filter((name) => !HUBSPOT_PROPERTIES.has(name));
+  if (!unknown.length) return undefined;
+  const details = unknown.map((name) => ({
+    isValid: false,
+    message: `Property "${name}" does not exist`,
+    error: "PROPERTY_DOESNT_EXIST",
+    name,
+    localizedErrorMessage: `Property "${name}" does not exist`,
+  }));
+  return hubspotError(400, "VALIDATION_ERROR", `Property values were not valid: ${JSON.stringify(details)}`);
+}
+
+function hubspotCreate(scenario, properties) {
+  const invalid = hubspotInvalid(properties);
+  if (invalid) return invalid;
+  const list = contacts.get(scenario) ?? [];
+  const email = String(properties?.email ?? "").toLowerCase();
+  const existing = email && list.find((c) => String(c.properties.email ?? "").toLowerCase() === email);
+  if (existing) return hubspotError(409, "CONFLICT", `Contact already exists. Existing ID: ${existing.id}`);
+  const now = new Date().toISOString();
+  const contact = { id: String(151 + list.length), properties: { ...properties }, createdAt: now, updatedAt: now, archived: false };
+  contacts.set(scenario, [...list, contact]);
+  return new Answer(201, contact);
+}
+
+function hubspotUpdate(scenario, id, properties) {
+  const contact = (contacts.get(scenario) ?? []).find((c) => c.id === id);
+  if (!contact) return hubspotError(404, "OBJECT_NOT_FOUND", "resource not found");
+  const invalid = hubspotInvalid(properties);
+  if (invalid) return invalid;
+  Object.assign(contact.properties, properties);
+  contact.updatedAt = new Date().toISOString();
+  return contact;
+}
+
+function hubspotSearch(scenario, body) {
+  const email = String(body?.filterGroups?.[0]?.filters?.[0]?.value ?? "").toLowerCase();
+  const found = (contacts.get(scenario) ?? []).filter((c) => String(c.properties.email ?? "").toLowerCase() === email);
+  const wanted = body?.properties ?? ["email", "firstname", "lastname"];
+  const results = found.map((c) => ({ ...c, properties: Object.fromEntries(wanted.filter((p) => p in c.properties).map((p) => [p, c.properties[p]])) }));
+  return { total: results.length, results };
+}
+
+function hubspotList(scenario, query) {
+  const { page, next } = pageOf(contacts.get(scenario) ?? [], query.after, query.limit ?? 10);
+  return { results: page, ...(next === null ? {} : { paging: { next: { after: String(next), link: `?after=${next}` } } }) };
+}
+
+// Airtable: Score is a number field; with typecast a numeric string is taken.
+const AIRTABLE_RECORDS = [
+  { id: "rec1", createdTime: "2026-11-20T09:00:00.000Z", fields: { Name: "Ada" } },
+  { id: "rec2", createdTime: "2026-11-21T09:00:00.000Z", fields: { Name: "Grace" } },
+  { id: "rec3", createdTime: "2026-11-22T09:00:00.000Z", fields: { Name: "Linus" } },
+];
+
+function airtableCreate(body) {
+  const score = body?.fields?.Score;
+  const number = typeof score === "number" || (body?.typecast && typeof score === "string" && score.trim() !== "" && !Number.isNaN(Number(score)));
+  if (score !== undefined && !number)
+    return new Answer(422, { error: { type: "INVALID_VALUE_FOR_COLUMN", message: 'Field "Score" cannot accept the provided value' } });
+  return { id: "recNEW0000000001", createdTime: "2026-11-22T09:00:00.000Z", fields: body?.fields ?? {} };
+}
+
+function airtableList(query) {
+  // maxRecords caps the records over all pages; pageSize (at most 100) each page.
+  const records = AIRTABLE_RECORDS.slice(0, Number(query.maxRecords) || undefined);
+  const start = query.offset ? Number(query.offset.split("/rec")[1]) - 1 : 0;
+  const { page, next } = pageOf(records, start, Math.min(Number(query.pageSize) || 100, 100));
+  return { records: page, ...(next === null ? {} : { offset: `itrFAKE/rec${next + 1}` }) };
+}
+
+// Notion: the cursor is the next page's id, as Notion's own.
+const NOTION_PAGES = ["p1", "p2", "p3"].map((id) => ({ object: "page", id, url: `https://www.notion.so/${id}`, properties: {} }));
+
+function notionQuery(body) {
+  const start = body?.start_cursor ? NOTION_PAGES.findIndex((p) => p.id === body.start_cursor) : 0;
+  if (start < 0) return new Answer(400, { object: "error", status: 400, code: "validation_error", message: "start_cursor should be a valid uuid." });
+  const { page, next } = pageOf(NOTION_PAGES, start, body?.page_size ?? 100);
+  return { object: "list", results: page, next_cursor: next === null ? null : NOTION_PAGES[next].id, has_more: next !== null };
+}
+
+// Mailchimp: offset and count, with total_items.
+const MAILCHIMP_LISTS = [
+  { id: "a1b2c3d4e5", name: "Newsletter", stats: { member_count: 1200 } },
+  { id: "b2c3d4e5f6", name: "Customers", stats: { member_count: 300 } },
+  { id: "c3d4e5f6a7", name: "Webinar", stats: { member_count: 85 } },
+];
 
 const ROUTES = [
-  // Slack
+  // Slack (errors are HTTP 200 with ok:false)
   ["POST", /^\/auth\.test$/, () => ({ ok: true, team: "Acme Marketing", user: "hubbot", team_id: "T1" })],
   [
     "POST",
     /^\/chat\.postMessage$/,
-    (req) => ({ ok: true, channel: req.body?.channel === "#general" ? "C0GENERAL" : req.body?.channel, ts: "1763800000.000100" }),
+    (req) =>
+      notMember(req.body?.channel)
+        ? { ok: false, error: "not_in_channel" }
+        : { ok: true, channel: req.body?.channel === "#general" ? "C0GENERAL" : req.body?.channel, ts: "1763800000.000100" },
   ],
   [
     "GET",
     /^\/conversations\.list$/,
-    () => ({ ok: true, channels: [{ id: "C0GENERAL", name: "general", is_member: true }], response_metadata: { next_cursor: "" } }),
+    (req) => {
+      const start = req.query.cursor ? Number(unb64(req.query.cursor).split(":")[1]) : 0;
+      const { page, next } = pageOf(SLACK_CHANNELS, start, req.query.limit ?? 100);
+      return { ok: true, channels: page, response_metadata: { next_cursor: next === null ? "" : b64(`channel:${next}`) } };
+    },
   ],
   // Discord
   ["GET", /^\/users\/@me$/, () => ({ id: "1", username: "hub-bot", name: "Hub integration", bot: { workspace_name: "Acme" } })],
@@ -41,24 +190,20 @@ const ROUTES = [
   ["GET", /^\/domains$/, () => ({ data: [{ id: "d1", name: "acme.com", status: "verified" }] })],
   ["POST", /^\/emails$/, () => ({ id: "49a3999c-0ce1-4ea6-ab68-afcd6dc2e794" })],
   ["GET", /^\/emails\/([\w-]+)$/, (_req, m) => ({ object: "email", id: m[1], last_event: "delivered" })],
-  // HubSpot
-  ["GET", /^\/crm\/v3\/objects\/contacts$/, () => ({ results: [] })],
-  ["POST", /^\/crm\/v3\/objects\/contacts$/, (req) => ({ id: "151", properties: req.body?.properties ?? {} })],
-  [
-    "POST",
-    /^\/crm\/v3\/objects\/contacts\/search$/,
-    () => ({ total: 1, results: [{ id: "151", properties: { email: "ada@example.com", firstname: "Ada" } }] }),
-  ],
-  ["PATCH", /^\/crm\/v3\/objects\/contacts\/(\d+)$/, (req, m) => ({ id: m[1], properties: req.body?.properties ?? {} })],
+  // HubSpot (contacts kept per scenario)
+  ["GET", /^\/crm\/v3\/objects\/contacts$/, (req) => hubspotList(req.scenario, req.query)],
+  ["POST", /^\/crm\/v3\/objects\/contacts$/, (req) => hubspotCreate(req.scenario, req.body?.properties)],
+  ["POST", /^\/crm\/v3\/objects\/contacts\/search$/, (req) => hubspotSearch(req.scenario, req.body)],
+  ["PATCH", /^\/crm\/v3\/objects\/contacts\/(\d+)$/, (req, m) => hubspotUpdate(req.scenario, m[1], req.body?.properties)],
   // Mailchimp
   ["GET", /^\/ping$/, () => ({ health_status: "Everything's Chimpy!" })],
   ["POST", /^\/lists\/(\w+)\/members\/([0-9a-f]{32})\/tags$/, () => ""],
   ["PUT", /^\/lists\/(\w+)\/members\/([0-9a-f]{32})$/, (req) => ({ id: "abc", email_address: req.body?.email_address, status: req.body?.status_if_new })],
-  ["GET", /^\/lists$/, () => ({ lists: [{ id: "a1b2c3d4e5", name: "Newsletter", stats: { member_count: 1200 } }] })],
+  ["GET", /^\/lists$/, (req) => ({ lists: pageOf(MAILCHIMP_LISTS, req.query.offset, req.query.count ?? 10).page, total_items: MAILCHIMP_LISTS.length })],
   // Airtable
   ["GET", /^\/meta\/whoami$/, () => ({ id: "usrAcme" })],
-  ["POST", /^\/(app\w+)\/([^/]+)$/, (req) => ({ id: "recNEW0000000001", createdTime: "2026-11-22T09:00:00.000Z", fields: req.body?.fields ?? {} })],
-  ["GET", /^\/(app\w+)\/([^/]+)$/, () => ({ records: [{ id: "rec1", fields: { Name: "Ada" } }] })],
+  ["POST", /^\/(app\w+)\/([^/]+)$/, (req) => airtableCreate(req.body)],
+  ["GET", /^\/(app\w+)\/([^/]+)$/, (req) => airtableList(req.query)],
   // Notion
   [
     "GET",
@@ -72,7 +217,7 @@ const ROUTES = [
     }),
   ],
   ["POST", /^\/pages$/, () => ({ object: "page", id: "59833787-2cf9-4fdf-8782-e53db20768a5", url: "https://www.notion.so/page" })],
-  ["POST", /^\/databases\/([\w-]+)\/query$/, () => ({ results: [{ id: "p1", url: "https://www.notion.so/p1", properties: {} }], next_cursor: null })],
+  ["POST", /^\/databases\/([\w-]+)\/query$/, (req) => notionQuery(req.body)],
   // OpenAI-compatible and Anthropic model lists
   ["GET", /^\/models$/, () => ({ data: [{ id: "test-model" }] })],
   // Generic receivers (webhook, http)
@@ -141,12 +286,14 @@ export function startPlatformFake(port) {
     const record = { method: req.method, path: rest, query: Object.fromEntries(url.searchParams), headers: req.headers, body, raw };
     requests.set(scenario, [...(requests.get(scenario) ?? []), record]);
     const scripted = scripts.get(scenario)?.shift();
-    if (scripted) return send(res, scripted.status ?? 200, scripted.body ?? {});
+    if (scripted) return send(res, scripted.status ?? 200, scripted.body ?? {}, scripted.headers);
     const override = overrides.get(scenario);
     if (override) return send(res, override.status ?? 200, override.body ?? {}, override.headers);
     for (const [method, pattern, respond] of ROUTES) {
       const m = rest.match(pattern);
-      if (method === req.method && m) return send(res, 200, respond(record, m));
+      if (method !== req.method || !m) continue;
+      const answer = respond({ ...record, scenario }, m);
+      return answer instanceof Answer ? send(res, answer.status, answer.body, answer.headers) : send(res, 200, answer);
     }
     return send(res, 404, { message: `no fake for ${req.method} ${rest}` });
   });

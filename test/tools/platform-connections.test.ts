@@ -27,8 +27,8 @@ describe("auth failures flag the connection", () => {
 
     await respondWith(slack.scenario, 200, { ok: false, error: "invalid_auth" });
     const refused = await hub.execute("slack_send_message", { channel: "C1", text: "hello" });
-    expect(refused).toMatchObject({ success: false, result: null, error_message: "Slack refused the call: invalid_auth" });
-    expect(await hub.connection(slack.id)).toMatchObject({ status: "error", error_message: "Slack refused the call: invalid_auth" });
+    expect(refused).toMatchObject({ success: false, result: null, error_message: "Slack answered invalid_auth" });
+    expect(await hub.connection(slack.id)).toMatchObject({ status: "error", error_message: "Slack answered invalid_auth" });
     // The catalog stops offering the tool, and says why when asked for everything.
     expect((await toolNames(hub)).map((t) => t.name)).not.toContain("slack_send_message");
     expect((await toolNames(hub, "?include_all=true")).find((t) => t.name === "slack_send_message")).toMatchObject({
@@ -39,8 +39,8 @@ describe("auth failures flag the connection", () => {
 
     await respondWith(slack.scenario, 200, { ok: false, error: "token_expired" });
     const expired = await hub.execute("slack_send_message", { channel: "C1", text: "hello again" });
-    expect(expired).toMatchObject({ success: false, error_message: "Slack refused the call: token_expired" });
-    expect(await hub.connection(slack.id)).toMatchObject({ status: "expired", error_message: "Slack refused the call: token_expired" });
+    expect(expired).toMatchObject({ success: false, error_message: "Slack answered token_expired" });
+    expect(await hub.connection(slack.id)).toMatchObject({ status: "expired", error_message: "Slack answered token_expired" });
     expect((await toolNames(hub, "?include_all=true")).find((t) => t.name === "slack_send_message")?.unavailable_reason).toContain("expired");
 
     // The flagged connection is still tried; a success proves the token again.
@@ -57,7 +57,12 @@ describe("auth failures flag the connection", () => {
     const slack = await slackConnection(hub);
     await respondWith(slack.scenario, 200, { ok: false, error: "channel_not_found" });
     const out = await hub.execute("slack_send_message", { channel: "C404", text: "hello" });
-    expect(out).toMatchObject({ success: false, error_message: "Slack refused the call: channel_not_found" });
+    expect(out).toMatchObject({
+      success: false,
+      error_message: "Slack answered channel_not_found: no channel with this ID or name that the app can see",
+      error_status: 200,
+      retryable: false,
+    });
     expect(await hub.connection(slack.id)).toMatchObject({ status: "active", error_message: null });
   });
 
@@ -77,14 +82,14 @@ describe("auth failures flag the connection", () => {
     expect(expired).toMatchObject({
       success: false,
       result: null,
-      error_message: "HubSpot refused the token: The OAuth token used to make this call expired 2 hour(s) ago.",
+      error_message: "HubSpot CRM answered 401: The OAuth token used to make this call expired 2 hour(s) ago.",
     });
     expect(await hub.connection(id)).toMatchObject({ status: "expired", error_message: expired.error_message });
 
     await respondWith(scenario, 401, { status: "error", message: "Authentication credentials not found.", category: "INVALID_AUTHENTICATION" });
     const invalid = await hub.execute("hubspot_find_contact", { email: "ada@example.com" });
-    expect(invalid).toMatchObject({ success: false, error_message: "HubSpot refused the token: Authentication credentials not found." });
-    expect(await hub.connection(id)).toMatchObject({ status: "error", error_message: "HubSpot refused the token: Authentication credentials not found." });
+    expect(invalid).toMatchObject({ success: false, error_message: "HubSpot CRM answered 401: Authentication credentials not found." });
+    expect(await hub.connection(id)).toMatchObject({ status: "error", error_message: "HubSpot CRM answered 401: Authentication credentials not found." });
 
     await respondWith(scenario, 200, { id: "151", properties: { email: "ada@example.com" } });
     const fixed = await hub.execute("hubspot_create_contact", { email: "ada@example.com" });
@@ -103,8 +108,8 @@ describe("auth failures flag the connection", () => {
     const telegram = await hub.connect("telegram", { bot_token: hub.secret("7012345678:AA"), base_url: scenarioUrl(telegramScenario) });
     await respondWith(telegramScenario, 401, { ok: false, error_code: 401, description: "Unauthorized" });
     const tg = await hub.execute("telegram_send_message", { chat_id: "42", text: "hi" });
-    expect(tg).toMatchObject({ success: false, error_message: "Telegram refused the call: Unauthorized" });
-    expect(await hub.connection(telegram.connection_id)).toMatchObject({ status: "error", error_message: "Telegram refused the call: Unauthorized" });
+    expect(tg).toMatchObject({ success: false, error_message: "Telegram answered 401: Unauthorized" });
+    expect(await hub.connection(telegram.connection_id)).toMatchObject({ status: "error", error_message: "Telegram answered 401: Unauthorized" });
 
     const discordScenario = newScenario();
     const discord = await hub.connect("discord", { bot_token: hub.secret("MTEw."), base_url: scenarioUrl(discordScenario) });
@@ -203,7 +208,7 @@ describe("POST /v1/connections/test (before saving)", () => {
     expect(await testConfig(hub, "slack", { bot_token: hub.secret("xoxb-"), base_url: scenarioUrl(slack) })).toEqual({
       success: false,
       status: "error",
-      message: "Slack refused the call: invalid_auth",
+      message: "Slack answered invalid_auth",
     });
 
     const hubspot = newScenario();
@@ -215,7 +220,7 @@ describe("POST /v1/connections/test (before saving)", () => {
     expect(await testConfig(hub, "hubspot", { access_token: hub.secret("pat-na1-"), base_url: scenarioUrl(hubspot) })).toEqual({
       success: false,
       status: "expired",
-      message: "HubSpot refused the token: The OAuth token used to make this call expired 1 day(s) ago.",
+      message: "HubSpot CRM answered 401: The OAuth token used to make this call expired 1 day(s) ago.",
     });
 
     expect(await hub.connections()).toEqual([]);
@@ -434,7 +439,7 @@ describe("secrets", () => {
     // Telegram keeps the token in the URL path; an error must not echo the URL.
     await respondWith(scenario, 404, { ok: false, error_code: 404, description: "Not Found" });
     const out = await hub.execute("telegram_get_chat", { chat_id: "42" });
-    expect(out).toMatchObject({ success: false, error_message: "Telegram refused the call: Not Found" });
+    expect(out).toMatchObject({ success: false, error_message: "Telegram answered 404: Not Found" });
     expect((await onlyRequestOf(scenario)).path).toBe(`/bot${token}/getChat`);
   });
 });

@@ -73,6 +73,9 @@ export interface ToolResult {
   error_message: string | null;
   duration_ms: number;
   call_id: string;
+  error_status: number | null;
+  retryable: boolean;
+  retry_after_seconds: number | null;
 }
 
 /**

@@ -58,25 +58,30 @@ describe("Slack tools", () => {
     expect(await hub.connection(connection.connection_id)).toMatchObject({ status: "active", error_message: null });
   });
 
-  it("slack_list_channels reads conversations.list (public, unarchived) and maps channels and the cursor", async () => {
+  it("slack_list_channels reads conversations.list (public, unarchived) a page at a time, the cursor in and out", async () => {
     const { hub, scenario, settings } = await setup();
-    const first = await hub.execute("slack_list_channels", { limit: 50 });
+    const first = await hub.execute("slack_list_channels", { limit: 2 });
     expect(first).toMatchObject({ success: true, error_message: null });
-    expect(first.result).toEqual({ channels: [{ id: "C0GENERAL", name: "general", is_member: true }], next_cursor: null });
+    expect(first.result.channels).toEqual([
+      { id: "C0GENERAL", name: "general", is_member: true },
+      { id: "C0RANDOM", name: "random", is_member: false },
+    ]);
+    expect(first.result.next_cursor).toEqual(expect.any(String));
     const request = await onlyRequestOf(scenario);
-    expectCall(request, "GET", "/conversations.list", { limit: "50", exclude_archived: "true", types: "public_channel" });
+    expectCall(request, "GET", "/conversations.list", { limit: "2", exclude_archived: "true", types: "public_channel" });
     expect(request.headers.authorization).toBe(`Bearer ${settings.bot_token}`);
 
-    await respondWith(scenario, 200, {
-      ok: true,
-      channels: [{ id: "C0RANDOM", name: "random", is_member: false, is_archived: false, num_members: 12 }],
-      response_metadata: { next_cursor: "dGVhbTpDMDYxRkE1UEI=" },
-    });
-    const second = await hub.execute("slack_list_channels", { cursor: "dXNlcjpVMDYxTkZUVDI=" });
-    expect(second.result).toEqual({ channels: [{ id: "C0RANDOM", name: "random", is_member: false }], next_cursor: "dGVhbTpDMDYxRkE1UEI=" });
+    // Slack's last page has an empty next_cursor: the tool says null.
+    const second = await hub.execute("slack_list_channels", { cursor: first.result.next_cursor });
+    expect(second.result).toEqual({ channels: [{ id: "C0MARKETING", name: "marketing", is_member: true }], next_cursor: null });
     const requests = await requestsOf(scenario);
     expect(requests).toHaveLength(2);
-    expectCall(requests[1]!, "GET", "/conversations.list", { limit: "100", cursor: "dXNlcjpVMDYxTkZUVDI=", exclude_archived: "true", types: "public_channel" });
+    expectCall(requests[1]!, "GET", "/conversations.list", {
+      limit: "100",
+      cursor: first.result.next_cursor,
+      exclude_archived: "true",
+      types: "public_channel",
+    });
   });
 });
 
@@ -106,7 +111,8 @@ describe("Discord tools", () => {
   it("discord_list_channels reads /guilds/{id}/channels and maps id, name and type", async () => {
     const { hub, scenario, settings } = await setup();
     const out = await hub.execute("discord_list_channels", { guild_id: "323456789012345678" });
-    expect(out.result).toEqual({ channels: [{ id: "200000000000000001", name: "announcements", type: 0 }] });
+    // Discord answers every channel at once: there is never a next page.
+    expect(out.result).toEqual({ channels: [{ id: "200000000000000001", name: "announcements", type: 0 }], next_cursor: null });
     const request = await onlyRequestOf(scenario);
     expectCall(request, "GET", "/guilds/323456789012345678/channels");
     expect(request.headers.authorization).toBe(`Bot ${settings.bot_token}`);
@@ -220,7 +226,7 @@ describe("HubSpot tools", () => {
       lifecyclestage: "lead",
     };
     expect(out).toMatchObject({ success: true, error_message: null });
-    expect(out.result).toEqual({ id: "151", properties });
+    expect(out.result).toEqual({ id: "151", properties, created: true });
     const request = await onlyRequestOf(scenario);
     expectCall(request, "POST", "/crm/v3/objects/contacts");
     expect(request.headers.authorization).toBe(`Bearer ${settings.access_token}`);
@@ -229,9 +235,10 @@ describe("HubSpot tools", () => {
 
   it("hubspot_find_contact searches by email with an EQ filter and maps the match", async () => {
     const { hub, scenario, settings } = await setup();
+    await hub.execute("hubspot_create_contact", { email: "ada@example.com", firstname: "Ada" });
     const out = await hub.execute("hubspot_find_contact", { email: "ada@example.com" });
     expect(out.result).toEqual({ found: true, id: "151", properties: { email: "ada@example.com", firstname: "Ada" } });
-    const request = await onlyRequestOf(scenario);
+    const request = (await requestsOf(scenario))[1]!;
     expectCall(request, "POST", "/crm/v3/objects/contacts/search");
     expect(request.headers.authorization).toBe(`Bearer ${settings.access_token}`);
     expect(request.body).toStrictEqual({
@@ -253,9 +260,10 @@ describe("HubSpot tools", () => {
 
   it("hubspot_update_contact patches /crm/v3/objects/contacts/{id} with {properties}", async () => {
     const { hub, scenario, settings } = await setup();
+    await hub.execute("hubspot_create_contact", { email: "ada@example.com" });
     const out = await hub.execute("hubspot_update_contact", { contact_id: "151", properties: { lifecyclestage: "customer", phone: "+44 20 7946 0000" } });
-    expect(out.result).toEqual({ id: "151", properties: { lifecyclestage: "customer", phone: "+44 20 7946 0000" } });
-    const request = await onlyRequestOf(scenario);
+    expect(out.result).toEqual({ id: "151", properties: { email: "ada@example.com", lifecyclestage: "customer", phone: "+44 20 7946 0000" } });
+    const request = (await requestsOf(scenario))[1]!;
     expectCall(request, "PATCH", "/crm/v3/objects/contacts/151");
     expect(request.headers.authorization).toBe(`Bearer ${settings.access_token}`);
     expect(request.body).toStrictEqual({ properties: { lifecyclestage: "customer", phone: "+44 20 7946 0000" } });
@@ -318,9 +326,16 @@ describe("Mailchimp tools", () => {
   it("mailchimp_list_audiences reads /lists with the field selection and maps member counts", async () => {
     const { hub, scenario, settings } = await setup();
     const out = await hub.execute("mailchimp_list_audiences", { count: 10 });
-    expect(out.result).toEqual({ audiences: [{ id: "a1b2c3d4e5", name: "Newsletter", member_count: 1200 }] });
+    expect(out.result).toEqual({
+      audiences: [
+        { id: "a1b2c3d4e5", name: "Newsletter", member_count: 1200 },
+        { id: "b2c3d4e5f6", name: "Customers", member_count: 300 },
+        { id: "c3d4e5f6a7", name: "Webinar", member_count: 85 },
+      ],
+      next_cursor: null,
+    });
     const request = await onlyRequestOf(scenario);
-    expectCall(request, "GET", "/lists", { count: "10", fields: "lists.id,lists.name,lists.stats.member_count" });
+    expectCall(request, "GET", "/lists", { count: "10", fields: "lists.id,lists.name,lists.stats.member_count,total_items" });
     expectBasicAuth(request, settings.api_key!);
   });
 });
@@ -349,7 +364,7 @@ describe("Airtable tools", () => {
     expect(request.body).toStrictEqual({ fields: { Name: "Grace" }, typecast: false });
   });
 
-  it("airtable_list_records reads /{base}/{table} with maxRecords, filterByFormula and view", async () => {
+  it("airtable_list_records reads /{base}/{table} with pageSize, maxRecords, filterByFormula and view", async () => {
     const { hub, scenario, settings } = await setup();
     const out = await hub.execute("airtable_list_records", {
       base_id: "appABCDEFGHIJKLMN",
@@ -358,9 +373,16 @@ describe("Airtable tools", () => {
       max_records: 5,
       view: "Grid view",
     });
-    expect(out.result).toEqual({ records: [{ id: "rec1", fields: { Name: "Ada" } }], offset: null });
+    expect(out.result).toEqual({
+      records: [
+        { id: "rec1", fields: { Name: "Ada" } },
+        { id: "rec2", fields: { Name: "Grace" } },
+        { id: "rec3", fields: { Name: "Linus" } },
+      ],
+      next_cursor: null,
+    });
     const request = await onlyRequestOf(scenario);
-    expectCall(request, "GET", "/appABCDEFGHIJKLMN/Leads", { maxRecords: "5", filterByFormula: "{Status} = 'New'", view: "Grid view" });
+    expectCall(request, "GET", "/appABCDEFGHIJKLMN/Leads", { pageSize: "20", maxRecords: "5", filterByFormula: "{Status} = 'New'", view: "Grid view" });
     expect(request.headers.authorization).toBe(`Bearer ${settings.access_token}`);
   });
 });
@@ -408,7 +430,10 @@ describe("Notion tools", () => {
     const filter = { property: "Status", select: { equals: "Draft" } };
     const sorts = [{ property: "Publish date", direction: "descending" }];
     const out = await hub.execute("notion_query_database", { database_id: DATABASE, filter, sorts, page_size: 10 });
-    expect(out.result).toEqual({ pages: [{ id: "p1", url: "https://www.notion.so/p1", properties: {} }], next_cursor: null });
+    expect(out.result).toEqual({
+      pages: ["p1", "p2", "p3"].map((id) => ({ id, url: `https://www.notion.so/${id}`, properties: {} })),
+      next_cursor: null,
+    });
     const request = await onlyRequestOf(scenario);
     expectCall(request, "POST", `/databases/${DATABASE}/query`);
     expect(request.headers.authorization).toBe(`Bearer ${settings.api_key}`);

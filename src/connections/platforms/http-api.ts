@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { baseUrlField, definePlatform, platformTool } from "./types";
 
-type HttpConfig = { base_url: string; auth_header_name?: string; auth_header_value?: string };
+type HttpConfig = { base_url: string; auth_header_name?: string; auth_header_value?: string; idempotency_header?: string };
 
 /** Any HTTP API that authenticates with one header: the connection keeps the header secret. */
 export const httpApi = definePlatform<HttpConfig>({
@@ -18,9 +18,18 @@ export const httpApi = definePlatform<HttpConfig>({
       .default("Authorization")
       .optional(),
     auth_header_value: z.string().min(1).max(4096).optional().meta({ description: 'E.g. "Bearer sk_…" or an API key.', writeOnly: true, "x-secret": true }),
+    idempotency_header: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,100}$/)
+      .optional()
+      .meta({
+        description: "If the API honours idempotency keys: the header that takes one (e.g. Idempotency-Key). Workflow steps then send their key in it.",
+      }),
   }),
   secretFields: ["auth_header_value"],
   authHeaders: (config) => (config.auth_header_value ? { [config.auth_header_name ?? "Authorization"]: config.auth_header_value } : {}),
+  // An API of the person's own: only they know whether it takes a key, and in which header.
+  idempotencyHeader: (config) => config.idempotency_header,
   tools: [
     platformTool({
       action: "call",

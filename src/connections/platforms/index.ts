@@ -1,11 +1,13 @@
 import { airtable } from "./airtable";
 import { discord } from "./discord";
+import { google } from "./google";
 import { httpApi } from "./http-api";
 import { hubspot } from "./hubspot";
 import { mailchimp } from "./mailchimp";
 import { mcp } from "./mcp";
 import { anthropic, openai } from "./model-providers";
 import { notion } from "./notion";
+import { oauth2 } from "./oauth2";
 import { resend } from "./resend";
 import { slack } from "./slack";
 import { telegram } from "./telegram";
@@ -13,7 +15,23 @@ import type { Platform } from "./types";
 import { webhook } from "./webhook";
 
 /** Every platform a connection can be made to, in the order the registry lists them. */
-export const PLATFORMS: Platform[] = [mcp, slack, discord, telegram, resend, hubspot, mailchimp, airtable, notion, webhook, httpApi, openai, anthropic];
+export const PLATFORMS: Platform[] = [
+  mcp,
+  slack,
+  discord,
+  telegram,
+  resend,
+  hubspot,
+  mailchimp,
+  airtable,
+  notion,
+  google,
+  webhook,
+  httpApi,
+  oauth2,
+  openai,
+  anthropic,
+];
 
 const byId = new Map(PLATFORMS.map((platform) => [platform.id, platform]));
 

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { PlatformError, baseUrlField, definePlatform, platformTool, secret } from "./types";
+import { OffsetCursor, nextOffsetCursor, offsetOf } from "./cursor";
+import { text } from "./failures";
+import { PlatformError, type PlatformFailure, baseUrlField, definePlatform, platformTool, secret } from "./types";
 
 type MailchimpConfig = { api_key: string; base_url?: string };
 
@@ -18,6 +20,24 @@ async function subscriberHash(email: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/**
+ * Mailchimp's error reader: problem details `{type, title, status, detail, instance, errors?: [{field, message}]}`
+ * (mailchimp.com/developer/marketing/docs/errors). "Member Exists: ada@example.com is already a
+ * list member…", and for invalid merge fields each field's complaint.
+ */
+function readMailchimpError(status: number, body: any): PlatformFailure | undefined {
+  if (status < 400 || !body || typeof body !== "object" || (body.title === undefined && body.detail === undefined)) return undefined;
+  const title = text(body.title, 100);
+  const fields = Array.isArray(body.errors)
+    ? body.errors
+        .slice(0, 5)
+        .map((e: any) => [text(e?.field, 100), text(e?.message, 200)].filter(Boolean).join(": "))
+        .filter(Boolean)
+    : [];
+  const message = [[title, text(body.detail, 400)].filter(Boolean).join(": "), ...fields].filter(Boolean).join("; ");
+  return { message, code: title, authFailure: status === 401 ? "error" : null };
+}
+
 export const mailchimp = definePlatform<MailchimpConfig>({
   id: "mailchimp",
   name: "Mailchimp",
@@ -28,6 +48,7 @@ export const mailchimp = definePlatform<MailchimpConfig>({
   secretFields: ["api_key"],
   baseUrl: dataCenterUrl,
   authHeaders: (config) => ({ Authorization: `Basic ${btoa(`hub:${config.api_key}`)}` }),
+  readError: readMailchimpError,
   async test(client) {
     const ping = await client.request<{ health_status: string }>({ method: "GET", path: "/ping" });
     return `Connected: ${ping.health_status}`;
@@ -69,15 +90,20 @@ export const mailchimp = definePlatform<MailchimpConfig>({
     platformTool({
       action: "list_audiences",
       title: "List Mailchimp audiences",
-      description: "Lists audiences with their member counts (GET /lists).",
-      input: z.object({ count: z.number().int().min(1).max(1000).default(100) }),
+      description:
+        "Lists audiences with their member counts a page at a time (GET /lists); pass the answer's `next_cursor` as `cursor` for the next page (null: no more).",
+      input: z.object({ count: z.number().int().min(1).max(1000).default(100), cursor: OffsetCursor.optional() }),
       async run(client, args) {
-        const lists = await client.request<{ lists: { id: string; name: string; stats: { member_count: number } }[] }>({
+        const offset = offsetOf(args.cursor);
+        const lists = await client.request<{ lists: { id: string; name: string; stats: { member_count: number } }[]; total_items?: number }>({
           method: "GET",
           path: "/lists",
-          query: { count: args.count, fields: "lists.id,lists.name,lists.stats.member_count" },
+          query: { count: args.count, offset: offset || undefined, fields: "lists.id,lists.name,lists.stats.member_count,total_items" },
         });
-        return { audiences: lists.lists.map((l) => ({ id: l.id, name: l.name, member_count: l.stats?.member_count ?? null })) };
+        return {
+          audiences: lists.lists.map((l) => ({ id: l.id, name: l.name, member_count: l.stats?.member_count ?? null })),
+          next_cursor: nextOffsetCursor(offset, lists.lists.length, args.count, lists.total_items),
+        };
       },
     }),
   ],

@@ -1,10 +1,23 @@
 import { z } from "@hono/zod-openapi";
-import { baseUrlField, definePlatform, platformTool, secret } from "./types";
+import { text } from "./failures";
+import { type PlatformFailure, baseUrlField, definePlatform, platformTool, secret } from "./types";
 
 type NotionConfig = { api_key: string; base_url?: string };
 
 const NOTION_VERSION = "2022-06-28";
 const NotionId = z.string().regex(/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i);
+
+/**
+ * Notion's error reader: `{object: "error", status, code, message}` (developers.notion.com/reference/status-codes).
+ * `unauthorized` is a token Notion no longer accepts; `restricted_resource` and `object_not_found`
+ * are usually a page or database not shared with the integration, which the message says.
+ */
+function readNotionError(status: number, body: any): PlatformFailure | undefined {
+  if (status < 400 || body?.object !== "error") return undefined;
+  const code = text(body.code, 100);
+  const unshared = code === "object_not_found" || code === "restricted_resource" ? " (share the page or database with the integration)" : "";
+  return { message: `${text(body.message, 400) ?? code ?? ""}${unshared}`, code, authFailure: code === "unauthorized" ? "error" : null };
+}
 
 export const notion = definePlatform<NotionConfig>({
   id: "notion",
@@ -19,6 +32,7 @@ export const notion = definePlatform<NotionConfig>({
   secretFields: ["api_key"],
   defaultBaseUrl: "https://api.notion.com/v1",
   authHeaders: (config) => ({ Authorization: `Bearer ${config.api_key}`, "Notion-Version": NOTION_VERSION }),
+  readError: readNotionError,
   async test(client) {
     const me = await client.request<{ name?: string; bot?: { workspace_name?: string } }>({ method: "GET", path: "/users/me" });
     return `Connected as ${me.name ?? "integration"}${me.bot?.workspace_name ? ` in ${me.bot.workspace_name}` : ""}.`;
@@ -60,20 +74,29 @@ export const notion = definePlatform<NotionConfig>({
     platformTool({
       action: "query_database",
       title: "Query a Notion database",
-      description: "Lists a database's pages (POST /databases/{id}/query) with an optional Notion filter and sorts.",
+      description:
+        "Lists a database's pages a page at a time (POST /databases/{id}/query) with an optional Notion filter and sorts; pass the answer's `next_cursor` as `cursor` for the next page (null: no more).",
       input: z.object({
         database_id: NotionId,
         filter: z.record(z.string(), z.unknown()).optional(),
         sorts: z.array(z.record(z.string(), z.unknown())).max(10).optional(),
         page_size: z.number().int().min(1).max(100).default(20),
+        cursor: z.string().min(1).max(200).optional().describe("The previous page's next_cursor."),
       }),
       async run(client, args) {
-        const result = await client.request<{ results: { id: string; url: string; properties: Record<string, unknown> }[]; next_cursor: string | null }>({
+        const result = await client.request<{
+          results: { id: string; url: string; properties: Record<string, unknown> }[];
+          next_cursor: string | null;
+          has_more?: boolean;
+        }>({
           method: "POST",
           path: `/databases/${args.database_id}/query`,
-          body: { filter: args.filter, sorts: args.sorts, page_size: args.page_size },
+          body: { filter: args.filter, sorts: args.sorts, page_size: args.page_size, start_cursor: args.cursor },
         });
-        return { pages: result.results.map((p) => ({ id: p.id, url: p.url, properties: p.properties })), next_cursor: result.next_cursor };
+        return {
+          pages: result.results.map((p) => ({ id: p.id, url: p.url, properties: p.properties })),
+          next_cursor: result.has_more === false ? null : (result.next_cursor ?? null),
+        };
       },
     }),
   ],

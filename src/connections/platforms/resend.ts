@@ -1,9 +1,29 @@
 import { z } from "@hono/zod-openapi";
-import { PlatformError, baseUrlField, definePlatform, platformTool, secret } from "./types";
+import { text } from "./failures";
+import { PlatformError, type PlatformFailure, baseUrlField, definePlatform, platformTool, secret } from "./types";
 
 type ResendConfig = { api_key: string; default_from?: string; base_url?: string };
 
 const Addresses = z.union([z.string().email(), z.array(z.string().email()).min(1).max(50)]);
+
+/** Names whose status misleads: a key still in flight passes (409); a spent quota does not (429). */
+const RETRYABLE: Record<string, boolean> = { concurrent_idempotent_requests: true, daily_quota_exceeded: false, monthly_quota_exceeded: false };
+
+/**
+ * Resend's error reader: `{name, message, statusCode}` (resend.com/docs/api-reference/errors). A
+ * missing or invalid key is the connection's fault (401 or 403); a sending-only key refused a
+ * read (`restricted_api_key`, 401) is not.
+ */
+function readResendError(status: number, body: any): PlatformFailure | undefined {
+  if (status < 400 || !body || typeof body !== "object" || typeof body.name !== "string") return undefined;
+  const name = body.name.slice(0, 100);
+  return {
+    message: text(body.message, 400) ?? name,
+    code: name,
+    authFailure: name === "invalid_api_key" || name === "missing_api_key" ? "error" : name === "restricted_api_key" ? null : undefined,
+    retryable: RETRYABLE[name],
+  };
+}
 
 export const resend = definePlatform<ResendConfig>({
   id: "resend",
@@ -19,20 +39,16 @@ export const resend = definePlatform<ResendConfig>({
   secretFields: ["api_key"],
   defaultBaseUrl: "https://api.resend.com",
   authHeaders: (config) => ({ Authorization: `Bearer ${config.api_key}` }),
-  // Resend names its errors: a missing or revoked key is the connection's fault (401 or 403);
-  // a sending-only key refused a read is not.
-  inspect(status, body) {
-    const name = typeof body?.name === "string" ? body.name : "";
-    if (name === "invalid_api_key" || name === "missing_api_key") return new PlatformError(`Resend refused the key: ${body.message ?? name}`, status, "error");
-    if (name === "restricted_api_key") return new PlatformError(`This Resend key may only send email: ${body.message ?? name}`, status);
-    return undefined;
-  },
+  readError: readResendError,
+  // Resend documents Idempotency-Key on POST /emails (resend.com/docs/dashboard/emails/idempotency-keys):
+  // a retried step's email is sent once.
+  idempotencyHeader: () => "Idempotency-Key",
   async test(client) {
     try {
       const domains = await client.request<{ data: { name: string }[] }>({ method: "GET", path: "/domains" });
       return `Connected; ${domains.data.length} sending domain(s).`;
     } catch (error) {
-      if (error instanceof PlatformError && !error.authFailure && /may only send/.test(error.message)) return "Connected with a sending-only key.";
+      if (error instanceof PlatformError && error.code === "restricted_api_key") return "Connected with a sending-only key.";
       throw error;
     }
   },

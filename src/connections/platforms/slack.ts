@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { PlatformError, baseUrlField, definePlatform, platformTool, secret } from "./types";
+import { PlatformError, type PlatformFailure, baseUrlField, definePlatform, platformTool, secret } from "./types";
+import { oauthConfigFields } from "./oauth-spec";
 
 type SlackConfig = { bot_token: string; default_channel?: string; base_url?: string };
 
@@ -10,6 +11,37 @@ const AUTH_ERRORS: Record<string, "error" | "expired"> = {
   token_revoked: "error",
   token_expired: "expired",
 };
+
+/** Slack's own failures that pass: its rate limit and its faults (api.slack.com/web#errors). */
+const TRANSIENT = new Set(["ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"]);
+
+/** What to do about the errors people meet most; the code alone says little to someone new to Slack. */
+const HINTS: Record<string, string> = {
+  not_in_channel: "the app is not a member of this channel; invite it there (/invite @your-app) or use another channel",
+  channel_not_found: "no channel with this ID or name that the app can see",
+  is_archived: "the channel is archived",
+  msg_too_long: "the message is too long",
+  no_text: "the message has no text",
+  ratelimited: "Slack is limiting calls; the step may try again later",
+};
+
+/**
+ * Slack's error reader: every Web API failure is `{ok: false, error: "<code>"}`, mostly with
+ * status 200, so the code is what Slack "answered". `missing_scope` names the scope needed.
+ */
+function readSlackError(status: number, body: any): PlatformFailure | undefined {
+  if (!body || typeof body !== "object" || body.ok !== false) return undefined;
+  const code = String(body.error ?? "unknown_error").slice(0, 100);
+  const needed = code === "missing_scope" && typeof body.needed === "string" ? `the app needs the ${body.needed.slice(0, 200)} scope` : undefined;
+  const hint = needed ?? HINTS[code];
+  return {
+    answer: status >= 400 ? undefined : code,
+    message: status >= 400 ? `${code}${hint ? ` (${hint})` : ""}` : (hint ?? ""),
+    code,
+    authFailure: AUTH_ERRORS[code] ?? null,
+    retryable: TRANSIENT.has(code) || undefined,
+  };
+}
 
 export const slack = definePlatform<SlackConfig>({
   id: "slack",
@@ -23,16 +55,26 @@ export const slack = definePlatform<SlackConfig>({
     base_url: baseUrlField,
   }),
   secretFields: ["bot_token"],
+  // "Connect with Slack": OAuth v2 for a bot token (api.slack.com/authentication/oauth-v2); with
+  // token rotation on, Slack also issues a refresh token and the bot token expires after 12 h.
+  oauth: {
+    authorizeUrl: "https://slack.com/oauth/v2/authorize",
+    tokenUrl: "https://slack.com/api/oauth.v2.access",
+    defaultScopes: ["chat:write", "channels:read"],
+    scopeSeparator: ",",
+    tokenTypes: ["bot"],
+    tokenField: "bot_token",
+    deploymentClient: true,
+    config: z.object({
+      default_channel: z.string().max(100).optional().meta({ description: "Channel ID or #name used when a tool call names none." }),
+      base_url: baseUrlField,
+      ...oauthConfigFields,
+    }),
+    secretFields: ["client_secret"],
+  },
   defaultBaseUrl: "https://slack.com/api",
   authHeaders: (config) => ({ Authorization: `Bearer ${config.bot_token}` }),
-  // Slack answers 200 with {ok: false, error} for every failure.
-  inspect(status, body) {
-    if (body && typeof body === "object" && body.ok === false) {
-      const code = String(body.error ?? "unknown_error");
-      return new PlatformError(`Slack refused the call: ${code}`, status, AUTH_ERRORS[code]);
-    }
-    return undefined;
-  },
+  readError: readSlackError,
   async test(client) {
     const info = await client.request<{ team: string; user: string }>({ method: "POST", path: "/auth.test" });
     return `Connected to workspace ${info.team} as ${info.user}.`;

@@ -1,10 +1,27 @@
 import { z } from "@hono/zod-openapi";
-import { PlatformError, baseUrlField, definePlatform, platformTool, secret } from "./types";
+import { secondsField, text } from "./failures";
+import { PlatformError, type PlatformFailure, baseUrlField, definePlatform, platformTool, secret } from "./types";
 
 type TelegramConfig = { bot_token: string; default_chat_id?: string; base_url?: string };
 
 /** Telegram puts the token in the path: https://api.telegram.org/bot<token>/<method>. */
 const method = (name: string) => `/${name}`;
+
+/**
+ * Telegram's error reader: `{ok: false, error_code, description, parameters?: {retry_after, migrate_to_chat_id}}`
+ * (core.telegram.org/bots/api#making-requests). Flood control says how long to wait; a group
+ * that became a supergroup says its new chat id.
+ */
+function readTelegramError(status: number, body: any): PlatformFailure | undefined {
+  if (!body || typeof body !== "object" || body.ok !== false) return undefined;
+  const moved = typeof body.parameters?.migrate_to_chat_id === "number" ? ` (the chat is now ${body.parameters.migrate_to_chat_id}; use that chat_id)` : "";
+  return {
+    message: `${text(body.description, 400) ?? "unknown error"}${moved}`,
+    code: typeof body.error_code === "number" ? String(body.error_code) : undefined,
+    authFailure: status === 401 ? "error" : null,
+    retryAfterSeconds: secondsField(body.parameters?.retry_after),
+  };
+}
 
 export const telegram = definePlatform<TelegramConfig>({
   id: "telegram",
@@ -20,13 +37,7 @@ export const telegram = definePlatform<TelegramConfig>({
   secretFields: ["bot_token"],
   defaultBaseUrl: "https://api.telegram.org",
   baseUrl: (config) => `${(config.base_url ?? "https://api.telegram.org").replace(/\/$/, "")}/bot${config.bot_token}`,
-  inspect(status, body) {
-    if (body && typeof body === "object" && body.ok === false) {
-      const auth = status === 401 ? "error" : undefined;
-      return new PlatformError(`Telegram refused the call: ${body.description ?? status}`, status, auth);
-    }
-    return undefined;
-  },
+  readError: readTelegramError,
   async test(client) {
     const me = await client.request<{ result: { username: string } }>({ method: "GET", path: method("getMe") });
     return `Connected as @${me.result.username}.`;

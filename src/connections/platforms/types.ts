@@ -1,21 +1,71 @@
 import { z } from "@hono/zod-openapi";
 import type { ToolContext } from "../../core/tool-context";
+import type { PlatformOAuth } from "./oauth-spec";
 
 export type PlatformCategory = "mcp" | "messaging" | "email" | "crm" | "marketing" | "database" | "productivity" | "developer" | "ai";
-export type AuthKind = "bearer_token" | "bot_token" | "api_key" | "basic" | "signing_secret" | "optional_bearer" | "none";
+export type AuthKind = "bearer_token" | "bot_token" | "api_key" | "basic" | "signing_secret" | "optional_bearer" | "none" | "oauth2";
 
 /** What a connection's status becomes when the platform refuses its credentials. */
 export type AuthFailure = "error" | "expired";
 
-/** A failed platform call. `authFailure` says whether the connection itself is at fault. */
+/** What a failed call says beyond its message, where the platform's answer tells. */
+export interface PlatformErrorDetails {
+  /** The platform's own error code or category: `not_in_channel`, `CONFLICT`, `object_not_found`. */
+  code?: string;
+  /** Overrides what the status alone says (Slack answers `ratelimited` with 200, Resend a transient 409). */
+  retryable?: boolean;
+  /** How long the platform asked to wait before trying again (Retry-After, or its body's own field). */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * A failed platform call. `status` is the HTTP status (0: the platform could not be reached),
+ * `authFailure` says whether the connection itself is at fault, and `retryable` whether trying
+ * again may succeed: a workflow step retries only those (DESIGN §5 "Permanent and transient failures").
+ */
 export class PlatformError extends Error {
   constructor(
     message: string,
     readonly status: number,
     readonly authFailure?: AuthFailure,
+    readonly details: PlatformErrorDetails = {},
   ) {
     super(message);
   }
+
+  get code(): string | undefined {
+    return this.details.code;
+  }
+
+  get retryable(): boolean {
+    return this.details.retryable ?? isTransientStatus(this.status);
+  }
+
+  get retryAfterSeconds(): number | undefined {
+    return this.details.retryAfterSeconds;
+  }
+}
+
+/**
+ * Statuses worth trying again: no answer at all (0), a timeout (408), too early (425), too many
+ * requests (429) and the platform's own faults (5xx). Any other 4xx will be answered the same way
+ * again (a duplicate, a missing object, a bad field, a refused token).
+ */
+export function isTransientStatus(status: number): boolean {
+  return status === 0 || status === 408 || status === 425 || status === 429 || status >= 500;
+}
+
+/** What a platform's error body says, read by its `readError`; the client words the message. */
+export interface PlatformFailure extends PlatformErrorDetails {
+  /** The platform's own words, e.g. "Contact already exists. Existing ID: 151". */
+  message: string;
+  /** The connection's credentials were refused; null: a 401 that is not the connection's fault. */
+  authFailure?: AuthFailure | null;
+  /**
+   * What "answered" names when the HTTP status says nothing (Slack's errors come with 200):
+   * "Slack answered not_in_channel: …" rather than "…answered 200: …".
+   */
+  answer?: string;
 }
 
 export interface PlatformRequest {
@@ -55,11 +105,22 @@ export interface Platform<C = any> {
   /** Computes the base URL when it depends on the config (it must honour `base_url` itself). */
   baseUrl?(config: C): string;
   authHeaders?(config: C): Record<string, string>;
-  /** Reads a platform-specific failure out of a response (for APIs that answer 200 with ok:false). */
-  inspect?(status: number, body: any): PlatformError | undefined;
+  /**
+   * The platform's error reader: what a failed answer's body says, in the platform's own words.
+   * Called for every status ≥ 400, and for 2xx answers too (APIs like Slack's answer 200 with
+   * ok:false); undefined means "no failure here" for a 2xx and "nothing to add" for a 4xx/5xx.
+   */
+  readError?(status: number, body: any): PlatformFailure | undefined;
+  /**
+   * The header that carries a workflow step's idempotency key, only for platforms that document
+   * one (a retried step then cannot act twice there); absent, no key is sent.
+   */
+  idempotencyHeader?(config: C): string | undefined;
   /** The cheapest authenticated call, used by "test connection"; returns what it learned. */
   test?(client: PlatformClient<C>): Promise<string>;
   tools: PlatformTool<C, any>[];
+  /** Connections made with OAuth 2.0 (authorization code with PKCE): endpoints, scopes, where the token goes. */
+  oauth?: PlatformOAuth;
 }
 
 export function definePlatform<C>(platform: Platform<C>): Platform<C> {

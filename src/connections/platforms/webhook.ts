@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { base64url } from "../../lib/crypto";
 import { hmacHex } from "../../lib/hmac";
 import { safeFetch } from "../../net/safe-fetch";
+import { retryAfterSeconds } from "./failures";
 import { PlatformError, definePlatform, platformTool, secret } from "./types";
 
 type WebhookConfig = { url: string; signing_secret: string };
@@ -46,7 +47,9 @@ export const webhook = definePlatform<WebhookConfig>({
           { policy: ctx.policy, maxBytes: 64 * 1024, signal: ctx.signal },
         );
         if (response.status >= 400)
-          throw new PlatformError(`The receiver answered ${response.status}.`, response.status, response.status === 401 ? "error" : undefined);
+          throw new PlatformError(`The receiver answered ${response.status}.`, response.status, response.status === 401 ? "error" : undefined, {
+            retryAfterSeconds: retryAfterSeconds(response.headers.get("Retry-After")),
+          });
         return { delivered: true, status: response.status };
       },
     }),

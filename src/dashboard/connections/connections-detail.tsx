@@ -2,7 +2,7 @@ import type { ConnectionTestResult } from "../../connections/test-connection";
 import { labelOf } from "../forms/schema-fields";
 import { ConnectionActions, type ConnectionView, StatusText, When } from "./connections-list";
 import { CONNECTIONS_STYLE, TestOutcome } from "./connections-new";
-import { Fact } from "../common";
+import { Fact, PostButton } from "../common";
 import { Page } from "../layout";
 
 export interface ConnectionPageProps {
@@ -38,8 +38,26 @@ export function ConnectionPage(props: ConnectionPageProps) {
           <Fact term="Last used or tested">
             <When iso={connection.last_used_at} />
           </Fact>
+          <AuthorizationFacts connection={connection} />
         </dl>
         <ConnectionActions connection={connection} csrf={props.csrf} from="detail" />
+        {connection.auth_mode === "oauth2" || connection.platform === "mcp" ? (
+          <>
+            <p class="hint">
+              {connection.auth_mode === "oauth2"
+                ? "Reconnect to authorize again (after the provider refused to renew the authorization, or to change the scopes): same connection, new tokens."
+                : "If the server asks for OAuth authorization, Reconnect authorizes the hub there."}
+            </p>
+            <PostButton
+              action={`/app/connections/${connection.connection_id}`}
+              csrf={props.csrf}
+              className="secondary"
+              step="reconnect"
+              label="Reconnect"
+              ariaLabel={`Reconnect ${connection.name}`}
+            />
+          </>
+        ) : null}
       </section>
       <section class="card" aria-labelledby="connection-settings">
         <h2 id="connection-settings">Settings</h2>
@@ -76,5 +94,22 @@ export function ConnectionPage(props: ConnectionPageProps) {
         </section>
       ) : null}
     </Page>
+  );
+}
+
+/** An OAuth connection's authorization on its page: what was granted, until when, and when it was renewed. */
+export function AuthorizationFacts(props: { connection: ConnectionView }) {
+  const oauth = props.connection.oauth;
+  if (!oauth) return null;
+  return (
+    <>
+      <Fact term="Scopes">{oauth.scopes.length ? oauth.scopes.join(", ") : "none stated"}</Fact>
+      <Fact term="Access token runs out">
+        <When iso={oauth.expires_at} never="not stated" />
+      </Fact>
+      <Fact term="Last renewed">
+        <When iso={oauth.refreshed_at} never="not yet" />
+      </Fact>
+    </>
   );
 }

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { csrfToken } from "../../auth/browser-session";
 import { findPlatform } from "../../connections/platforms";
 import type { Platform } from "../../connections/platforms/types";
+import { platformFor } from "../../connections/platforms/oauth-spec";
 import { getConnection, presentConnection, updateConnection } from "../../connections/service";
 import { HubError } from "../../core/errors";
 import type { Connection } from "../../db/schema";
@@ -73,7 +74,8 @@ async function ownedConnection(signedIn: SignedIn, param: string | undefined): P
   try {
     const connection = await getConnection(signedIn.ctx, id);
     const platform = findPlatform(connection.platform);
-    return platform ? { connection, platform } : undefined;
+    // A connection made with OAuth has the settings of that kind (no pasted token).
+    return platform ? { connection, platform: platformFor(platform, connection.authMode) } : undefined;
   } catch (error) {
     if (error instanceof HubError && error.code === "not_found") return undefined;
     throw error;

@@ -18,7 +18,9 @@ export function StatusText(props: { connection: ConnectionView }) {
   const { status, error_message } = props.connection;
   return (
     <>
-      <span class={`status status-${status}`}>{status === "active" ? "Active" : status === "expired" ? "Expired" : "Error"}</span>
+      <span class={`status status-${status}`}>
+        {status === "active" ? "Active" : status === "expired" ? "Expired" : status === "pending" ? "Waiting for authorization" : "Error"}
+      </span>
       {error_message ? <span>{`: ${error_message}`}</span> : null}
     </>
   );

@@ -2,18 +2,23 @@ import type { ConnectionTestResult } from "../../connections/test-connection";
 import { FIELDS_STYLE, FormFields } from "../forms/fields";
 import type { FieldErrors, FormField, FormValues } from "../forms/form-field";
 import { ConnectionNameInput } from "./connections-name";
+import { ConnectWith } from "./connections-connect";
 import { ErrorNote, Page } from "../layout";
 
 export interface PlatformChoice {
   id: string;
   name: string;
   description: string;
+  /** Connects with OAuth ("Connect with …"). */
+  oauth?: boolean;
+  /** Connects only with OAuth: no settings form to test and save. */
+  oauthOnly?: boolean;
 }
 
 /** The connections pages' own CSS (controls, hints, action rows and fact lists are the layout's). */
 export const CONNECTIONS_STYLE = `
 td,dd,li{overflow-wrap:anywhere}
-.status{font-weight:600}.status-active{color:#047857}.status-error,.status-expired{color:#b91c1c}
+.status{font-weight:600}.status-active{color:#047857}.status-error,.status-expired{color:#b91c1c}.status-pending{color:#92400e}
 `;
 
 /** Tools listed after a test; an MCP server may offer many more. */
@@ -53,6 +58,8 @@ export interface NewConnectionProps {
   outcome?: ConnectionTestResult;
   /** Secrets were typed: say they must be typed again, since the page never holds them. */
   secretsCleared?: boolean;
+  /** "Connect with …", for a platform that connects with OAuth. */
+  connect?: { fields: FormField[]; name: string; values: FormValues; errors: FieldErrors };
 }
 
 /** `/app/connections/new?platform=<id>`: a form built from the platform's config schema, to test and save. */
@@ -75,7 +82,8 @@ export function NewConnectionPage(props: NewConnectionProps) {
         <h2 id="choose-platform">Choose a platform</h2>
         <PlatformChooser platforms={props.platforms} selected={platform?.id} />
       </section>
-      {platform ? (
+      {platform && props.connect ? <ConnectWith csrf={props.csrf} platform={platform} {...props.connect} alternative={!platform.oauthOnly} /> : null}
+      {platform && !platform.oauthOnly ? (
         <section class="card" aria-labelledby="connection-settings">
           <h2 id="connection-settings">{`${platform.name} settings`}</h2>
           <p>{platform.description}</p>

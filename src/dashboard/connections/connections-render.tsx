@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { csrfToken } from "../../auth/browser-session";
 import { PLATFORMS, findPlatform } from "../../connections/platforms";
 import type { Platform } from "../../connections/platforms/types";
+import { platformFor } from "../../connections/platforms/oauth-spec";
 import { allConnections, presentConnection } from "../../connections/service";
 import type { SecretBox } from "../../core/secret-box";
 import type { Connection } from "../../db/schema";
@@ -24,7 +25,30 @@ export type Status = 200 | RefusalStatus;
 export const configFieldsOf = (platform: Platform): FormField[] =>
   schemaFields(inputJsonSchema(platform.config), { prefix: "config", ids: "name", labels: "words", trim: true, pairs: true, secrets: platform.secretFields });
 
-export const platformChoices = (): PlatformChoice[] => PLATFORMS.map(({ id, name, description }) => ({ id, name, description }));
+/** The settings of a connection made with OAuth (Slack's differ from its pasted-token ones). */
+export const oauthFieldsOf = (platform: Platform): FormField[] => configFieldsOf(platformFor(platform, "oauth2"));
+
+export const choiceOf = (platform: Platform): PlatformChoice => ({
+  id: platform.id,
+  name: platform.name,
+  description: platform.description,
+  oauth: Boolean(platform.oauth),
+  oauthOnly: platform.authKind === "oauth2",
+});
+
+export const platformChoices = (): PlatformChoice[] => PLATFORMS.map(choiceOf);
+
+/**
+ * Pages whose forms may go on to a provider's consent page ("Connect with …", "Reconnect", an MCP
+ * server behind OAuth): the answer to the form is a redirect there, which `form-action` must allow.
+ */
+async function allowingProviders(c: Context<AppEnv>, response: Response | Promise<Response>): Promise<Response> {
+  const answer = await response;
+  const policy = answer.headers.get("Content-Security-Policy");
+  const schemes = c.get("config").allowPrivateNetworkUrls ? "https: http:" : "https:";
+  if (policy) answer.headers.set("Content-Security-Policy", policy.replace("form-action 'self'", `form-action 'self' ${schemes}`));
+  return answer;
+}
 
 /** The API's presentation (secrets masked by presentConnection), plus the platform's display name. */
 export async function viewOf(connection: Connection, box: SecretBox): Promise<ConnectionView> {
@@ -49,7 +73,7 @@ export async function renderDetail(c: Context<AppEnv>, signedIn: SignedIn, conne
   const view = await viewOf(connection, await ctx.secrets());
   const tools = connection.platform === "mcp" && Array.isArray(connection.toolsCache) ? connection.toolsCache.map(toolName) : undefined;
   const csrf = await csrfToken(c, ctx.user.id);
-  return page(c, <ConnectionPage email={signedIn.email} csrf={csrf} connection={view} tools={tools} {...extra} />);
+  return allowingProviders(c, page(c, <ConnectionPage email={signedIn.email} csrf={csrf} connection={view} tools={tools} {...extra} />));
 }
 
 export function renderNotFound(c: Context<AppEnv>, signedIn: SignedIn) {
@@ -58,7 +82,7 @@ export function renderNotFound(c: Context<AppEnv>, signedIn: SignedIn) {
 
 export async function renderNew(c: Context<AppEnv>, signedIn: SignedIn, props: Omit<NewConnectionProps, "email" | "csrf" | "platforms">, status: Status = 200) {
   const csrf = await csrfToken(c, signedIn.ctx.user.id);
-  return page(c, <NewConnectionPage email={signedIn.email} csrf={csrf} platforms={platformChoices()} {...props} />, status);
+  return allowingProviders(c, page(c, <NewConnectionPage email={signedIn.email} csrf={csrf} platforms={platformChoices()} {...props} />, status));
 }
 
 const toolName = (tool: unknown) =>

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { findPlatform } from "../../connections/platforms";
-import { createConnection, deleteConnection, getConnection } from "../../connections/service";
+import { deleteConnection, getConnection } from "../../connections/service";
 import { testConnectionConfig } from "../../connections/test-connection";
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
@@ -10,7 +10,11 @@ import { readForm } from "../forms/read-form";
 import { retestConnection } from "../../connections/retest";
 import { connectionEditPages } from "./connections-edit.routes";
 import { messageOf, positiveIdOf, statusOf } from "../common";
-import { configFieldsOf, renderDetail, renderList, renderNew, renderNotFound } from "./connections-render";
+import { choiceOf, configFieldsOf, oauthFieldsOf, renderDetail, renderList, renderNew, renderNotFound } from "./connections-render";
+import { connectFieldsOf } from "./connections-connect";
+import { connectionOAuthPages } from "./connections-oauth.routes";
+import { addConnection, reconnectConnection } from "../../connections/oauth-flow";
+import type { Platform } from "../../connections/platforms/types";
 import { formGuard, renderError, signedInForm, signedInPage, str } from "../kit";
 
 const MAX_NAME = 100;
@@ -22,6 +26,7 @@ const MAX_NAME = 100;
  */
 export const connectionsPages = new Hono<AppEnv>()
   .route("/", connectionEditPages)
+  .route("/", connectionOAuthPages)
   .get("/app/connections", async (c) => {
     const signedIn = await signedInPage(c);
     if (!signedIn) return c.redirect("/", 303);
@@ -41,7 +46,14 @@ export const connectionsPages = new Hono<AppEnv>()
     if (!platform)
       return renderNew(c, signedIn, { fields: [], name: "", values: {}, errors: {}, error: "There is no such platform; choose one from the list." }, 404);
     const fields = configFieldsOf(platform);
-    return renderNew(c, signedIn, { platform, fields, name: "", values: initialValues(fields), errors: {} });
+    return renderNew(c, signedIn, {
+      platform: choiceOf(platform),
+      fields,
+      name: "",
+      values: initialValues(fields),
+      errors: {},
+      connect: connectForm(platform),
+    });
   })
   .post("/app/connections/new", formGuard, async (c) => {
     const posted = await signedInForm(c);
@@ -54,7 +66,14 @@ export const connectionsPages = new Hono<AppEnv>()
     const fields = configFieldsOf(platform);
     const read = readForm(fields, form);
     const name = (str(form.name) ?? "").trim();
-    const shown = { platform, fields, name: name.slice(0, MAX_NAME), values: read.values, secretsCleared: read.secretsEntered };
+    const shown = {
+      platform: choiceOf(platform),
+      fields,
+      name: name.slice(0, MAX_NAME),
+      values: read.values,
+      secretsCleared: read.secretsEntered,
+      connect: connectForm(platform),
+    };
     const errors = { ...read.errors };
     if (step === "save" && (!name || name.length > MAX_NAME)) errors.name = `Give the connection a name (at most ${MAX_NAME} characters).`;
     if (Object.keys(errors).length) return renderNew(c, signedIn, { ...shown, errors, error: "Some fields need attention; see below." }, 422);
@@ -64,7 +83,13 @@ export const connectionsPages = new Hono<AppEnv>()
         const outcome = await testConnectionConfig(signedIn.ctx, { platform: platform.id, config: read.value }, c.req.raw.signal);
         return renderNew(c, signedIn, { ...shown, errors, outcome });
       }
-      const created = await createConnection(signedIn.ctx, { platform: platform.id, name, config: read.value });
+      const { connection: created, authorization } = await addConnection(
+        signedIn.ctx,
+        { platform: platform.id, name, config: read.value, return_to: "/app/connections" },
+        new URL(c.req.url).origin,
+      );
+      // An MCP server behind OAuth: on to its authorization, which comes back to the connections page.
+      if (authorization) return c.redirect(authorization.authorizeUrl, 303);
       return c.redirect(`/app/connections?saved=${created.id}`, 303);
     } catch (error) {
       if (!(error instanceof HubError)) throw error;
@@ -97,6 +122,10 @@ export const connectionsPages = new Hono<AppEnv>()
         case "delete":
           await deleteConnection(signedIn.ctx, id);
           return c.redirect("/app/connections", 303);
+        case "reconnect": {
+          const authorization = await reconnectConnection(signedIn.ctx, id, { return_to: `/app/connections/${id}` }, new URL(c.req.url).origin);
+          return c.redirect(authorization.authorizeUrl, 303);
+        }
         default:
           return renderError(c, "Unknown form action.", 400);
       }
@@ -106,6 +135,13 @@ export const connectionsPages = new Hono<AppEnv>()
       throw error;
     }
   });
+
+/** "Connect with …" as a platform with OAuth first shows it. */
+function connectForm(platform: Platform) {
+  if (!platform.oauth) return undefined;
+  const fields = connectFieldsOf(oauthFieldsOf(platform));
+  return { fields, name: "", values: initialValues(fields), errors: {} };
+}
 
 function notFoundAsUndefined(error: unknown): undefined {
   if (error instanceof HubError && error.code === "not_found") return undefined;

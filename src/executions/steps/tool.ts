@@ -2,7 +2,7 @@ import { HubError } from "../../core/errors";
 import { executeTool } from "../../tools/executor";
 import { Pause } from "../outcome";
 import { bounded } from "../scope";
-import { nextAttempt, parkIfRateLimited, retryOrFail } from "./attempts";
+import { nextAttempt, parkIfRateLimited, retriesStatus, retryOrFail } from "./attempts";
 import type { StepHandler } from "./types";
 
 /** `tool`: one call of a catalog tool, with the step's retry policy and an idempotency key per step and item. */
@@ -10,7 +10,9 @@ export const runTool: StepHandler<"tool"> = async (run, step, scope, done) => {
   const { attempt, policy } = await nextAttempt(run, step, scope, done);
   await run.stopIfRevoked(step, scope);
   const args = run.evaluate(step, () => run.substitute(step.arguments, scope.context) as Record<string, unknown>);
-  await run.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt: done?.startedAt ?? new Date() });
+  // The step's first attempt: also where its wait on rate limits is counted from.
+  const startedAt = done?.startedAt ?? new Date();
+  await run.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt });
   let result: Awaited<ReturnType<typeof executeTool>> | undefined;
   let error: string;
   try {
@@ -20,12 +22,13 @@ export const runTool: StepHandler<"tool"> = async (run, step, scope, done) => {
         signal,
         // One key per execution, step and item: a re-run after a crash repeats it.
         idempotencyKey: `${run.execution.id}:${step.id}:${scope.index ?? 0}`,
+        rethrowRateLimited: true,
       }),
     );
     error = result.error_message ?? "The tool failed.";
   } catch (thrown) {
     if (thrown instanceof Pause) throw thrown;
-    await parkIfRateLimited(run, step, scope, attempt, thrown);
+    await parkIfRateLimited(run, step, scope, attempt, thrown, undefined, startedAt);
     // Refusals (unknown tool, bad arguments) and our own faults alike are a failed attempt.
     error = thrown instanceof HubError ? thrown.message : `The step failed unexpectedly: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
   }
@@ -37,5 +40,8 @@ export const runTool: StepHandler<"tool"> = async (run, step, scope, done) => {
     run.apply(step, scope, stored);
     return;
   }
-  return retryOrFail(run, step, scope, attempt, policy, error);
+  // A platform's permanent answer (a duplicate, a missing object, a bad field) would be the same
+  // on every attempt: the step fails at once, unless its policy retries that status (`retry.on`).
+  if (result && !result.retryable && !retriesStatus(policy, result.error_status)) return run.failStep(step, scope, attempt, error);
+  return retryOrFail(run, step, scope, attempt, policy, error, undefined, { retryAfterSeconds: result?.retry_after_seconds });
 };

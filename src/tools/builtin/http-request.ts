@@ -1,4 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { describeBody, retryAfterSeconds } from "../../connections/platforms/failures";
+import { PlatformError } from "../../connections/platforms/types";
 import { OutboundRefused, safeFetch } from "../../net/safe-fetch";
 import { ToolError, defineBuiltin } from "../types";
 import { atMostEntries, shallowJson } from "./bounded-json";
@@ -12,7 +14,7 @@ export const httpRequest = defineBuiltin({
   name: "http_request",
   title: "HTTP request",
   description:
-    "Calls any public HTTP(S) URL and returns status, headers and body (JSON parsed when possible). Private, loopback (on production), link-local and cloud metadata addresses are refused, redirects are re-checked, and responses are capped at 1 MiB.",
+    "Calls any public HTTP(S) URL and returns status, headers and body (JSON parsed when possible). A status of 400 or more fails the call (in a workflow, 408, 425, 429 and 5xx are retried, other 4xx are not) unless `allow_error_status` is true: then it returns {ok: false, status, …}. Private, loopback (on production), link-local and cloud metadata addresses are refused, redirects are re-checked, and responses are capped at 1 MiB.",
   input: z.object({
     url: z.string().url().max(4096),
     method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]).default("GET"),
@@ -23,6 +25,7 @@ export const httpRequest = defineBuiltin({
       .refine(atMostEntries(MAX_QUERY_PARAMETERS), `At most ${MAX_QUERY_PARAMETERS} query parameters.`),
     body: shallowJson().optional().describe("Sent as JSON unless it is a string."),
     timeout_seconds: z.number().min(1).max(30).default(15),
+    allow_error_status: z.boolean().default(false).describe("Return a status of 400 or more as {ok: false, status, …} instead of failing."),
   }),
   async run(ctx, args) {
     const url = withQuery(new URL(args.url), args.query ?? {});
@@ -34,6 +37,7 @@ export const httpRequest = defineBuiltin({
       body = typeof args.body === "string" ? args.body : JSON.stringify(args.body);
       if (typeof args.body !== "string" && !headers.has("Content-Type")) headers.set("Content-Type", "application/json");
     }
+    let answer: { status: number; ok: boolean; url: string; headers: Record<string, string>; body: unknown };
     try {
       const response = await safeFetch(
         url.toString(),
@@ -54,13 +58,19 @@ export const httpRequest = defineBuiltin({
           // keep the text
         }
       }
-      return { status: response.status, ok: response.status < 400, url: response.url, headers: Object.fromEntries(response.headers), body: parsed };
+      answer = { status: response.status, ok: response.status < 400, url: response.url, headers: Object.fromEntries(response.headers), body: parsed };
     } catch (error) {
       if (error instanceof OutboundRefused) throw new ToolError(error.message);
       if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
         throw new ToolError("The request timed out or was cancelled.");
       throw new ToolError(`The request failed: ${error instanceof Error ? error.message : String(error)}`);
     }
+    if (answer.ok || args.allow_error_status) return answer;
+    // Failed like a platform call: "<host> answered 404: …", permanent or transient by its status.
+    const detail = describeBody(answer.body);
+    throw new PlatformError(`${new URL(answer.url).host} answered ${answer.status}${detail ? `: ${detail}` : ""}`, answer.status, undefined, {
+      retryAfterSeconds: retryAfterSeconds(answer.headers["retry-after"]),
+    });
   },
 });
 
