@@ -7,6 +7,7 @@ import { randomToken } from "../lib/crypto";
 import { firstPageOfSummaries, firstPageOfWorkflows, forgetCachedWorkflows } from "./cached";
 import { describeBytes } from "../lib/bytes";
 import { checkedTrigger } from "./triggers";
+import { codeSyntaxErrors } from "./code-syntax";
 
 export interface WorkflowInput {
   name: string;
@@ -20,9 +21,10 @@ export interface WorkflowInput {
   settings?: Record<string, unknown>;
 }
 
-/** Parses the steps or answers 422 with every problem, each naming its step and field. */
-export function checkedSteps(raw: unknown[], field = "steps") {
+/** Parses the steps (code steps' code compiled, never run) or answers 422 with every problem, each naming its step and field. */
+export async function checkedSteps(raw: unknown[], field = "steps") {
   const { steps, errors } = validateSteps(raw, field);
+  if (!errors.length) errors.push(...(await codeSyntaxErrors(steps, field)));
   if (errors.length) throw new HubError("validation_failed", "The workflow's steps are not valid.", { errors });
   return steps;
 }
@@ -56,7 +58,7 @@ export function createWorkflow(ctx: ServiceContext, input: WorkflowInput): Promi
 
 async function insertWorkflow(ctx: ServiceContext, input: WorkflowInput): Promise<SavedWorkflow> {
   const maxWorkflows = ctx.config.quotas.workflowsPerUser;
-  const steps = checkedSteps(input.steps);
+  const steps = await checkedSteps(input.steps);
   checkSize(ctx, { steps, variables: input.variables, settings: input.settings, metadata: input.metadata });
   await checkReferences(ctx, steps, input.settings);
   const trigger = checkedTrigger(input.triggerType ?? "manual", input.triggerConfig ?? {}, ctx.config.quotas.minIntervalSeconds);
@@ -187,7 +189,7 @@ function patchedTrigger(ctx: ServiceContext, current: Workflow, patch: Partial<W
 
 async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<WorkflowInput>): Promise<{ row: SavedWorkflow; triggerChanged: boolean }> {
   const current = await getOwnedWorkflow(ctx, id);
-  const steps = patch.steps ? checkedSteps(patch.steps) : undefined;
+  const steps = patch.steps ? await checkedSteps(patch.steps) : undefined;
   const trigger = patchedTrigger(ctx, current, patch);
   const triggerChanged =
     trigger !== undefined && (trigger.type !== current.triggerType || JSON.stringify(trigger.config) !== JSON.stringify(current.triggerConfig));

@@ -1,5 +1,6 @@
 import type { Step } from "../../workflows/steps";
 import { runChildWorkflow } from "./workflow";
+import { runCode } from "./code";
 import { runCondition } from "./condition";
 import { runDelay } from "./delay";
 import { runForEach } from "./for-each";
@@ -19,6 +20,7 @@ export const STEP_HANDLERS: { [T in Step["type"]]: StepHandler<T> } = {
   llm: runLlm,
   for_each: runForEach,
   workflow: runChildWorkflow,
+  code: runCode,
 };
 
 /** Steps that only compute (no read, write or call outside): they may run before a deferred start is written. */

@@ -1,0 +1,54 @@
+import { CODE_LIMITS } from "../../lib/sandbox/limits";
+import { runJavaScript } from "../../lib/sandbox/run-code";
+import { MAX_RESULT_CHARS, type Scope } from "../scope";
+import { nextAttempt, retryOrFail } from "./attempts";
+import type { StepHandler } from "./types";
+
+/** Names of the run's scope that are not variables (see `defaultInput`). */
+const NOT_VARIABLES = new Set(["input", "steps", "execution", "agent"]);
+
+/**
+ * `code`: the step's JavaScript, run in a sandbox (lib/sandbox) with its input, and nothing else:
+ * no network, nothing of the hub, a CPU budget, a memory cap. Its record's result is
+ * `{value, logs}`: what the code returned and the first console lines; a failed run keeps its
+ * lines there too (`value` null), next to the error with the code's line number.
+ */
+export const runCode: StepHandler<"code"> = async (run, step, scope, done) => {
+  const { attempt, policy } = await nextAttempt(run, step, scope, done);
+  const input = run.evaluate(step, () => (step.input === undefined ? defaultInput(scope, run.execution.variables) : run.substitute(step.input, scope.context)));
+  const startedAt = done?.startedAt ?? new Date();
+  // Written before the code runs: an attempt that takes its runner down counts (nextAttempt).
+  await run.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt });
+  const outcome = await runJavaScript(step.code, input, { cpuMs: step.cpu_ms ?? CODE_LIMITS.defaultCpuMs });
+  const logs = { logs: outcome.logs, ...(outcome.droppedLogs ? { logs_dropped: outcome.droppedLogs } : {}) };
+
+  if (outcome.ok) {
+    const result = { value: outcome.value, ...logs };
+    if (JSON.stringify(result).length > MAX_RESULT_CHARS) {
+      return run.failStep(step, scope, attempt, `The result and its logs are larger than the ${MAX_RESULT_CHARS / 1024} KiB a step's result may hold.`);
+    }
+    await run.checkpoint(step, scope, { status: "succeeded", result, attempts: attempt, startedAt });
+    run.apply(step, scope, result);
+    return;
+  }
+  if (attempt < policy.max_attempts) return retryOrFail(run, step, scope, attempt, policy, outcome.error);
+  // The last attempt: the record keeps the lines the code logged before it failed.
+  await run.checkpoint(step, scope, { status: "failed", result: { value: null, ...logs }, error: outcome.error, attempts: attempt, startedAt });
+  return run.fail(step, `Step "${scope.key(step)}" failed after ${attempt} attempt(s): ${outcome.error}`);
+};
+
+/**
+ * What the code gets without an `input`: the run's input, the results of the steps before it
+ * (`steps.<id>.result`, as placeholders see them) and the variables: the workflow's (overlaid by
+ * the run's input as placeholders see them), `set` values, and a for_each's item and index. The
+ * run's input is not repeated among the variables: it is `input`.
+ */
+function defaultInput(scope: Scope, workflowVariables: Record<string, unknown>) {
+  const input = (scope.context.input ?? {}) as Record<string, unknown>;
+  const variables = Object.fromEntries(
+    Object.entries(scope.context).filter(
+      ([name, value]) => !NOT_VARIABLES.has(name) && (Object.hasOwn(workflowVariables, name) || !Object.hasOwn(input, name) || value !== input[name]),
+    ),
+  );
+  return { input, steps: scope.context.steps ?? {}, variables };
+}
