@@ -43,7 +43,8 @@ const tooLarge = (limit: number) => new SubstitutionTooLarge(`The substituted va
  * FILTERS). A string that is exactly one placeholder takes the referenced value with its own
  * type; placeholders inside longer strings are stringified (objects as JSON). A placeholder whose
  * value is absent, null or "" takes its `default`; an absent one with no default is reported in
- * `missing` and left as written, or, `strict`, throws PlaceholderMissing.
+ * `missing` and left as written, or, `strict`, throws PlaceholderMissing. `\{{name}}` is a
+ * literal `{{name}}` (for a tool that fills its own template, like text_template).
  *
  * Placeholders are found by a single left-to-right scan, never a backtracking regex: the work is
  * linear in the template's length whatever it holds (100,000 `{` included), the text added is
@@ -229,6 +230,9 @@ function resolve(placeholder: Placeholder, context: unknown): { value: unknown }
 const written = (placeholder: Placeholder) =>
   `{{${placeholder.path}${placeholder.filters.map((f) => ` | ${f.name}${f.argument === undefined ? "" : `: ${JSON.stringify(f.argument)}`}`).join("")}}}`;
 
+/** `\{{name}}`: a placeholder written to stay as it is (for a tool's own templates), without the backslash. */
+const isEscaped = (text: string, placeholder: Placeholder) => placeholder.start > 0 && text.charCodeAt(placeholder.start - 1) === 92;
+
 function substituteString(text: string, depth: number, state: WalkState): unknown {
   const placeholders = findPlaceholders(text);
   if (placeholders.length === 0) return text;
@@ -247,6 +251,11 @@ function substituteString(text: string, depth: number, state: WalkState): unknow
   const parts: string[] = [];
   let last = 0;
   for (const placeholder of placeholders) {
+    if (isEscaped(text, placeholder)) {
+      parts.push(text.slice(last, placeholder.start - 1));
+      last = placeholder.start;
+      continue;
+    }
     const resolved = resolve(placeholder, state.context);
     if (!resolved) {
       leftAsWritten(placeholder, text, state);

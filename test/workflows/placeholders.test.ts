@@ -73,3 +73,15 @@ describe("placeholders", () => {
     expect(run.steps[0].error_message).toContain('unknown filter "capitalize"');
   });
 });
+
+describe("literal placeholders", () => {
+  it("\\{{name}} stays {{name}} for a tool that fills its own template, in strict workflows too", async () => {
+    expect(substitute("Hi \\{{name}}, from {{team}}", { team: "Acme" }, { strict: true }).value).toBe("Hi {{name}}, from Acme");
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, {
+      steps: [{ id: "render", type: "tool", tool: "text_template", arguments: { template: "Hi \\{{name}}!", values: { name: "{{input.name}}" } } }],
+    });
+    const run = await settled(key, await execute(key, workflow.id, { name: "Ada" }));
+    expect(run.steps[0].result.text).toBe("Hi Ada!");
+  });
+});
