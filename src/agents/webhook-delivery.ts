@@ -38,16 +38,16 @@ const refused = (detail: string) => new HubError("unauthorized", detail, { chall
 export async function deliverWebhook(runtime: Runtime, request: WebhookRequest): Promise<WebhookAnswer> {
   const { db } = runtime;
   const row = await db
-    .select({ agent: agents, triggerType: workflows.triggerType, triggerConfig: workflows.triggerConfig })
+    .select({ agent: agents, workflow: workflows })
     .from(agents)
     .innerJoin(workflows, eq(workflows.id, agents.workflowId))
     .where(eq(agents.id, request.agentId))
     .get();
   // An unknown agent and a bad signature look the same, so ids cannot be probed.
   if (!row) throw refused("The signature is not valid.");
-  const { agent } = row;
+  const { agent, workflow } = row;
   const receivedAt = new Date();
-  const config = row.triggerType === "webhook" ? row.triggerConfig : {};
+  const config = workflow.triggerType === "webhook" ? workflow.triggerConfig : {};
   const scheme = typeof config.verify === "string" ? config.verify : "hub";
   const log = (outcome: NewAgentEvent["outcome"], fields: Partial<NewAgentEvent> = {}) =>
     recordAgentEvent(db, { agentId: agent.id, source: "webhook", outcome, receivedAt, ...fields });
@@ -89,7 +89,8 @@ export async function deliverWebhook(runtime: Runtime, request: WebhookRequest):
   const ctx = agentContext(runtime, agent);
   let started: Awaited<ReturnType<typeof startQueued>>;
   try {
-    started = await startQueued(ctx, agent.workflowId, { input, agentId: agent.id }, eventId ? await triggerKey(agent.id, "webhook", eventId) : undefined);
+    // The workflow read with the agent (its owner's): the run's insert need not read it again.
+    started = await startQueued(ctx, workflow, { input, agentId: agent.id }, eventId ? await triggerKey(agent.id, "webhook", eventId) : undefined);
   } catch (error) {
     // A paused workflow or a full quota: the provider is refused and will retry; the owner sees why.
     if (error instanceof HubError) await log("error", { ...fields, detail: error.message });
