@@ -50,16 +50,17 @@ export const TEMPLATES: TemplateDefinition[] = [
         // A returning lead's email is already a contact: HubSpot's 409 becomes an update, and the alert still goes out.
         {
           email: "{{input.email}}",
-          firstname: "{{input.first_name}}",
-          lastname: "{{input.last_name}}",
-          company: "{{input.company}}",
+          // A lead form may leave these out: the contact is created without them.
+          firstname: '{{input.first_name | default: ""}}',
+          lastname: '{{input.last_name | default: ""}}',
+          company: '{{input.company | default: ""}}',
           if_exists: "update",
         },
         retry,
       ),
       tool("alert", "slack_send_message", {
         channel: "{{sales_channel}}",
-        text: "Lead: {{input.first_name}} {{input.last_name}} ({{input.email}}) from {{input.company}}, HubSpot contact {{steps.contact.result.id}}",
+        text: 'Lead: {{input.first_name | default: "(no name)"}} {{input.last_name | default: ""}} ({{input.email}}) from {{input.company | default: "an unknown company"}}, HubSpot contact {{steps.contact.result.id}}',
       }),
     ],
   },
@@ -82,8 +83,8 @@ export const TEMPLATES: TemplateDefinition[] = [
         {
           from: "{{sender}}",
           to: "{{input.email}}",
-          subject: "Welcome aboard, {{input.first_name}}!",
-          html: "<p>Thanks for subscribing, {{input.first_name}}.</p>",
+          subject: 'Welcome aboard, {{input.first_name | default: "there"}}!',
+          html: '<p>Thanks for subscribing, {{input.first_name | default: "friend"}}.</p>',
         },
         retry,
       ),
@@ -240,7 +241,7 @@ export const TEMPLATES: TemplateDefinition[] = [
       tool(
         "subscribe",
         "mailchimp_upsert_member",
-        { list_id: "{{list_id}}", email: "{{input.email}}", status: "pending", merge_fields: { FNAME: "{{input.first_name}}" } },
+        { list_id: "{{list_id}}", email: "{{input.email}}", status: "pending", merge_fields: { FNAME: '{{input.first_name | default: ""}}' } },
         retry,
       ),
     ],
@@ -261,7 +262,7 @@ export const TEMPLATES: TemplateDefinition[] = [
       tool("seen", "memory_store", { operation: "get", key: "lead:{{input.email}}" }),
       when("is_new", { field: "steps.seen.result.found", operator: "equals", value: false }, [
         // Seen by HubSpot before the memory (or after it forgot): update rather than fail on the 409.
-        tool("create", "hubspot_create_contact", { email: "{{input.email}}", firstname: "{{input.first_name}}", if_exists: "update" }, retry),
+        tool("create", "hubspot_create_contact", { email: "{{input.email}}", firstname: '{{input.first_name | default: ""}}', if_exists: "update" }, retry),
         tool("remember", "memory_store", { operation: "set", key: "lead:{{input.email}}", value: true, ttl_seconds: 7776000 }),
       ]),
     ],
@@ -283,7 +284,7 @@ export const TEMPLATES: TemplateDefinition[] = [
       tool("page", "notion_create_page", {
         database_id: "{{database_id}}",
         title: "{{input.title}}",
-        content: "Due {{steps.due.result.iso}}\n\n{{input.notes}}",
+        content: 'Due {{steps.due.result.iso}}\n\n{{input.notes | default: ""}}',
       }),
     ],
   },
@@ -337,10 +338,13 @@ export const TEMPLATES: TemplateDefinition[] = [
     steps: [
       tool("log", "airtable_create_record", {
         table: "{{feedback_table}}",
-        fields: { Email: "{{input.email}}", Score: "{{input.score}}", Comment: "{{input.comment}}" },
+        fields: { Email: "{{input.email}}", Score: "{{input.score}}", Comment: '{{input.comment | default: ""}}' },
       }),
       when("detractor", { field: "input.score", operator: "less_than_or_equal", value: 6 }, [
-        tool("alert", "slack_send_message", { channel: "{{cs_channel}}", text: "Detractor ({{input.score}}): {{input.email}} — {{input.comment}}" }),
+        tool("alert", "slack_send_message", {
+          channel: "{{cs_channel}}",
+          text: 'Detractor ({{input.score}}): {{input.email}} — {{input.comment | default: "(no comment)"}}',
+        }),
       ]),
     ],
   },
@@ -504,7 +508,7 @@ export const TEMPLATES: TemplateDefinition[] = [
         {
           from: "{{sender}}",
           to: "{{input.email}}",
-          subject: "Happy birthday, {{input.first_name}}!",
+          subject: 'Happy birthday, {{input.first_name | default: "friend"}}!',
           html: "<p>{{discount_percent}}% off with code {{steps.code.result.uuid}}</p>",
         },
         retry,
@@ -552,7 +556,11 @@ export const TEMPLATES: TemplateDefinition[] = [
       tool(
         "store",
         "airtable_create_record",
-        { table: "{{table}}", fields: { Name: "{{input.name}}", Email: "{{input.email}}", Source: "{{input.source}}" }, typecast: true },
+        {
+          table: "{{table}}",
+          fields: { Name: '{{input.name | default: ""}}', Email: "{{input.email}}", Source: '{{input.source | default: "unknown"}}' },
+          typecast: true,
+        },
         retry,
       ),
     ],
