@@ -110,18 +110,7 @@ export async function startOAuthConnection(
   const config = validateConfig(platformFor(platform, "oauth2"), input.config ?? {});
   const settings = oauthSettingsFor(platform, config, ctx.config.oauthClients, input.scopes);
   const connection = await insertConnection(ctx, { platform, name: input.name, config, authMode: "oauth2", errorMessage: "" });
-  const state = randomToken(32);
-  const { url, codeVerifier } = await authorizationRequest(settings, { redirectUri: callbackUrlFor(origin), state });
-  const authorization = await recordAuthorization(ctx, {
-    state,
-    url,
-    sealed: { codeVerifier, scopes: settings.scopes },
-    connectionId: connection.id,
-    uid: connection.uid,
-    platform,
-    returnTo,
-    origin,
-  });
+  const authorization = await authorizeWith(ctx, settings, { connection, platform, returnTo, origin });
   return { connection: await markPending(ctx.db, connection), ...authorization };
 }
 
@@ -155,17 +144,31 @@ export async function reconnectConnection(
   }
   const config = await openConfig(platformFor(platform, "oauth2"), connection.config, connection.uid, box);
   const settings = oauthSettingsFor(platform, config, ctx.config.oauthClients, input.scopes ?? connection.oauthScopes ?? undefined);
+  return authorizeWith(ctx, settings, { connection, platform, returnTo, origin });
+}
+
+/** A new authorization request (state, PKCE) for the connection under `settings`, recorded for its callback. */
+async function authorizeWith(
+  ctx: ServiceContext,
+  settings: Parameters<typeof authorizationRequest>[0],
+  target: {
+    connection: { id: number; uid: string };
+    platform: Parameters<typeof recordAuthorization>[1]["platform"];
+    returnTo: Parameters<typeof recordAuthorization>[1]["returnTo"];
+    origin: string;
+  },
+): Promise<Authorization> {
   const state = randomToken(32);
-  const { url, codeVerifier } = await authorizationRequest(settings, { redirectUri: callbackUrlFor(origin), state });
+  const { url, codeVerifier } = await authorizationRequest(settings, { redirectUri: callbackUrlFor(target.origin), state });
   return recordAuthorization(ctx, {
     state,
     url,
     sealed: { codeVerifier, scopes: settings.scopes },
-    connectionId: connection.id,
-    uid: connection.uid,
-    platform,
-    returnTo,
-    origin,
+    connectionId: target.connection.id,
+    uid: target.connection.uid,
+    platform: target.platform,
+    returnTo: target.returnTo,
+    origin: target.origin,
   });
 }
 

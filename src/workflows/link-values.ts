@@ -39,8 +39,9 @@ export class ResultIndex {
     const found = new Map<string, string[]>();
     const walk = (node: unknown, path: string[], depth: number) => {
       if (leaves >= MAX_LEAVES || depth > MAX_DEPTH) return;
-      if (Array.isArray(node)) node.forEach((child, i) => walk(child, [...path, String(i)], depth + 1));
-      else if (node !== null && typeof node === "object") for (const [key, child] of Object.entries(node)) walk(child, [...path, key], depth + 1);
+      if (Array.isArray(node)) {
+        for (let i = 0; i < node.length; i++) walk(node[i], [...path, String(i)], depth + 1);
+      } else if (node !== null && typeof node === "object") for (const [key, child] of Object.entries(node)) walk(child, [...path, key], depth + 1);
       else if (linkable(node)) {
         leaves++;
         const known = found.get(keyOf(node));

@@ -7,6 +7,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/free-port.mjs";
+import { killGroup } from "./process-group.js";
 
 /**
  * The hub as a user runs it (`npm start`, i.e. scripts/start.mjs) is killed with SIGKILL, whole
@@ -47,27 +48,6 @@ let hubLog = "";
 let firstKey: string | undefined;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Whether any live process of the group is still there (zombies awaiting a reaper do not count). */
-async function groupAlive(pgid: number): Promise<boolean> {
-  const { stdout } = await promisify(execFile)("ps", ["-e", "-o", "pgid=,stat="]);
-  return stdout.split("\n").some((line) => {
-    const [group, stat] = line.trim().split(/\s+/);
-    return Number(group) === pgid && !stat?.startsWith("Z");
-  });
-}
-
-/** SIGKILL to the whole group: nothing gets to clean up, exactly like a crash or `kill -9`. */
-async function killGroup(pgid: number) {
-  try {
-    process.kill(-pgid, "SIGKILL");
-  } catch {
-    // already gone
-  }
-  // workerd is reaped a moment after its parent; the next hub must not meet it on the port.
-  for (let i = 0; i < 100 && (await groupAlive(pgid)); i++) await sleep(100);
-  if (await groupAlive(pgid)) throw new Error(`process group ${pgid} survived SIGKILL`);
-}
 
 /** Starts `node scripts/start.mjs` leading its own process group; resolves once the hub answers. */
 async function startNpmStart(): Promise<string | undefined> {
