@@ -36,12 +36,16 @@ describe("substitution (properties)", () => {
   it("leaves unknown variables as written and does not list them", () => {
     fc.assert(
       // A backslash right before `{{` is the escape for a literal placeholder (tested on its own).
-      fc.property(name, plainString.filter((text) => !text.endsWith("\\")), (key, around) => {
-        const text = `${around}{{${key}}}${around}`;
-        const { value, substitutions } = substitute([text], {});
-        expect(value).toEqual([text]);
-        expect(substitutions).toEqual([]);
-      }),
+      fc.property(
+        name,
+        plainString.filter((text) => !text.endsWith("\\")),
+        (key, around) => {
+          const text = `${around}{{${key}}}${around}`;
+          const { value, substitutions } = substitute([text], {});
+          expect(value).toEqual([text]);
+          expect(substitutions).toEqual([]);
+        },
+      ),
     );
   });
 
