@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { CALLBACK_PATH, completeAuthorization, startOAuthConnection } from "../../connections/oauth-flow";
+import { completeAuthorization } from "../../connections/oauth-callback";
+import { CALLBACK_PATH, startOAuthConnection } from "../../connections/oauth-flow";
 import { findPlatform } from "../../connections/platforms";
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
