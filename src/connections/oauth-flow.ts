@@ -276,7 +276,7 @@ async function makeRoomForAuthorization(ctx: ServiceContext): Promise<void> {
   }
 }
 
-export async function markPending(db: Db, connection: Connection): Promise<Connection> {
+async function markPending(db: Db, connection: Connection): Promise<Connection> {
   const [row] = await db
     .update(connections)
     .set({ status: "pending", errorMessage: pendingMessage(connection.id) })
