@@ -199,8 +199,12 @@ async function waitUntilUp(url, child, timeoutMs = 90_000) {
   throw new Error(`the hub did not answer at ${url} within ${timeoutMs / 1000} s`);
 }
 
-/** Leases of executions run for 20 s: one more sweep after that finds the work a killed process left. */
-const SWEEP_AFTER_START_MS = 25_000;
+/**
+ * Leases of executions run for 20 s and the sweep takes only those 10 s past their end
+ * (src/executions/sweep.ts), so one more sweep 35 s after start-up finds all the work a killed
+ * process left, however quickly the new process came up.
+ */
+const SWEEP_AFTER_START_MS = 35_000;
 const CRON_PERIOD_MS = 60_000;
 
 /**

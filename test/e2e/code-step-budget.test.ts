@@ -63,14 +63,10 @@ describe("a code step's endless loop on the local hub", () => {
     expect(started.status).toBe(202);
     const id: string = started.body.execution_id;
     let execution: any;
-    let endSeenAt = 0;
     const deadline = Date.now() + 60_000;
     for (;;) {
       execution = (await api(`/v1/executions/${id}`)).body;
-      if (["succeeded", "failed", "cancelled"].includes(execution.status) || Date.now() > deadline) {
-        endSeenAt = Date.now();
-        break;
-      }
+      if (["succeeded", "failed", "cancelled"].includes(execution.status) || Date.now() > deadline) break;
       await sleep(100);
     }
     ended = true;
@@ -82,7 +78,8 @@ describe("a code step's endless loop on the local hub", () => {
     expect(step.error_message).toBe("The code ran past its CPU budget of 2000 ms (cpu_ms, at most 2000).");
     const stepStarted = Date.parse(step.started_at);
     const stepFinished = Date.parse(step.finished_at);
-    // The requests sent while the loop ran: all answered, before the run was seen to have ended.
+    // The requests sent while the loop ran: all answered, at the latest just after the interrupt
+    // stopped the loop (a second of slack for a busy machine), not when some later request came.
     const duringLoop = answers.filter((a) => a.sent >= stepStarted && a.sent < stepFinished);
     console.log(
       `code step budget on the local hub: the step ran ${stepFinished - stepStarted} ms; ${duringLoop.length} /health requests sent meanwhile, ` +
@@ -90,6 +87,6 @@ describe("a code step's endless loop on the local hub", () => {
     );
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(duringLoop.length).toBeGreaterThan(0);
-    for (const answer of duringLoop) expect(answer.answered).toBeLessThanOrEqual(endSeenAt);
+    for (const answer of duringLoop) expect(answer.answered).toBeLessThanOrEqual(stepFinished + 1000);
   }, 90_000);
 });
