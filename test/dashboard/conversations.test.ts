@@ -62,8 +62,10 @@ describe("the chat pages", () => {
     expect(page).toMatch(/<summary>Tool call: math_evaluate \(succeeded, \d+ ms\)<\/summary>/);
     expect(page).toContain("&quot;expression&quot;: &quot;6 * 7&quot;");
     expect(page).toContain("&quot;result&quot;: 42");
-    // The answer itself, after the tool call, by the local provider.
-    expect(page).toMatch(/<p class="text">[^<]*42[^<]*<\/p>/);
+    // The answer itself, after the tool call, by the local provider: its markdown rendered, not shown raw.
+    expect(page).toMatch(/<div class="text markdown"><p>Ran <code>math_evaluate<\/code>: [^<]*42[^<]*<\/p>/);
+    expect(page).toContain("<p><em>(Answered by the local provider, which runs tools but writes no prose; configure a model provider for that.)</em></p>");
+    expect(page).not.toContain("`math_evaluate`");
     expect(page).toContain("local · local-tool-router");
     // The tool result is shown inside the answer's tool call, not again on its own.
     expect(page.match(/<li class="message /g)).toHaveLength(2);

@@ -10,6 +10,9 @@ export const CHAT_STYLE = `
 .message.user{border-left-color:#1d4ed8}.message.assistant{border-left-color:#047857}.message.failed{border-left-color:#b91c1c}
 .message h3{font-size:16px;margin:0 0 4px}
 .text{white-space:pre-wrap;overflow-wrap:anywhere;margin:4px 0}
+.markdown{white-space:normal}.markdown>:first-child{margin-top:0}.markdown>:last-child{margin-bottom:0}.markdown p{white-space:pre-wrap}
+.markdown pre{background:#f3f4f6;padding:8px;border-radius:4px;overflow-x:auto}.markdown code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.markdown table{border-collapse:collapse}.markdown th,.markdown td{border:1px solid #d1d5db;padding:2px 6px}
 details{margin:8px 0;border:1px solid #d1d5db;border-radius:6px;padding:4px 8px}
 summary{cursor:pointer;font-weight:600;overflow-wrap:anywhere}
 #chat-message{max-width:none}

@@ -1,5 +1,7 @@
 import type { MessageRecord, ToolCallRecord } from "../../conversations/messages";
+import { raw } from "hono/html";
 import { JsonBlock, formatTime } from "../common";
+import { renderMarkdown } from "./markdown";
 
 /**
  * The messages in order. An assistant's tool calls are shown in it, each in <details> with its
@@ -32,7 +34,7 @@ function Message(props: { message: MessageRecord; results: Map<string, MessageRe
       {message.tools_called.map((call) => (
         <ToolCall call={call} result={props.results.get(call.id)} />
       ))}
-      {message.role === "tool" ? <JsonBlock label="Result" text={message.content} /> : message.content ? <p class="text">{message.content}</p> : null}
+      <MessageText message={message} />
       {failed && message.error_message ? <p class="error">{message.error_message}</p> : null}
       {message.role === "assistant" && message.provider ? (
         <p class="meta">
@@ -42,6 +44,16 @@ function Message(props: { message: MessageRecord; results: Map<string, MessageRe
       ) : null}
     </li>
   );
+}
+
+/** A tool result as JSON, the assistant's answer as rendered markdown, anything else as typed. */
+function MessageText(props: { message: MessageRecord }) {
+  const { role, content } = props.message;
+  if (role === "tool") return <JsonBlock label="Result" text={content} />;
+  if (!content) return null;
+  // renderMarkdown escapes every tag and keeps only web and mail links (see markdown.ts).
+  if (role === "assistant") return <div class="text markdown">{raw(renderMarkdown(content))}</div>;
+  return <p class="text">{content}</p>;
 }
 
 function ToolCall(props: { call: ToolCallRecord; result?: MessageRecord }) {
