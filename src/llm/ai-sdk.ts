@@ -1,4 +1,4 @@
-import { APICallError, generateText, jsonSchema, tool, type LanguageModel, type ModelMessage } from "ai";
+import { APICallError, NoObjectGeneratedError, Output, generateText, jsonSchema, tool, type LanguageModel, type ModelMessage } from "ai";
 import type { ChatMessage, ChatProvider, GenerateRequest, GenerateResult } from "./types";
 import { ProviderError } from "./types";
 
@@ -24,16 +24,34 @@ export function aiSdkProvider(id: string, modelName: string, model: LanguageMode
           tools: request.tools.length
             ? Object.fromEntries(request.tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as any) })]))
             : undefined,
+          ...(request.output
+            ? {
+                output: Output.object({ schema: jsonSchema(request.output.schema as any), name: request.output.name }),
+                // Not strict: OpenAI's strict mode refuses schemas with optional fields and open
+                // objects (step arguments are open); the answer is validated by the caller anyway.
+                providerOptions: { [id]: { strictJsonSchema: false } },
+              }
+            : {}),
           abortSignal: request.signal,
           maxRetries: 1,
         });
         return {
-          text: result.text,
+          // Structured: the parsed object (Anthropic's JSON tool leaves no text), as JSON text.
+          text: request.output && result.output !== undefined ? JSON.stringify(result.output) : result.text,
           toolCalls: result.toolCalls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: (call.input ?? {}) as Record<string, unknown> })),
           usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
           model: modelName,
         };
       } catch (error) {
+        // Asked for JSON, answered with something else: the caller parses and repairs the text.
+        if (NoObjectGeneratedError.isInstance(error)) {
+          return {
+            text: error.text ?? "",
+            toolCalls: [],
+            usage: { inputTokens: error.usage?.inputTokens ?? 0, outputTokens: error.usage?.outputTokens ?? 0 },
+            model: modelName,
+          };
+        }
         throw new ProviderError(describe(id, error));
       }
     },

@@ -194,6 +194,8 @@ function modelProvider(ctx: ServiceContext, id: Exclude<ProviderId, "local">, kn
         baseURL: settings.baseUrl ?? "https://api.openai.com/v1",
         apiKey: settings.apiKey,
         includeUsage: true,
+        // Structured output as `response_format: {type: "json_schema"}` (OpenAI, vLLM, Ollama…).
+        supportsStructuredOutputs: true,
         fetch: guardedFetch(policy, MAX_PROVIDER_RESPONSE_BYTES),
       });
       return aiSdkProvider("openai", modelName, openai(modelName));

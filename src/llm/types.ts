@@ -20,9 +20,23 @@ export interface ToolSpec {
   inputSchema: JsonSchema;
 }
 
+/**
+ * Structured output: the answer must be a JSON object matching `schema`. Providers that can
+ * constrain the answer do (OpenAI-compatible: `response_format: {type: "json_schema"}`;
+ * Anthropic: its output format or a forced JSON tool); the answer's `text` is then that JSON.
+ * A provider that cannot, or a server that ignores it, answers in text: callers still parse and
+ * validate what comes back.
+ */
+export interface StructuredOutput {
+  /** Letters, digits, _ and - (OpenAI's rule for a schema's name). */
+  name: string;
+  schema: JsonSchema;
+}
+
 export interface GenerateRequest {
   messages: ChatMessage[];
   tools: ToolSpec[];
+  output?: StructuredOutput;
   signal?: AbortSignal;
 }
 

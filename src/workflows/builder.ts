@@ -3,13 +3,14 @@ import { HubError, type FieldError } from "../core/errors";
 import { fillArguments } from "../llm/local/argument-filler";
 import { listProviders, resolveProvider } from "../llm/providers";
 import { rankTools } from "../llm/tool-ranking";
-import type { ChatMessage, ChatProvider } from "../llm/types";
+import { type ChatMessage, type ChatProvider, type GenerateResult, ProviderError, type StructuredOutput } from "../llm/types";
 import { catalogFor } from "../tools/catalog-service";
 import type { ToolInfo } from "../tools/types";
 import { createWorkflow } from "./service";
 import { validateSteps, type Step } from "./steps";
 import { fencedBlock } from "../lib/fenced-block";
 import { triggerFromDescription } from "./trigger-from-description";
+import { STEP_GUIDE, danglingLinks, workflowAnswerSchema } from "./builder-prompt";
 import { type Trigger, checkedTrigger } from "./triggers";
 
 export interface BuiltWorkflow {
@@ -25,8 +26,8 @@ const MIN_SCORE = 0.3;
 /**
  * Turns a description into steps. The local provider reads it sentence by sentence: each
  * sentence that names a tool becomes that tool's step, its arguments filled from the sentence
- * and the rest left as `{{variables}}`. A model provider answers with JSON steps, which are
- * validated against the step schema, sent back once for repair, and refused if still invalid.
+ * and the rest left as `{{variables}}`. A model provider is asked for structured output against
+ * the step schema; its steps are validated, sent back once for repair, and refused if still invalid.
  */
 export async function buildFromDescription(
   ctx: ServiceContext,
@@ -147,28 +148,35 @@ function timeoutOf(sentence: string): number {
   return Math.min(Number(within[1]) * unit, 30 * 24 * 3600);
 }
 
-const STEP_GUIDE = [
-  'Answer with JSON only: {"steps": [...], "variables": {...}}.',
-  'Step types: {"id","type":"tool","tool","arguments"}, {"id","type":"condition","condition":{"field","operator","value"},"then":[...],"else":[...]}, {"id","type":"set","values":{...}}, {"id","type":"delay","seconds"}, {"id","type":"llm","prompt","system"?,"output":"text"|"json","schema"?} (a model call; result {text} or {json}), {"id","type":"for_each","items":"{{input.list}}","as":"item","steps":[...],"concurrency"?} (inner steps use {{item}} and {{index}}; only tool, set, condition and llm inside), {"id","type":"wait_for_event","event","timeout_seconds","on_timeout":"fail"|"continue","approvers"?:"any"|"other"|[user ids]} (a human approval: the run waits until the event arrives; its payload is the result; "other" when the approval must come from another credential than the one that started the run, user ids only when the description gives them), {"id","type":"workflow","workflow_id","input"?} (runs another workflow).',
-  "Ids are unique, start with a letter and use letters, digits, _ or -. Use only the tools listed. Reference earlier results as {{steps.<id>.result...}} and inputs as {{input.<name>}}.",
-  `Add "trigger": {"type", "config"} when the description says what starts it: "schedule" ({"type":"cron","cron_expression","timezone"?} or {"type":"interval","interval_seconds"}), "webhook" ({"verify":"hub"|"stripe"|"github"|"slack"|"shopify"|"hubspot"|"typeform"|"token","event_types"?:[...]}; the run's input is {event, event_id, event_type, received_at} for a provider), "poll" ({"tool","arguments"?,"interval_seconds","items_path","id_path","emit"?:"each"|"batch"}; each new item is {{input.item}}) or "manual" ({}).`,
-].join("\n");
-
+/**
+ * Asks the model for the workflow as structured output against the step schema, then validates
+ * it as any saved workflow is (steps, links, trigger); an invalid answer is sent back once with
+ * the errors. A server that ignores the schema answers in text, which is parsed the same way; one
+ * that refuses it (HTTP 400) is asked again without it.
+ */
 async function buildWithModel(provider: ChatProvider, description: string, catalog: ToolInfo[], minIntervalSeconds: number) {
   const tools = catalog.map((t) => `- ${t.name}: ${t.description.slice(0, 200)} (input: ${JSON.stringify(t.input_schema).slice(0, 400)})`).join("\n");
   const messages: ChatMessage[] = [
     { role: "system", content: `You design automation workflows.\n${STEP_GUIDE}\nTools:\n${tools}` },
     { role: "user", content: description },
   ];
+  let output: StructuredOutput | undefined = { name: "workflow", schema: workflowAnswerSchema() };
   let errors: FieldError[] = [];
   for (let attempt = 0; attempt < 2; attempt++) {
-    const answer = await provider.generate({ messages, tools: [] });
+    let answer: GenerateResult;
+    try {
+      answer = await provider.generate({ messages, tools: [], output });
+    } catch (error) {
+      if (!output || !refusedSchema(error)) throw error;
+      output = undefined;
+      answer = await provider.generate({ messages, tools: [] });
+    }
     const parsed = parseJson(answer.text);
     const rawSteps = Array.isArray(parsed?.steps) ? parsed.steps : undefined;
     if (rawSteps) {
       const checked = validateSteps(rawSteps);
       const trigger = modelTrigger(parsed?.trigger, minIntervalSeconds);
-      errors = [...checked.errors, ...trigger.errors];
+      errors = [...checked.errors, ...danglingLinks(rawSteps), ...trigger.errors];
       if (errors.length === 0) return { steps: checked.steps, variables: isObject(parsed?.variables) ? parsed.variables : {}, trigger: trigger.value };
     } else {
       errors = [{ location: "body", field: "steps", message: "The model's answer had no JSON steps array." }];
@@ -180,6 +188,9 @@ async function buildWithModel(provider: ChatProvider, description: string, catal
   }
   throw new HubError("validation_failed", `The ${provider.id} provider did not produce a valid workflow, even after one repair.`, { errors });
 }
+
+/** A model server that does not take `response_format: json_schema` answers 400 (the request itself is refused). */
+const refusedSchema = (error: unknown) => error instanceof ProviderError && /\(HTTP 400\)/.test(error.message);
 
 /** The model's `trigger`, checked like any saved trigger; none given is fine. */
 function modelTrigger(raw: unknown, minIntervalSeconds: number): { value?: Trigger; errors: FieldError[] } {
