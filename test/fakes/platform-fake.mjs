@@ -11,6 +11,8 @@
 // non-number Score (422 INVALID_VALUE_FOR_COLUMN), and every list pages (its page size honoured,
 // a cursor for the next page).
 import http from "node:http";
+import { Answer, b64, pageOf, unb64 } from "./fake-kit.mjs";
+import { stripeRoutes } from "./platforms/stripe.mjs";
 
 const requests = new Map();
 const overrides = new Map();
@@ -18,24 +20,6 @@ const overrides = new Map();
 const scripts = new Map();
 /** HubSpot contacts each scenario created, oldest first. */
 const contacts = new Map();
-
-/** A canned answer other than 200 (a route returns a plain body for 200). */
-class Answer {
-  constructor(status, body, headers = {}) {
-    Object.assign(this, { status, body, headers });
-  }
-}
-
-/** Items [start, start + size) of a list, and where the next page starts (null at the end). */
-function pageOf(items, start, size) {
-  const from = Math.max(0, Number(start) || 0);
-  const count = Math.max(1, Math.min(Number(size) || items.length, items.length || 1));
-  const page = items.slice(from, from + count);
-  return { page, next: from + count < items.length ? from + count : null };
-}
-
-const b64 = (text) => Buffer.from(text).toString("base64");
-const unb64 = (text) => Buffer.from(String(text ?? ""), "base64").toString("utf8");
 
 // Slack: the bot is a member of #general and #marketing, not of #random.
 const SLACK_CHANNELS = [
@@ -223,6 +207,7 @@ const ROUTES = [
   // Generic receivers (webhook, http)
   ["POST", /^\/hook$/, () => ({ received: true })],
   ["GET", /^\/things\/(\w+)$/, (_req, m) => ({ id: m[1], kind: "thing" })],
+  ...stripeRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

@@ -1,6 +1,7 @@
 import type { AddressPolicy } from "../../net/address-policy";
 import { OutboundRefused, safeFetch, type SafeResponse } from "../../net/safe-fetch";
 import { describeBody, retryAfterSeconds } from "./failures";
+import { formBody } from "./form";
 import { PlatformError, type Platform, type PlatformClient, type PlatformFailure, type PlatformRequest } from "./types";
 
 const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
@@ -39,7 +40,10 @@ export function platformClient<C extends Record<string, any>>(
       if (idempotencyHeader && options.idempotencyKey && request.method !== "GET" && !headers.has(idempotencyHeader))
         headers.set(idempotencyHeader, options.idempotencyKey);
       let body: string | undefined;
-      if (request.body !== undefined) {
+      if (request.body !== undefined && request.encoding === "form") {
+        headers.set("Content-Type", "application/x-www-form-urlencoded");
+        body = formBody(request.body).toString();
+      } else if (request.body !== undefined) {
         headers.set("Content-Type", "application/json");
         body = JSON.stringify(request.body);
       }

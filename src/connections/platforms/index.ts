@@ -10,6 +10,7 @@ import { notion } from "./notion";
 import { oauth2 } from "./oauth2";
 import { resend } from "./resend";
 import { slack } from "./slack";
+import { stripe } from "./stripe";
 import { telegram } from "./telegram";
 import type { Platform } from "./types";
 import { webhook } from "./webhook";
@@ -26,6 +27,7 @@ export const PLATFORMS: Platform[] = [
   airtable,
   notion,
   google,
+  stripe,
   webhook,
   httpApi,
   oauth2,

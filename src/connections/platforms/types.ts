@@ -2,7 +2,22 @@ import { z } from "@hono/zod-openapi";
 import type { ToolContext } from "../../core/tool-context";
 import type { PlatformOAuth } from "./oauth-spec";
 
-export type PlatformCategory = "mcp" | "messaging" | "email" | "crm" | "marketing" | "database" | "productivity" | "developer" | "ai";
+export type PlatformCategory =
+  | "mcp"
+  | "messaging"
+  | "email"
+  | "crm"
+  | "marketing"
+  | "database"
+  | "productivity"
+  | "developer"
+  | "ai"
+  | "payments"
+  | "ecommerce"
+  | "analytics"
+  | "social"
+  | "support"
+  | "forms";
 export type AuthKind = "bearer_token" | "bot_token" | "api_key" | "basic" | "signing_secret" | "optional_bearer" | "none" | "oauth2";
 
 /** What a connection's status becomes when the platform refuses its credentials. */
@@ -74,6 +89,11 @@ export interface PlatformRequest {
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /**
+   * Sends `body` as application/x-www-form-urlencoded (Stripe, Twilio, Mailgun) instead of JSON;
+   * nested objects and arrays become bracketed keys (`metadata[plan]`, `line_items[0][price]`).
+   */
+  encoding?: "json" | "form";
   headers?: Record<string, string>;
 }
 
