@@ -2,6 +2,8 @@
  * The marketplace's built-in templates: real marketing automations over the hub's own tools.
  * `npm run db:seed-templates` writes them into a D1 migration, so the catalog lives in D1.
  */
+import { DIGEST_CODE, publishedInTheLastWeek } from "./notion-week";
+
 export interface TemplateDefinition {
   id: string;
   name: string;
@@ -28,6 +30,13 @@ const tool = (id: string, name: string, args: Record<string, unknown>, extra: Re
 const when = (id: string, condition: unknown, then: unknown[], otherwise: unknown[] = []) => ({ id, type: "condition", condition, then, else: otherwise });
 const retry = { retry: { max_attempts: 3, delay_seconds: 30, backoff: "exponential" } };
 const v = (value: unknown, description: string) => ({ default: value, description });
+/** The weekly Notion templates' settings: which database, and which of its properties mean "published" and "when". */
+const weeklyNotionVariables = {
+  database_id: v("", "Notion content database id"),
+  status_property: v("Status", "The database's status property: pieces whose value is Published are counted"),
+  date_property: v("Publish date", "The database's date property: pieces dated in the last 7 days are counted"),
+  channel: v("#content", "Slack channel"),
+};
 
 export const TEMPLATES: TemplateDefinition[] = [
   {
@@ -66,8 +75,8 @@ export const TEMPLATES: TemplateDefinition[] = [
   },
   {
     id: "welcome-email-with-follow-up",
-    name: "New subscriber → welcome email → follow-up after 3 days",
-    description: "Send a welcome email at once and a follow-up three days later, without holding a worker while waiting.",
+    name: "New subscriber → welcome email → follow-up days later",
+    description: "Send a welcome email at once and a follow-up follow_up_days days later (3 by default), without holding a worker while waiting.",
     category: "email-marketing",
     difficulty: "beginner",
     required_connections: ["resend"],
@@ -75,7 +84,7 @@ export const TEMPLATES: TemplateDefinition[] = [
     featured: true,
     trigger_type: "webhook",
     trigger_config: {},
-    variables: { sender: v("Acme <hello@acme.com>", "From address"), follow_up_days: v(3, "Days between the two emails (informational)") },
+    variables: { sender: v("Acme <hello@acme.com>", "From address"), follow_up_days: v(3, "Days between the welcome email and the follow-up") },
     steps: [
       tool(
         "welcome",
@@ -88,7 +97,8 @@ export const TEMPLATES: TemplateDefinition[] = [
         },
         retry,
       ),
-      { id: "wait", type: "delay", seconds: 259200 },
+      tool("follow_up_wait", "math_evaluate", { expression: "days * 86400", variables: { days: "{{follow_up_days}}" } }),
+      { id: "wait", type: "delay", seconds: "{{steps.follow_up_wait.result.result}}" },
       tool(
         "follow_up",
         "resend_send_email",
@@ -100,7 +110,7 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "weekly-campaign-report",
     name: "Weekly campaign report to Slack",
-    description: "Every Monday, read audience sizes from Mailchimp and post a summary to Slack.",
+    description: "Every Monday, read audience sizes from Mailchimp and post a summary to Slack: each audience's subscribers and the total.",
     category: "reporting",
     difficulty: "intermediate",
     required_connections: ["mailchimp", "slack"],
@@ -110,12 +120,21 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_config: { type: "cron", cron_expression: "0 9 * * 1", timezone: "UTC" },
     variables: { report_channel: v("#marketing", "Where the report goes") },
     steps: [
-      tool("audiences", "mailchimp_list_audiences", { count: 20 }),
-      tool("count", "json_transform", { operation: "count", data: "{{steps.audiences.result.audiences}}" }),
-      tool("post", "slack_send_message", {
-        channel: "{{report_channel}}",
-        text: "Weekly report: {{steps.count.result.value}} audiences. Details: {{steps.audiences.result.audiences}}",
-      }),
+      tool("audiences", "mailchimp_list_audiences", { count: 100 }),
+      {
+        // One line per audience, largest first, and the total: what a person reads in Slack.
+        id: "summary",
+        type: "code",
+        input: { audiences: "{{steps.audiences.result.audiences}}", more: '{{steps.audiences.result.next_cursor | default: ""}}' },
+        code: [
+          "const audiences = [...input.audiences].sort((a, b) => (b.member_count ?? 0) - (a.member_count ?? 0));",
+          "const total = audiences.reduce((sum, a) => sum + (a.member_count ?? 0), 0);",
+          "const lines = audiences.map((a) => '• ' + a.name + ': ' + (a.member_count ?? 'unknown') + ' subscribers');",
+          "const head = 'Weekly audience report: ' + audiences.length + ' audiences, ' + total + ' subscribers in all' + (input.more ? ' (the first 100 audiences)' : '');",
+          "return [head, ...lines].join('\\n');",
+        ].join("\n"),
+      },
+      tool("post", "slack_send_message", { channel: "{{report_channel}}", text: "{{steps.summary.result}}" }),
     ],
   },
   {
@@ -146,6 +165,7 @@ export const TEMPLATES: TemplateDefinition[] = [
     variables: {
       enrichment_url: v("https://api.example.com/companies", "Your enrichment API"),
       hot_threshold: v(70, "Score from which a lead is hot"),
+      hot_channel: v("#sales", "Slack channel that hears about hot leads"),
       nurture_list: v("", "Mailchimp audience id for nurture"),
     },
     steps: [
@@ -157,7 +177,7 @@ export const TEMPLATES: TemplateDefinition[] = [
       when(
         "is_hot",
         { field: "steps.score.result.result", operator: "greater_than_or_equal", value: "{{hot_threshold}}" },
-        [tool("notify", "slack_send_message", { channel: "#sales", text: "Hot lead {{input.email}} scored {{steps.score.result.result}}" })],
+        [tool("notify", "slack_send_message", { channel: "{{hot_channel}}", text: "Hot lead {{input.email}} scored {{steps.score.result.result}}" })],
         [tool("nurture", "mailchimp_upsert_member", { list_id: "{{nurture_list}}", email: "{{input.email}}", tags: ["nurture"] })],
       ),
     ],
@@ -165,7 +185,8 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "abandoned-cart-reminder",
     name: "Abandoned cart reminder",
-    description: "Two hours after a cart is abandoned, email a reminder unless the order was completed (checked in memory).",
+    description:
+      'Two hours after a cart is abandoned, email a reminder unless the order was completed meanwhile. Post both events to the webhook: {"event": "cart.abandoned", "cart_id", "email", "item_count"} starts the wait, {"event": "order.completed", "cart_id"} records the order (in memory, for 30 days).',
     category: "e-commerce",
     difficulty: "intermediate",
     required_connections: ["resend"],
@@ -175,27 +196,33 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_config: {},
     variables: { sender: v("Shop <orders@shop.example>", "From address") },
     steps: [
-      { id: "wait", type: "delay", seconds: 7200 },
-      tool("ordered", "memory_store", { operation: "get", key: "order:{{input.cart_id}}" }),
-      when("still_open", { field: "steps.ordered.result.found", operator: "equals", value: false }, [
-        tool(
-          "remind",
-          "resend_send_email",
-          {
-            from: "{{sender}}",
-            to: "{{input.email}}",
-            subject: "You left something in your cart",
-            html: "<p>Your {{input.item_count}} items are waiting.</p>",
-          },
-          retry,
-        ),
+      when("order_completed", { field: "input.event", operator: "equals", value: "order.completed" }, [
+        tool("record_order", "memory_store", { operation: "set", key: "order:{{input.cart_id}}", value: true, ttl_seconds: 2592000 }),
+      ]),
+      when("cart_abandoned", { field: "input.event", operator: "equals", value: "cart.abandoned" }, [
+        { id: "wait", type: "delay", seconds: 7200 },
+        tool("ordered", "memory_store", { operation: "get", key: "order:{{input.cart_id}}" }),
+        when("still_open", { field: "steps.ordered.result.found", operator: "equals", value: false }, [
+          tool(
+            "remind",
+            "resend_send_email",
+            {
+              from: "{{sender}}",
+              to: "{{input.email}}",
+              subject: "You left something in your cart",
+              html: '<p>Your {{input.item_count | default: "saved"}} items are waiting.</p>',
+            },
+            retry,
+          ),
+        ]),
       ]),
     ],
   },
   {
     id: "event-registration-follow-up",
     name: "Event registration follow-up",
-    description: "Confirm a registration by email, add the attendee to an Airtable base, and send a reminder the day before.",
+    description:
+      "Confirm a registration by email, add the attendee to an Airtable base, and send a reminder the day before the event (reminder_hours_before hours before input.event_date, an ISO 8601 time at most 60 days ahead; none when the event is closer than that).",
     category: "events",
     difficulty: "intermediate",
     required_connections: ["resend", "airtable"],
@@ -206,9 +233,24 @@ export const TEMPLATES: TemplateDefinition[] = [
     variables: {
       sender: v("Events <events@acme.com>", "From address"),
       attendees_table: v("Attendees", "Airtable table"),
-      reminder_delay_seconds: v(86400, "When to remind (informational)"),
+      reminder_hours_before: v(24, "How many hours before the event starts the reminder goes out"),
     },
     steps: [
+      {
+        // When to remind, worked out first: a date that cannot be read fails the run before anything is sent.
+        // A delay waits at most 30 days, so the wait is two delays.
+        id: "reminder_at",
+        type: "code",
+        input: { event_date: "{{input.event_date}}", hours_before: "{{reminder_hours_before}}" },
+        code: [
+          "const starts = Date.parse(input.event_date);",
+          "if (Number.isNaN(starts)) throw new Error('event_date is not a date: ' + input.event_date);",
+          "const wait = Math.ceil((starts - Number(input.hours_before) * 3600000 - Date.now()) / 1000);",
+          "const month = 30 * 86400;",
+          "if (wait > 2 * month) throw new Error('event_date is more than 60 days ahead');",
+          "return { remind: wait > 0, first: Math.max(0, Math.min(wait, month)), then: Math.max(0, wait - month) };",
+        ].join("\n"),
+      },
       tool(
         "confirm",
         "resend_send_email",
@@ -216,13 +258,21 @@ export const TEMPLATES: TemplateDefinition[] = [
         retry,
       ),
       tool("record", "airtable_create_record", { table: "{{attendees_table}}", fields: { Email: "{{input.email}}", Event: "{{input.event_name}}" } }),
-      { id: "wait", type: "delay", seconds: 86400 },
-      tool("remind", "resend_send_email", {
-        from: "{{sender}}",
-        to: "{{input.email}}",
-        subject: "Tomorrow: {{input.event_name}}",
-        text: "A reminder that {{input.event_name}} starts tomorrow.",
-      }),
+      when("remind_later", { field: "steps.reminder_at.result.remind", operator: "equals", value: true }, [
+        { id: "wait", type: "delay", seconds: "{{steps.reminder_at.result.first}}" },
+        { id: "wait_more", type: "delay", seconds: "{{steps.reminder_at.result.then}}" },
+        tool(
+          "remind",
+          "resend_send_email",
+          {
+            from: "{{sender}}",
+            to: "{{input.email}}",
+            subject: "Coming up: {{input.event_name}}",
+            text: "A reminder that {{input.event_name}} starts on {{input.event_date}}.",
+          },
+          retry,
+        ),
+      ]),
     ],
   },
   {
@@ -307,7 +357,8 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "daily-signups-digest",
     name: "Daily signups digest",
-    description: "Every morning, count yesterday's signups from your API and post the number to Slack.",
+    description:
+      "Every morning, count yesterday's signups (UTC) from your API and post the number to Slack. The API answers GET /signups?since=<ISO>&until=<ISO> with a JSON array.",
     category: "reporting",
     difficulty: "intermediate",
     required_connections: ["http", "slack"],
@@ -317,10 +368,26 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_config: { type: "cron", cron_expression: "0 8 * * *", timezone: "UTC" },
     variables: { report_channel: v("#growth", "Slack channel") },
     steps: [
-      tool("yesterday", "datetime", { operation: "add", amount: -1, unit: "days" }),
-      tool("signups", "http_call", { path: "/signups", query: { since: "{{steps.yesterday.result.iso}}" } }),
+      {
+        // The day before the scheduled time (or before now, for a run started by hand), midnight to midnight UTC.
+        id: "yesterday",
+        type: "code",
+        input: { due_at: '{{input.due_at | default: ""}}' },
+        code: [
+          "const due = input.due_at ? new Date(input.due_at) : new Date();",
+          "const until = new Date(Date.UTC(due.getUTCFullYear(), due.getUTCMonth(), due.getUTCDate()));",
+          "const since = new Date(until.getTime() - 86400000);",
+          "return { since: since.toISOString(), until: until.toISOString(), day: since.toISOString().slice(0, 10) };",
+        ].join("\n"),
+      },
+      tool(
+        "signups",
+        "http_call",
+        { path: "/signups", query: { since: "{{steps.yesterday.result.since}}", until: "{{steps.yesterday.result.until}}" } },
+        retry,
+      ),
       tool("count", "json_transform", { operation: "count", data: "{{steps.signups.result.body}}" }),
-      tool("post", "slack_send_message", { channel: "{{report_channel}}", text: "Signups since yesterday: {{steps.count.result.value}}" }),
+      tool("post", "slack_send_message", { channel: "{{report_channel}}", text: "Signups on {{steps.yesterday.result.day}}: {{steps.count.result.value}}" }),
     ],
   },
   {
@@ -351,7 +418,8 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "trial-expiry-nudge",
     name: "Trial expiry nudge",
-    description: "Five days before a trial ends, email the user an upgrade offer; VIP accounts also get a Slack heads-up to their owner.",
+    description:
+      'Five days before a trial ends (your app posts {"email", "plan_interest"} to the webhook then), email the user an upgrade offer; VIP accounts (plan_interest enterprise or business) also get a Slack heads-up to their owner.',
     category: "customer-success",
     difficulty: "intermediate",
     required_connections: ["resend", "slack"],
@@ -359,7 +427,7 @@ export const TEMPLATES: TemplateDefinition[] = [
     featured: false,
     trigger_type: "webhook",
     trigger_config: {},
-    variables: { sender: v("Acme <team@acme.com>", "From address") },
+    variables: { sender: v("Acme <team@acme.com>", "From address"), vip_channel: v("#sales", "Slack channel told about VIP trials ending") },
     steps: [
       tool(
         "offer",
@@ -368,7 +436,7 @@ export const TEMPLATES: TemplateDefinition[] = [
         retry,
       ),
       when("vip", { field: "input.plan_interest", operator: "in", value: ["enterprise", "business"] }, [
-        tool("owner", "slack_send_message", { channel: "#sales", text: "VIP trial ending: {{input.email}} ({{input.plan_interest}})" }),
+        tool("owner", "slack_send_message", { channel: "{{vip_channel}}", text: "VIP trial ending: {{input.email}} ({{input.plan_interest}})" }),
       ]),
     ],
   },
@@ -455,7 +523,8 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "weekly-content-round-up",
     name: "Weekly content round-up to Notion and Slack",
-    description: "Every Friday, list this week's published pieces from the Notion calendar and share the round-up in Slack.",
+    description:
+      "Every Friday, list the pieces the Notion content calendar shows as published in the last 7 days (all of them, linked by title) and share the round-up in Slack.",
     category: "reporting",
     difficulty: "intermediate",
     required_connections: ["notion", "slack"],
@@ -463,11 +532,21 @@ export const TEMPLATES: TemplateDefinition[] = [
     featured: false,
     trigger_type: "schedule",
     trigger_config: { type: "cron", cron_expression: "0 16 * * 5", timezone: "UTC" },
-    variables: { database_id: v("", "Notion content database id"), channel: v("#content", "Slack channel") },
+    variables: weeklyNotionVariables,
     steps: [
-      tool("published", "notion_query_database", { database_id: "{{database_id}}", filter: { property: "Status", status: { equals: "Published" } } }),
-      tool("count", "json_transform", { operation: "count", data: "{{steps.published.result.pages}}" }),
-      tool("share", "slack_send_message", { channel: "{{channel}}", text: "This week we published {{steps.count.result.value}} pieces." }),
+      ...publishedInTheLastWeek(),
+      { id: "digest", type: "code", code: DIGEST_CODE },
+      when(
+        "any",
+        { field: "steps.digest.result.count", operator: "greater_than", value: 0 },
+        [
+          tool("share", "slack_send_message", {
+            channel: "{{channel}}",
+            text: "Published in the last 7 days ({{steps.digest.result.count}}):\n{{steps.digest.result.slack}}",
+          }),
+        ],
+        [tool("share_none", "slack_send_message", { channel: "{{channel}}", text: "Nothing was published in the last 7 days." })],
+      ),
     ],
   },
   {
@@ -616,7 +695,7 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "monthly-audience-growth",
     name: "Monthly audience growth report",
-    description: "On the first of each month, record Mailchimp audience sizes in Airtable for trend reports.",
+    description: "On the first of each month, record each Mailchimp audience's size as a row in Airtable (date, audience, members) for trend reports.",
     category: "reporting",
     difficulty: "intermediate",
     required_connections: ["mailchimp", "airtable"],
@@ -624,15 +703,32 @@ export const TEMPLATES: TemplateDefinition[] = [
     featured: false,
     trigger_type: "schedule",
     trigger_config: { type: "cron", cron_expression: "0 7 1 * *", timezone: "UTC" },
-    variables: { table: v("Audience growth", "Airtable table") },
+    variables: {
+      table: v("Audience growth", "Airtable table that gets one record per audience each month: Date (date), Audience (text), Members (number)"),
+    },
     steps: [
-      tool("audiences", "mailchimp_list_audiences", { count: 50 }),
+      // Mailchimp's largest page: an account's audiences fit in one.
+      tool("audiences", "mailchimp_list_audiences", { count: 1000 }),
       tool("today", "datetime", { operation: "now" }),
-      tool("record", "airtable_create_record", {
-        table: "{{table}}",
-        fields: { Date: "{{steps.today.result.iso}}", Audiences: "{{steps.audiences.result.audiences}}" },
-        typecast: true,
-      }),
+      // One row per audience and month, so Airtable can chart each audience's size over time.
+      {
+        id: "each_audience",
+        type: "for_each",
+        items: "{{steps.audiences.result.audiences}}",
+        as: "audience",
+        steps: [
+          tool(
+            "record",
+            "airtable_create_record",
+            {
+              table: "{{table}}",
+              fields: { Date: "{{steps.today.result.iso}}", Audience: "{{audience.name}}", Members: "{{audience.member_count}}" },
+              typecast: true,
+            },
+            retry,
+          ),
+        ],
+      },
     ],
   },
   {
@@ -804,7 +900,8 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "weekly-report-ai-summary",
     name: "Weekly content report with an AI summary",
-    description: "Every Monday, read the week's published pieces from Notion, have a model summarise them, and post the summary to Slack.",
+    description:
+      "Every Monday, read the pieces the Notion content calendar shows as published in the last 7 days (all of them), have a model summarise them, and post the summary to Slack.",
     category: "reporting",
     difficulty: "intermediate",
     required_connections: ["notion", "openai", "slack"],
@@ -812,16 +909,24 @@ export const TEMPLATES: TemplateDefinition[] = [
     featured: false,
     trigger_type: "schedule",
     trigger_config: { type: "cron", cron_expression: "0 9 * * 1" },
-    variables: { database_id: v("", "Notion content database id"), channel: v("#content", "Slack channel") },
+    variables: weeklyNotionVariables,
     steps: [
-      tool("published", "notion_query_database", { database_id: "{{database_id}}", filter: { property: "Status", status: { equals: "Published" } } }),
-      {
-        id: "summary",
-        type: "llm",
-        system: "You summarise marketing content for a busy team in five bullet points.",
-        prompt: "Summarise this week's published pieces: {{steps.published.result}}",
-      },
-      tool("post", "slack_send_message", { channel: "{{channel}}", text: "This week in content:\n{{steps.summary.result.text}}" }),
+      ...publishedInTheLastWeek(),
+      { id: "digest", type: "code", code: DIGEST_CODE },
+      when(
+        "any",
+        { field: "steps.digest.result.count", operator: "greater_than", value: 0 },
+        [
+          {
+            id: "summary",
+            type: "llm",
+            system: "You summarise marketing content for a busy team in five bullet points.",
+            prompt: "Summarise the {{steps.digest.result.count}} pieces published in the last 7 days:\n{{steps.digest.result.text}}",
+          },
+          tool("post", "slack_send_message", { channel: "{{channel}}", text: "The last 7 days in content:\n{{steps.summary.result.text}}" }),
+        ],
+        [tool("post_none", "slack_send_message", { channel: "{{channel}}", text: "Nothing was published in the last 7 days." })],
+      ),
     ],
   },
 ];

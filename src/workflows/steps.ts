@@ -38,7 +38,8 @@ export type Step =
   | { id: string; type: "tool"; name?: string; tool: string; arguments: Record<string, unknown>; retry?: RetryPolicy }
   | { id: string; type: "condition"; name?: string; condition: Condition; then: Step[]; else: Step[] }
   | { id: string; type: "set"; name?: string; values: Record<string, unknown> }
-  | { id: string; type: "delay"; name?: string; seconds: number }
+  /** `seconds`: a number, or one placeholder ("{{steps.lead.result.value}}") worked out when the step runs. */
+  | { id: string; type: "delay"; name?: string; seconds: number | string }
   | {
       id: string;
       type: "wait_for_event";
@@ -120,7 +121,15 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
       })
       .strict(),
     z.object({ id: StepId, type: z.literal("set"), name: Name, values: z.record(VariableName, z.unknown()) }).strict(),
-    z.object({ id: StepId, type: z.literal("delay"), name: Name, seconds: z.number().min(0).max(MAX_DELAY_SECONDS) }).strict(),
+    z
+      .object({
+        id: StepId,
+        type: z.literal("delay"),
+        name: Name,
+        // A placeholder lets a variable or an earlier step decide the wait; its value is checked when the step runs.
+        seconds: z.union([z.number().min(0).max(MAX_DELAY_SECONDS), z.string().regex(/^\{\{[^{}]+\}\}$/, "a number of seconds or one {{placeholder}}")]),
+      })
+      .strict(),
     z
       .object({
         id: StepId,
@@ -185,7 +194,7 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
 
 export const StepsSchema = z.array(z.unknown()).max(MAX_STEPS).openapi({
   description:
-    'Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds}, wait_for_event {event, timeout_seconds, on_timeout?: fail|continue, approvers?: any|other|[user ids]} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step\'s result; approvers: "any" credential of yours (default), "other" than the credential that started the run, or only the listed users, who may deliver it though the run is not theirs), llm {prompt, system?, provider?, model?, output?: text|json, schema?} (result {text} or {json}, tokens recorded; on the deployment\'s own key only the models it allows, listed by GET /v1/chat/providers, and model calls count against a per-minute limit: over it the step waits for the next minute), for_each {items, as?: item, steps, concurrency?} (inside: {{item}}, {{index}}; result: per item, its steps\' results), workflow {workflow_id, input?} (runs another of your workflows as a child execution, depth at most 5), code {code, input?, cpu_ms?, retry?} (`code` is the body of an async JavaScript function of `input` — the substituted `input`, by default {input, steps, variables} — that returns a JSON value; no network and nothing of the hub, a CPU budget of cpu_ms (default 200, at most 2000), 64 MiB of memory, 5 s wall clock; result {value, logs}: the returned value and the first 100 console.log lines).',
+    'Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds} (a number, or one placeholder whose value is the number of seconds), wait_for_event {event, timeout_seconds, on_timeout?: fail|continue, approvers?: any|other|[user ids]} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step\'s result; approvers: "any" credential of yours (default), "other" than the credential that started the run, or only the listed users, who may deliver it though the run is not theirs), llm {prompt, system?, provider?, model?, output?: text|json, schema?} (result {text} or {json}, tokens recorded; on the deployment\'s own key only the models it allows, listed by GET /v1/chat/providers, and model calls count against a per-minute limit: over it the step waits for the next minute), for_each {items, as?: item, steps, concurrency?} (inside: {{item}}, {{index}}; result: per item, its steps\' results), workflow {workflow_id, input?} (runs another of your workflows as a child execution, depth at most 5), code {code, input?, cpu_ms?, retry?} (`code` is the body of an async JavaScript function of `input` — the substituted `input`, by default {input, steps, variables} — that returns a JSON value; no network and nothing of the hub, a CPU budget of cpu_ms (default 200, at most 2000), 64 MiB of memory, 5 s wall clock; result {value, logs}: the returned value and the first 100 console.log lines).',
 });
 
 export const NOTIFY_EVENTS = ["execution.succeeded", "execution.failed"] as const;
