@@ -24,6 +24,7 @@ import { chatRoutes } from "./conversations/chat.routes";
 import { workflowRoutes } from "./workflows/workflows.routes";
 import { versionRoutes } from "./workflows/versions.routes";
 import { builderRoutes } from "./workflows/builder.routes";
+import { testStepRoutes } from "./workflows/test-step.routes";
 import { executionRoutes } from "./executions/executions.routes";
 import { rerunRoutes } from "./executions/reruns.routes";
 import { agentRoutes } from "./agents/agents.routes";
@@ -117,6 +118,7 @@ export function createApp() {
   authed.route("/", conversationRoutes);
   authed.route("/", chatRoutes);
   authed.route("/", builderRoutes);
+  authed.route("/", testStepRoutes);
   authed.route("/", workflowRoutes);
   authed.route("/", versionRoutes);
   authed.route("/", executionRoutes);

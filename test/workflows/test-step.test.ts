@@ -1,0 +1,78 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
+
+const testStep = (key: string, body: unknown) => call("/v1/workflows/test-step", { token: key, json: body });
+
+async function ok(key: string, body: unknown) {
+  const response = await testStep(key, body);
+  expect(response.status, await response.clone().text()).toBe(200);
+  return json(response);
+}
+
+describe("POST /v1/workflows/test-step", () => {
+  it("runs a code step with the given input and answers exactly what it returned and what it logged", async () => {
+    const { key } = await newApiKey(await newUser());
+    const step = {
+      id: "total",
+      type: "code",
+      code: 'console.log("items:", input.items.length);\nreturn input.items.reduce((sum, item) => sum + item.price, 0);',
+    };
+    const answer = await ok(key, { step, input: { items: [{ price: 3 }, { price: 4.5 }] } });
+    expect(answer).toMatchObject({ status: "succeeded", result: 7.5, error: null, logs: ["items: 2"], logs_dropped: 0 });
+    expect(typeof answer.duration_ms).toBe("number");
+    // Nothing was saved: the person still has no workflow.
+    expect((await json(await call("/v1/workflows", { token: key }))).data).toEqual([]);
+  });
+
+  it("without an input, gives the code the step's own input, or the shape a run's default has", async () => {
+    const { key } = await newApiKey(await newUser());
+    const echo = "return input;";
+    expect((await ok(key, { step: { id: "a", type: "code", code: echo } })).result).toEqual({ input: {}, steps: {}, variables: {} });
+    expect((await ok(key, { step: { id: "b", type: "code", code: echo, input: { n: 1 } } })).result).toEqual({ n: 1 });
+  });
+
+  it("answers the code's own failure with the line it threw on, the lines logged before it, and 200", async () => {
+    const { key } = await newApiKey(await newUser());
+    const answer = await ok(key, { step: { id: "boom", type: "code", code: 'console.log("before");\nconst x = 1;\nthrow new Error("no price");' } });
+    expect(answer).toMatchObject({ status: "failed", result: null, logs: ["before"] });
+    expect(answer.error).toBe("Error: no price (line 3)");
+  });
+
+  it("holds the step's CPU budget: an endless loop fails within it", async () => {
+    const { key } = await newApiKey(await newUser());
+    const started = Date.now();
+    const answer = await ok(key, { step: { id: "spin", type: "code", code: "while (true) {}", cpu_ms: 50 } });
+    expect(answer.status).toBe("failed");
+    expect(answer.error).toContain("CPU budget of 50 ms");
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("refuses any other step type with 400 and an invalid code step with 422 naming the field", async () => {
+    const { key } = await newApiKey(await newUser());
+    const tool = await expectProblem(await testStep(key, { step: { id: "t", type: "tool", tool: "uuid_generate", arguments: {} } }), 400, "bad_request");
+    expect(tool.detail).toContain("Only code steps");
+    const invalid = await expectProblem(await testStep(key, { step: { id: "c", type: "code", code: "return 1;", cpu_ms: 999999 } }), 422, "validation_failed");
+    expect(invalid.errors?.map((e) => e.field)).toEqual(["step.cpu_ms"]);
+    const syntax = await ok(key, { step: { id: "s", type: "code", code: "return (;" } });
+    expect(syntax.status).toBe("failed");
+    expect(syntax.error).toMatch(/SyntaxError/);
+  });
+
+  it("needs a credential, and counts each test against the tool-call limit: 429 with Retry-After when it is spent", async () => {
+    expect((await call("/v1/workflows/test-step", { json: { step: { id: "a", type: "code", code: "return 1;" } } })).status).toBe(401);
+    const { key } = await newApiKey(await newUser());
+    const first = await testStep(key, { step: { id: "a", type: "code", code: "return 1;" } });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("RateLimit")).toMatch(/"tools";r=\d+/);
+    const limit = Number(env.TOOL_RATE_LIMIT_PER_MINUTE);
+    let response: Response | undefined;
+    for (let i = 0; i <= 2 * limit && response?.status !== 429; i++) {
+      response = await call("/v1/tools/execute", { token: key, json: { name: "uuid_generate", arguments: {} } });
+    }
+    expect(response?.status).toBe(429);
+    const refused = await testStep(key, { step: { id: "a", type: "code", code: "return 1;" } });
+    expect(refused.headers.get("Retry-After")).toBeTruthy();
+    expect((await expectProblem(refused, 429, "rate_limited")).detail).toContain("tool calls");
+  });
+});
