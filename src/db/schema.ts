@@ -413,6 +413,8 @@ export const executionSteps = sqliteTable(
     finishedAt: timestamp("finished_at"),
     /** Model tokens an llm step spent. */
     tokensUsed: integer("tokens_used").notNull().default(0),
+    /** A code step's console lines (the first 100), kept beside its result, not in it. */
+    logs: text("logs", { mode: "json" }).$type<string[]>(),
   },
   (t) => [primaryKey({ columns: [t.executionId, t.stepKey] })],
 );

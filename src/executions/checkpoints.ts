@@ -15,6 +15,8 @@ export interface StepState {
   resumeAt?: Date;
   startedAt?: Date;
   tokensUsed?: number;
+  /** A code step's console lines. */
+  logs?: string[];
 }
 
 /** What `take` hands to a batch: the upserts, the bytes they add to the run, and the first result refused for size. */
@@ -63,6 +65,7 @@ export class Checkpoints {
       startedAt: state.startedAt ?? existing?.startedAt ?? now,
       finishedAt: finished ? now : null,
       tokensUsed: state.tokensUsed ?? existing?.tokensUsed ?? 0,
+      logs: state.logs ?? null,
     };
     this.rows.set(key, { ...row } as ExecutionStep);
     this.unwritten.set(key, row);
@@ -93,7 +96,8 @@ export class Checkpoints {
     let overflow: StepRow | undefined;
     const results = rows.map((row, i) => {
       const text = encodeFor(executionSteps.result, row.result) as string | null;
-      const bytes = text === null ? 0 : utf8Length(text);
+      const logs = encodeFor(executionSteps.logs, row.logs) as string | null;
+      const bytes = (text === null ? 0 : utf8Length(text)) + (logs === null ? 0 : utf8Length(logs));
       if (this.storedBytes + storedDelta + bytes <= this.storedLimit) {
         storedDelta += bytes;
         return text;
@@ -102,6 +106,7 @@ export class Checkpoints {
         ...row,
         status: "failed",
         result: null,
+        logs: null,
         errorMessage: resultNotKept(bytes, this.storedLimit),
         finishedAt: row.finishedAt ?? new Date(),
       };

@@ -97,6 +97,8 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
             resume_at: s.resumeAt?.toISOString() ?? null,
             result: s.result ?? null,
             error_message: s.errorMessage,
+            // Only a code step has console lines; other steps' records stay as they were.
+            ...(s.type === "code" ? { logs: s.logs ?? [] } : {}),
           })),
         }
       : {}),

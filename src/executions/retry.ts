@@ -82,6 +82,7 @@ function insertRetry(ctx: ServiceContext, old: Execution, id: string) {
           finishedAt: executionSteps.finishedAt,
           // Reused, not spent again: this run's tokens are its own.
           tokensUsed: sql`0`.as("tokens_used"),
+          logs: executionSteps.logs,
         })
         .from(executionSteps)
         .where(and(eq(executionSteps.executionId, old.id), inArray(executionSteps.status, [...REUSED]))),
@@ -89,7 +90,7 @@ function insertRetry(ctx: ServiceContext, old: Execution, id: string) {
     ctx.db
       .update(executions)
       .set({
-        storedBytes: sql`(select coalesce(sum(length(cast(${executionSteps.result} as blob))), 0) from ${executionSteps} where ${executionSteps.executionId} = ${id})`,
+        storedBytes: sql`(select coalesce(sum(coalesce(length(cast(${executionSteps.result} as blob)), 0) + coalesce(length(cast(${executionSteps.logs} as blob)), 0)), 0) from ${executionSteps} where ${executionSteps.executionId} = ${id})`,
       })
       .where(eq(executions.id, id)),
     removeIfOverQuota(ctx, id),

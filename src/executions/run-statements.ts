@@ -13,8 +13,11 @@ export type StepRow = typeof executionSteps.$inferInsert;
 
 export const STEP_COLUMNS = Object.entries(getTableColumns(executionSteps)) as [keyof StepRow, Column][];
 
-/** A row's columns plus the lease guard's two parameters stay within D1's limit of 100 bound parameters. */
-export const ROWS_PER_STATEMENT = Math.floor((100 - 2) / STEP_COLUMNS.length);
+/**
+ * The rows' columns plus the lease guard's parameters stay within D1's limit of 100 bound
+ * parameters: the guard (run id and lease token) is written twice, for the insert and the update.
+ */
+export const ROWS_PER_STATEMENT = Math.floor((100 - 4) / STEP_COLUMNS.length);
 
 /**
  * The upsert of `rows` checkpoints, with placeholders `<row>.<column>`, guarded by the run's lease:
@@ -47,6 +50,7 @@ export function checkpointUpsert(db: Db, rows: number) {
           finishedAt: sql`excluded.finished_at`,
           startedAt: sql`excluded.started_at`,
           tokensUsed: sql`excluded.tokens_used`,
+          logs: sql`excluded.logs`,
         },
         setWhere: leaseHeld,
       })

@@ -42,6 +42,8 @@ export const StepRecordSchema = z.object({
   resume_at: Timestamp.nullable(),
   result: z.unknown(),
   error_message: z.string().nullable(),
+  /** A code step's console lines: the first 100, then one line saying how many more were not kept. */
+  logs: z.array(z.string()).optional(),
 });
 
 /** A `settings.notify` delivery of a finished execution, with every attempt. */

@@ -32,7 +32,7 @@ describe("code steps", () => {
 const total = lines.reduce((sum, line) => sum + line.qty * line.price, 0);
 return { total, count: lines.length, currency: input.variables.currency, customer: input.input.customer };`,
         ),
-        { id: "summary", type: "set", values: { text: "{{steps.totals.result.value.count}} lines, {{steps.totals.result.value.total}} {{currency}}" } },
+        { id: "summary", type: "set", values: { text: "{{steps.totals.result.count}} lines, {{steps.totals.result.total}} {{currency}}" } },
       ],
       {
         customer: "ada",
@@ -46,7 +46,8 @@ return { total, count: lines.length, currency: input.variables.currency, custome
     expect(stepOf(execution, "totals")).toMatchObject({
       status: "succeeded",
       attempts: 1,
-      result: { value: { total: 17.5, count: 2, currency: "EUR", customer: "ada" }, logs: [] },
+      result: { total: 17.5, count: 2, currency: "EUR", customer: "ada" },
+      logs: [],
     });
     expect(stepOf(execution, "summary").result).toEqual({ text: "2 lines, 17.5 EUR" });
   });
@@ -62,7 +63,7 @@ return { total, count: lines.length, currency: input.variables.currency, custome
         n: 21,
       },
     );
-    expect(stepOf(execution, "c").result.value).toEqual(["x21", 42]);
+    expect(stepOf(execution, "c").result).toEqual(["x21", 42]);
   });
 
   it("by default gets {input, steps, variables}, the variables without the run's input repeated", async () => {
@@ -71,7 +72,7 @@ return { total, count: lines.length, currency: input.variables.currency, custome
       { color: "red", extra: 1 },
       { variables: { color: "green", size: "M" } },
     );
-    const input = stepOf(execution, "c").result.value;
+    const input = stepOf(execution, "c").result;
     expect(input.input).toEqual({ color: "red", extra: 1 });
     expect(input.steps.pick).toEqual({ result: { chosen: "blue" }, status: "succeeded" });
     // As placeholders see them: the workflow's variables overlaid by the run's input, and set values.
@@ -81,7 +82,7 @@ return { total, count: lines.length, currency: input.variables.currency, custome
   it("runs inside a for_each with the item among its variables", async () => {
     const execution = await run([{ id: "each", type: "for_each", items: [1, 2, 3], as: "n", steps: [code("square", "return input.variables.n ** 2;")] }]);
     expect(execution.status).toBe("succeeded");
-    expect(stepOf(execution, "each").result.map((item: any) => item.square.value)).toEqual([1, 4, 9]);
+    expect(stepOf(execution, "each").result.map((item: any) => item.square)).toEqual([1, 4, 9]);
   });
 
   it("keeps the first 100 console lines on the step's record, each bounded", async () => {
@@ -96,13 +97,14 @@ for (let i = 0; i < 200; i++) console.log("line", i);
 return "done";`,
       ),
     ]);
-    const result = stepOf(execution, "c").result;
-    expect(result.value).toBe("done");
-    expect(result.logs.slice(0, 3)).toEqual(['hello {"a":1} [1,2] undefined null', "warn: careful", "error: TypeError: bad"]);
-    expect(result.logs[3]).toBe(`${"x".repeat(1000)}…`);
-    expect(result.logs).toHaveLength(100);
-    expect(result.logs.at(-1)).toBe("line 95");
-    expect(result.logs_dropped).toBe(104);
+    const record = stepOf(execution, "c");
+    expect(record.result).toBe("done");
+    expect(record.logs.slice(0, 3)).toEqual(['hello {"a":1} [1,2] undefined null', "warn: careful", "error: TypeError: bad"]);
+    expect(record.logs[3]).toBe(`${"x".repeat(1000)}…`);
+    // The first 100 lines, then one saying how many more there were.
+    expect(record.logs).toHaveLength(101);
+    expect(record.logs.at(-2)).toBe("line 95");
+    expect(record.logs.at(-1)).toBe("(104 more lines not kept)");
   });
 
   it("fails the step with the error and its line number, keeping the lines logged before", async () => {
@@ -110,7 +112,8 @@ return "done";`,
     expect(execution.status).toBe("failed");
     const step = stepOf(execution, "c");
     expect(step.error_message).toBe("TypeError: cannot read property 'total' of undefined (line 3)");
-    expect(step.result).toEqual({ value: null, logs: ["before"] });
+    expect(step.result).toBeNull();
+    expect(step.logs).toEqual(["before"]);
     expect(execution.error_message).toContain("TypeError: cannot read property 'total' of undefined (line 3)");
     expect(await failureOf('if (true) {\n  throw new Error("no stock");\n}')).toBe("Error: no stock (line 2)");
     expect(await failureOf('throw "plain"')).toBe('The code threw "plain".');
@@ -169,7 +172,7 @@ return "done";`,
         "return [typeof env, typeof process, typeof setTimeout, typeof caches, typeof WebAssembly, typeof XMLHttpRequest, typeof Request, typeof crypto];",
       ),
     ]);
-    expect(stepOf(execution, "c").result.value).toEqual(Array(8).fill("undefined"));
+    expect(stepOf(execution, "c").result).toEqual(Array(8).fill("undefined"));
   });
 
   it("fails `while (true) {}` at its CPU budget", async () => {
@@ -186,7 +189,7 @@ return "done";`,
     );
     expect(await failureOf("function deeper(n) { return deeper(n + 1) + 1; }\nreturn deeper(0);")).toMatch(/stack overflow \(line 1\)$/);
     const after = await run([code("c", "return Array.from({ length: 3 }, (_, i) => i);")]);
-    expect(stepOf(after, "c").result.value).toEqual([0, 1, 2]);
+    expect(stepOf(after, "c").result).toEqual([0, 1, 2]);
   });
 
   it("fails a result that is not JSON, too large, or a promise that never settles, saying so", async () => {
@@ -201,7 +204,7 @@ return "done";`,
     expect(await failureOf("return await new Promise(() => {});")).toContain("a promise that never settles");
     // Nothing returned is null.
     const execution = await run([code("c", "const x = 1;")]);
-    expect(stepOf(execution, "c").result.value).toBeNull();
+    expect(stepOf(execution, "c").result).toBeNull();
   });
 
   it("refuses an input larger than 1 MiB of JSON", async () => {
@@ -214,7 +217,7 @@ return "done";`,
     );
     // Given only what it needs, the same step runs.
     const fits = await run([produce("p1"), produce("p2"), code("c", "return input.length;", { input: "{{input.big}}" })], { big });
-    expect(stepOf(fits, "c").result.value).toBe(big.length);
+    expect(stepOf(fits, "c").result).toBe(big.length);
   });
 
   it("shares nothing between runs: each gets a fresh context", async () => {
@@ -222,9 +225,9 @@ return "done";`,
       code("first", "globalThis.shared = 'left behind'; Object.prototype.polluted = true; Array.prototype.push = null; return 1;"),
       code("second", "return [typeof shared, ({}).polluted === undefined, typeof [].push];"),
     ]);
-    expect(stepOf(execution, "second").result.value).toEqual(["undefined", true, "function"]);
+    expect(stepOf(execution, "second").result).toEqual(["undefined", true, "function"]);
     const other = await run([code("again", "return typeof globalThis.shared;")]);
-    expect(stepOf(other, "again").result.value).toBe("undefined");
+    expect(stepOf(other, "again").result).toBe("undefined");
   });
 
   it("is tried again under its retry policy, each attempt on a fresh context", async () => {
@@ -239,7 +242,7 @@ return "done";`,
       steps: [
         code("draw", "return Math.random();"),
         { id: "slow", type: "tool", tool: "wait", arguments: { seconds: 3 } },
-        code("check", "return input.steps.draw.result.value;"),
+        code("check", "return input.steps.draw.result;"),
       ],
     });
     const id = await execute(key, workflow.id);
@@ -249,7 +252,7 @@ return "done";`,
     expect(execution.status).toBe("succeeded");
     const draw = stepOf(execution, "draw");
     expect(draw.attempts).toBe(1);
-    expect(stepOf(execution, "check").result.value).toBe(draw.result.value);
+    expect(stepOf(execution, "check").result).toBe(draw.result);
   }, 40_000);
 
   it("holds the budget where the clock stands still while code runs (as on Cloudflare), counting interpreter steps", async () => {
@@ -288,6 +291,6 @@ describe("the code step's result", () => {
     const id = await execute(key, workflow.id);
     await settled(key, id);
     const execution = await json(await call(`/v1/executions/${id}`, { token: key }));
-    expect(stepOf(execution, "c")).toMatchObject({ type: "code", status: "succeeded", result: { value: { ok: true }, logs: ["hi"] }, error_message: null });
+    expect(stepOf(execution, "c")).toMatchObject({ type: "code", status: "succeeded", result: { ok: true }, logs: ["hi"], error_message: null });
   });
 });

@@ -9,9 +9,9 @@ const NOT_VARIABLES = new Set(["input", "steps", "execution", "agent"]);
 
 /**
  * `code`: the step's JavaScript, run in a sandbox (lib/sandbox) with its input, and nothing else:
- * no network, nothing of the hub, a CPU budget, a memory cap. Its record's result is
- * `{value, logs}`: what the code returned and the first console lines; a failed run keeps its
- * lines there too (`value` null), next to the error with the code's line number.
+ * no network, nothing of the hub, a CPU budget, a memory cap. Its result is what the code
+ * returned; the console lines go beside it on the step record (`logs`), a failed attempt's too,
+ * next to the error with the code's line number.
  */
 export const runCode: StepHandler<"code"> = async (run, step, scope, done) => {
   const { attempt, policy } = await nextAttempt(run, step, scope, done);
@@ -20,20 +20,20 @@ export const runCode: StepHandler<"code"> = async (run, step, scope, done) => {
   // Written before the code runs: an attempt that takes its runner down counts (nextAttempt).
   await run.checkpoint(step, scope, { status: "running", attempts: attempt, startedAt });
   const outcome = await runJavaScript(step.code, input, { cpuMs: step.cpu_ms ?? CODE_LIMITS.defaultCpuMs });
-  const logs = { logs: outcome.logs, ...(outcome.droppedLogs ? { logs_dropped: outcome.droppedLogs } : {}) };
+  const logs = outcome.droppedLogs ? [...outcome.logs, `(${outcome.droppedLogs} more lines not kept)`] : outcome.logs;
 
   if (outcome.ok) {
-    const result = { value: outcome.value, ...logs };
-    if (JSON.stringify(result).length > MAX_RESULT_CHARS) {
-      return run.failStep(step, scope, attempt, `The result and its logs are larger than the ${MAX_RESULT_CHARS / 1024} KiB a step's result may hold.`);
+    const result = outcome.value;
+    if ((JSON.stringify(result) ?? "").length > MAX_RESULT_CHARS) {
+      return run.failStep(step, scope, attempt, `The result is larger than the ${MAX_RESULT_CHARS / 1024} KiB a step's result may hold.`);
     }
-    await run.checkpoint(step, scope, { status: "succeeded", result, attempts: attempt, startedAt });
+    await run.checkpoint(step, scope, { status: "succeeded", result, logs, attempts: attempt, startedAt });
     run.apply(step, scope, result);
     return;
   }
   if (attempt < policy.max_attempts) return retryOrFail(run, step, scope, attempt, policy, outcome.error);
   // The last attempt: the record keeps the lines the code logged before it failed.
-  await run.checkpoint(step, scope, { status: "failed", result: { value: null, ...logs }, error: outcome.error, attempts: attempt, startedAt });
+  await run.checkpoint(step, scope, { status: "failed", logs, error: outcome.error, attempts: attempt, startedAt });
   return run.fail(step, `Step "${scope.key(step)}" failed after ${attempt} attempt(s): ${outcome.error}`);
 };
 
