@@ -11,7 +11,9 @@ import { clientRegistration, describeClientRegistration } from "./auth/client-re
 import { describeTokenEndpoint } from "./auth/token-endpoint.openapi";
 import { createDocsPage } from "./docs/docs.routes";
 import { HubError } from "./core/errors";
-import { initRequest, limitBody, limitNesting, requireJsonBody } from "./http/middleware";
+import { initRequest, limitNesting, requireJsonBody } from "./http/middleware";
+import { limitBodyOrDocument } from "./connections/custom/body-limit";
+import { customPlatformRoutes } from "./connections/custom/platforms.routes";
 import { registerOpenApi } from "./http/openapi-document";
 import { problemResponse, toHubError } from "./http/problem";
 import { perCredentialLimit } from "./http/rate-limit";
@@ -94,7 +96,7 @@ export function createApp() {
       maxAge: 600,
     }),
   );
-  v1.use("*", limitBody);
+  v1.use("*", limitBodyOrDocument);
   v1.route("/", tokenEndpoint);
   v1.route("/", clientRegistration);
   v1.route("/", agentWebhooks);
@@ -114,6 +116,7 @@ export function createApp() {
   authed.route("/", authorizationRoutes);
   authed.route("/", meRoutes);
   authed.route("/", connectionRoutes);
+  authed.route("/", customPlatformRoutes);
   authed.route("/", toolRoutes);
   authed.route("/", conversationRoutes);
   authed.route("/", chatRoutes);

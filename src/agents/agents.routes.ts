@@ -60,11 +60,23 @@ export const AgentSchema = z
   .openapi("Agent");
 
 /** What an agent may set for its runs; other keys are kept as given (notes, descriptions). */
-const AgentConfig = z
+export const AgentConfig = z
   .object({
-    instructions: z.string().max(10_000).optional().openapi({ description: "Come before the system prompt of the agent's llm steps." }),
-    provider: z.string().max(50).optional().openapi({ description: "The model provider of the agent's llm steps that name none." }),
+    instructions: z
+      .string()
+      .max(10_000)
+      .optional()
+      .openapi({ description: "Come before the system prompt of the agent's llm steps, and after the hub's in its conversations' chat turns." }),
+    provider: z
+      .string()
+      .max(50)
+      .optional()
+      .openapi({ description: "The model provider of the agent's llm steps that name none, and of its chat turns (unless a message names one)." }),
     model: z.string().max(200).optional().openapi({ description: "The model of those steps (with the agent's provider)." }),
+    tools: z.array(z.string().min(1).max(200)).max(200).optional().openapi({
+      description:
+        "The only tools the agent's chat turns may call: others are not offered to the model, and a call to one is answered with an error the model sees (never run). Each must name a tool of your catalog (422 otherwise). Its llm steps offer no tools. Absent: every tool.",
+    }),
   })
   .catchall(z.unknown())
   .openapi("AgentConfig");

@@ -2,7 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { authedRoute, createRouter } from "../http/router";
 import { Name, WorkflowSchema } from "../workflows/schemas";
 import { presentWorkflow } from "../workflows/service";
-import { AgentSchema } from "./agents.routes";
+import { ConversationSchema } from "../conversations/schemas";
+import { presentConversation } from "../conversations/service";
+import { AgentConfig, AgentSchema } from "./agents.routes";
 import { createChatAgent } from "./chat-agent";
 import { presentAgent } from "./service";
 
@@ -16,13 +18,20 @@ const chatAgent = authedRoute(["data:write", "workflow:execute"], {
   tags: ["Workflows"],
   summary: "Create a chat agent from a workflow description",
   description:
-    "Builds the workflow (as POST /v1/workflows/build does), deploys it as an agent, and opens a conversation for talking to it. The agent's webhook secret is returned once.",
+    "Builds the workflow (as POST /v1/workflows/build does), deploys it as an agent, and opens a conversation that belongs to the agent (`conversation.agent_id`): its chat turns use the agent's `agent_config` (instructions, provider, model, tools). The agent's webhook secret is returned once.",
   request: {
     body: {
       required: true,
       content: {
         "application/json": {
-          schema: z.object({ description: z.string().trim().min(1).max(5000), name: Name.nullish(), provider: z.string().max(50).nullish() }),
+          schema: z.object({
+            description: z.string().trim().min(1).max(5000),
+            name: Name.nullish(),
+            provider: z.string().max(50).nullish().openapi({ description: "The provider that builds the workflow." }),
+            agent_config: AgentConfig.nullish().openapi({
+              description: "The agent's settings (as POST /v1/agents/deploy takes them); they also apply to the conversation's chat turns.",
+            }),
+          }),
         },
       },
     },
@@ -32,7 +41,12 @@ const chatAgent = authedRoute(["data:write", "workflow:execute"], {
       description: "Created",
       content: {
         "application/json": {
-          schema: z.object({ workflow: WorkflowSchema, agent: AgentSchema.extend({ webhook_secret: z.string() }), conversation_id: z.number().int() }),
+          schema: z.object({
+            workflow: WorkflowSchema,
+            agent: AgentSchema.extend({ webhook_secret: z.string() }),
+            conversation_id: z.number().int(),
+            conversation: ConversationSchema,
+          }),
         },
       },
     },
@@ -47,6 +61,7 @@ export const chatAgentRoutes = createRouter().openapi(chatAgent, async (c) => {
       workflow: presentWorkflow(workflow),
       agent: { ...presentAgent(agent, workflow.name, workflow.triggerConfig, new URL(c.req.url).origin), webhook_secret: webhookSecret },
       conversation_id: conversation.id,
+      conversation: presentConversation(conversation),
     },
     201,
   );

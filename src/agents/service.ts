@@ -15,6 +15,7 @@ import { getOwnedWorkflow } from "../workflows/service";
 import { agentRunMetrics } from "./metrics";
 import { recordAgentEvent } from "./events";
 import { providerSecretLabel } from "./secret-labels";
+import { checkAgentTools } from "./agent-config";
 
 /** The agent acts with the credential that deployed it, for its owner. */
 export function agentContext(runtime: Runtime, agent: Agent): ServiceContext {
@@ -31,6 +32,7 @@ export async function deployAgent(
   input: { workflowId: number; config: Record<string, unknown> },
 ): Promise<{ agent: Agent; webhookSecret: string }> {
   const workflow = await getOwnedWorkflow(ctx, input.workflowId);
+  await checkAgentTools(ctx, input.config);
   const maxAgents = ctx.config.quotas.agentsPerUser;
   const [held] = await ctx.db.select({ n: count() }).from(agents).where(eq(agents.userId, ctx.user.id));
   if ((held?.n ?? 0) >= maxAgents) throw new HubError("quota_exceeded", `An account can hold at most ${maxAgents} agents; delete one first.`);

@@ -22,14 +22,25 @@ const create = authedRoute("data:write", {
   path: "/conversations",
   tags: ["Conversations"],
   summary: "Create a conversation",
-  description: "Without a title, one is made from the first message.",
-  request: { body: { required: false, content: { "application/json": { schema: z.object({ title: z.string().trim().min(1).max(200).nullish() }) } } } },
+  description:
+    "Without a title, one is made from the first message. With `agent_id` (one of your agents) the conversation talks to that agent: its turns use the agent's `agent_config` (instructions, provider, model, tools).",
+  request: {
+    body: {
+      required: false,
+      content: {
+        "application/json": {
+          schema: z.object({ title: z.string().trim().min(1).max(200).nullish(), agent_id: z.string().uuid().nullish() }),
+        },
+      },
+    },
+  },
   responses: {
     201: {
       description: "Created",
       content: { "application/json": { schema: z.object({ success: z.literal(true), id: z.number().int(), conversation: ConversationSchema }) } },
     },
     409: { description: "You hold as many conversations as an account may (MAX_CONVERSATIONS_PER_USER): `quota_exceeded`; delete one first." },
+    ...notFoundError,
   },
 });
 
@@ -202,8 +213,8 @@ export const conversationRoutes = createRouter()
     return c.json({ data: page.map(presentConversation), next_cursor: nextCursor }, 200);
   })
   .openapi(create, async (c) => {
-    const title = (c.req.valid("json") as { title?: string | null } | undefined)?.title;
-    const row = await createConversation(c.var.ctx, title ?? null);
+    const body = c.req.valid("json") as { title?: string | null; agent_id?: string | null } | undefined;
+    const row = await createConversation(c.var.ctx, body?.title ?? null, body?.agent_id);
     return c.json({ success: true as const, id: row.id, conversation: presentConversation(row) }, 201);
   })
   .openapi(get, async (c) => c.json(await conversationDetail(c.var.ctx, c.req.valid("param").conversation_id), 200))

@@ -1,11 +1,13 @@
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
+import { type AgentModelSettings, toolRefusal } from "../llm/agent-config";
 import { resolveProvider } from "../llm/providers";
 import { rankTools } from "../llm/tool-ranking";
 import { ProviderError, type ChatMessage, type ChatProvider, type ToolSpec } from "../llm/types";
 import { catalogFor } from "../tools/catalog-service";
 import { executeTool } from "../tools/executor";
 import type { ProgressUpdate, ToolInfo } from "../tools/types";
+import { agentCatalog, agentProviderChoice, agentSystemPrompt, conversationAgentSettings } from "./agent-settings";
 import { toChatHistory } from "./history";
 import type { MessageRecord, MessageStore, ToolCallRecord } from "./messages";
 import { loggableError } from "../lib/safe-log";
@@ -55,10 +57,13 @@ export async function runTurn(ctx: ServiceContext, store: MessageStore, input: T
   const calls: ToolCallRecord[] = [];
   let tokens = 0;
   try {
-    provider = await resolveProvider(ctx, input.provider);
-    const tools = await chooseTools(ctx, input.content);
+    // A conversation of an agent answers as that agent: its instructions, model and tools.
+    const agent = await conversationAgentSettings(ctx, input.conversationId);
+    const choice = agentProviderChoice(input.provider, agent);
+    provider = await resolveProvider(ctx, choice.provider, choice.model);
+    const tools = await chooseTools(ctx, input.content, agent);
     const history: ChatMessage[] = [
-      { role: "system", content: SYSTEM_PROMPT },
+      { role: "system", content: agentSystemPrompt(SYSTEM_PROMPT, agent) },
       ...withinBudget(toChatHistory(store.tail(input.conversationId, MAX_HISTORY_MESSAGES))),
     ];
     const source = `conversation:${input.conversationId}`;
@@ -86,7 +91,11 @@ export async function runTurn(ctx: ServiceContext, store: MessageStore, input: T
       history.push({ role: "assistant", content: answer.text, toolCalls: requested });
       for (const call of requested) {
         events.toolStarted({ tool_call_id: call.id, name: call.name, arguments: call.arguments });
-        const outcome = await runTool(ctx, source, call, turnDeadline, (progress) => events.toolProgress({ tool_call_id: call.id, name: call.name, progress }));
+        // A tool the agent may not use is never run; the model hears why, as for any refused call.
+        const refusal = toolRefusal(agent, call.name);
+        const outcome = refusal
+          ? refused(refusal)
+          : await runTool(ctx, source, call, turnDeadline, (progress) => events.toolProgress({ tool_call_id: call.id, name: call.name, progress }));
         calls.push({ id: call.id, name: call.name, arguments: call.arguments, round, ...outcome.record });
         const stored = store.add(
           input.conversationId,
@@ -151,9 +160,12 @@ function message(
   };
 }
 
-/** The tools offered this turn: those ranked relevant to the message first, then built-ins, capped. */
-export async function chooseTools(ctx: ServiceContext, content: string): Promise<ToolSpec[]> {
-  const catalog = await catalogFor(ctx);
+/**
+ * The tools offered this turn: those ranked relevant to the message first, then built-ins, capped;
+ * for an agent's conversation, only among the tools its agent_config allows.
+ */
+export async function chooseTools(ctx: ServiceContext, content: string, agent: AgentModelSettings = {}): Promise<ToolSpec[]> {
+  const catalog = agentCatalog(await catalogFor(ctx), agent);
   return selectTools(content, catalog).map((tool) => ({ name: tool.name, description: tool.description || tool.title, inputSchema: tool.input_schema }));
 }
 
@@ -167,6 +179,10 @@ export function selectTools(content: string, catalog: ToolInfo[]): ToolInfo[] {
     if (tool.source === "builtin" && tool.available && !chosen.includes(tool)) chosen.push(tool);
   }
   return chosen;
+}
+
+function refused(reason: string): Awaited<ReturnType<typeof runTool>> {
+  return { content: `Error: ${reason}`, record: { success: false, error_message: reason, duration_ms: 0, call_id: null } };
 }
 
 async function runTool(

@@ -37,6 +37,10 @@ export const ConversationSchema = z
   .object({
     id: z.number().int(),
     title: z.string().nullable(),
+    agent_id: z
+      .string()
+      .nullable()
+      .openapi({ format: "uuid", description: "The agent this conversation talks to (a chat agent's): its turns use the agent's agent_config." }),
     state: z.enum(["idle", "processing"]),
     message_count: z.number().int(),
     last_message_preview: z.string().nullable(),

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, lt, or } from "drizzle-orm";
 import type { Bindings, ServiceContext } from "../core/context";
-import { conversations, type Conversation } from "../db/schema";
+import { agents, conversations, type Conversation } from "../db/schema";
 import { HubError, notFound } from "../core/errors";
 import type { ConversationObject } from "./conversation-object";
 
@@ -15,14 +15,29 @@ export function conversationStub(bindings: Pick<Bindings, "CONVERSATIONS">, id: 
   return bindings.CONVERSATIONS.get(bindings.CONVERSATIONS.idFromName(`conversation:${id}`)) as unknown as ConversationRpc;
 }
 
-/** Creates a conversation for the caller, within the account's quota (MAX_CONVERSATIONS_PER_USER). */
-export async function createConversation(ctx: ServiceContext, title: string | null): Promise<Conversation> {
+/**
+ * Creates a conversation for the caller, within the account's quota (MAX_CONVERSATIONS_PER_USER).
+ * With `agentId` (one of the caller's agents) it talks to that agent: its turns use the agent's
+ * agent_config (instructions, provider, model, tools).
+ */
+export async function createConversation(ctx: ServiceContext, title: string | null, agentId?: string | null): Promise<Conversation> {
   const maxConversations = ctx.config.quotas.conversationsPerUser;
   const [held] = await ctx.db.select({ n: count() }).from(conversations).where(eq(conversations.userId, ctx.user.id));
   if ((held?.n ?? 0) >= maxConversations) {
     throw new HubError("quota_exceeded", `An account can hold at most ${maxConversations} conversations; delete one first.`);
   }
-  const [row] = await ctx.db.insert(conversations).values({ userId: ctx.user.id, title }).returning();
+  if (agentId) {
+    const agent = await ctx.db
+      .select({ id: agents.id })
+      .from(agents)
+      .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.user.id)))
+      .get();
+    if (!agent) throw notFound("Agent");
+  }
+  const [row] = await ctx.db
+    .insert(conversations)
+    .values({ userId: ctx.user.id, title, agentId: agentId ?? null })
+    .returning();
   return row!;
 }
 
@@ -74,6 +89,7 @@ export function presentConversation(row: Conversation) {
   return {
     id: row.id,
     title: row.title,
+    agent_id: row.agentId,
     state: row.state,
     message_count: row.messageCount,
     last_message_preview: row.lastMessagePreview,

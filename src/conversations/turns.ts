@@ -1,10 +1,12 @@
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
+import { toolRefusal } from "../llm/agent-config";
 import { checkProviderChoice, resolveProvider } from "../llm/providers";
 import { rankTools } from "../llm/tool-ranking";
 import { catalogFor } from "../tools/catalog-service";
 import { prepareToolCall } from "../tools/executor";
 import { MAX_LIVE_STREAMS } from "./conversation-object";
+import { agentCatalog, agentProviderChoice, conversationAgentSettings } from "./agent-settings";
 import { classifyIntent } from "./intent";
 import { conversationStub, getOwnedConversation, presentConversation } from "./service";
 
@@ -69,6 +71,8 @@ export async function conversationEvents(ctx: ServiceContext, id: number): Promi
  */
 export async function checkToolCall(ctx: ServiceContext, id: number, input: { name: string; arguments?: unknown }) {
   await getOwnedConversation(ctx, id);
+  const refusal = toolRefusal(await conversationAgentSettings(ctx, id), input.name);
+  if (refusal) return { valid: false, errors: [{ field: "name", message: refusal }], tool: null };
   try {
     const { call } = await prepareToolCall(ctx, input.name, input.arguments, { charge: false });
     return { valid: true, errors: [], tool: { name: call.name, connection_id: call.connection?.id ?? null } };
@@ -84,8 +88,10 @@ export async function checkToolCall(ctx: ServiceContext, id: number, input: { na
 /** How the hub reads a message: the intent it sees and the tools it would offer. */
 export async function explainMessage(ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) {
   await getOwnedConversation(ctx, id);
-  const provider = await resolveProvider(ctx, input.provider);
-  const catalog = await catalogFor(ctx);
+  const agent = await conversationAgentSettings(ctx, id);
+  const choice = agentProviderChoice(input.provider ?? null, agent);
+  const provider = await resolveProvider(ctx, choice.provider, choice.model);
+  const catalog = agentCatalog(await catalogFor(ctx), agent);
   return {
     provider: provider.id,
     intent: () => classifyIntent(input.content, catalog),

@@ -256,6 +256,8 @@ export const conversations = sqliteTable(
       .default("idle"),
     messageCount: integer("message_count").notNull().default(0),
     lastMessagePreview: text("last_message_preview"),
+    /** The agent the conversation talks to: its turns use the agent's agent_config (migration 0033). */
+    agentId: text("agent_id").references(() => agents.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     updatedAt: stampedAt("updated_at"),
   },
@@ -599,3 +601,29 @@ export const oneTimeFlashes = sqliteTable(
   },
   (t) => [index("one_time_flashes_expiry_idx").on(t.expiresAt)],
 );
+
+/**
+ * Platforms people made from an OpenAPI document (DESIGN §5), private to their maker. `uid` is the
+ * platform id (`cp_…`) connections and tool names use; `auth` and `tools` are the declarations
+ * read from the document (connections/custom/declarations.ts), not the document itself.
+ */
+export const customPlatforms = sqliteTable(
+  "custom_platforms",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    uid: text("uid").notNull().unique(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    openapiVersion: text("openapi_version").notNull(),
+    serverUrl: text("server_url").notNull(),
+    auth: text("auth", { mode: "json" }).$type<unknown>().notNull(),
+    tools: text("tools", { mode: "json" }).$type<unknown[]>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("custom_platforms_user_idx").on(t.userId, t.id)],
+);
+
+export type CustomPlatformRow = typeof customPlatforms.$inferSelect;

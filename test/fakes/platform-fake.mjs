@@ -11,6 +11,7 @@
 // non-number Score (422 INVALID_VALUE_FOR_COLUMN), and every list pages (its page size honoured,
 // a cursor for the next page).
 import http from "node:http";
+import { petstoreAnswer } from "./petstore.mjs";
 import { Answer, b64, pageOf, unb64 } from "./fake-kit.mjs";
 import { stripeRoutes } from "./platforms/stripe.mjs";
 
@@ -274,6 +275,8 @@ export function startPlatformFake(port) {
     if (scripted) return send(res, scripted.status ?? 200, scripted.body ?? {}, scripted.headers);
     const override = overrides.get(scenario);
     if (override) return send(res, override.status ?? 200, override.body ?? {}, override.headers);
+    const pet = petstoreAnswer({ ...record, scenario, url });
+    if (pet) return send(res, pet.status, pet.body, pet.headers);
     for (const [method, pattern, respond] of ROUTES) {
       const m = rest.match(pattern);
       if (method !== req.method || !m) continue;
