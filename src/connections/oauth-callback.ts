@@ -13,7 +13,7 @@ import { oauthSettingsFor } from "./oauth-settings";
 import { sealTokens } from "./oauth-tokens";
 import type { McpConfig } from "./platforms/mcp";
 import { platformFor } from "./platforms/oauth-spec";
-import { getConnection, insertConnection, requirePlatform } from "./service";
+import { getConnection, insertConnection, requirePlatformFor } from "./service";
 
 import { type SealedAuthorization, authorizationContext } from "./oauth-flow";
 
@@ -55,7 +55,7 @@ export async function completeAuthorization(ctx: ServiceContext, callbackUrl: UR
   if (consumed.length === 0) return { kind: "refused", status: 400, message: "This authorization link was already used. Start connecting again." };
 
   const box = await ctx.secrets();
-  const platform = requirePlatform(row.platform);
+  const platform = await requirePlatformFor(ctx, row.platform);
   const sealed = JSON.parse(await box.open(row.sealed, authorizationContext(stateHash))) as SealedAuthorization;
   let connection = row.connectionId ? await getConnection(ctx, row.connectionId).catch(() => null) : null;
   if (row.connectionId && !connection) return { kind: "refused", status: 400, message: "The connection this authorization was for no longer exists." };

@@ -13,7 +13,7 @@ import { pendingMessage } from "./oauth-tokens";
 import type { McpConfig } from "./platforms/mcp";
 import { platformFor } from "./platforms/oauth-spec";
 import type { Platform } from "./platforms/types";
-import { createConnection, getConnection, insertConnection, newConnectionUid, requirePlatform, validateConfig } from "./service";
+import { createConnection, getConnection, insertConnection, newConnectionUid, requirePlatform, requirePlatformFor, validateConfig } from "./service";
 
 // Connecting with OAuth 2.0 (DESIGN §5): starting an authorization (a new connection, a
 // reconnect, an MCP server that asks for one), and completing it at the callback. An
@@ -76,7 +76,7 @@ export async function startOAuthConnection(
   input: { platform: string; name: string; config?: Record<string, unknown>; scopes?: string[]; return_to?: string },
   origin: string,
 ): Promise<{ connection: Connection } & Authorization> {
-  const platform = requirePlatform(input.platform);
+  const platform = await requirePlatformFor(ctx, input.platform);
   const returnTo = checkReturnTo(input.return_to, origin);
   await makeRoomForAuthorization(ctx);
   if (platform.id === "mcp") {
@@ -116,7 +116,7 @@ export async function reconnectConnection(
   origin: string,
 ): Promise<Authorization> {
   const connection = await getConnection(ctx, id);
-  const platform = requirePlatform(connection.platform);
+  const platform = await requirePlatformFor(ctx, connection.platform);
   const returnTo = checkReturnTo(input.return_to, origin);
   const box = await ctx.secrets();
   await makeRoomForAuthorization(ctx);
@@ -172,7 +172,7 @@ export async function addConnection(
   input: { platform: string; name: string; config: unknown; return_to?: string },
   origin: string,
 ): Promise<{ connection: Connection; authorization?: Authorization }> {
-  const platform = requirePlatform(input.platform);
+  const platform = await requirePlatformFor(ctx, input.platform);
   if (platform.id !== "mcp") return { connection: await createConnection(ctx, input) };
   const config = validateConfig(platform, input.config) as McpConfig;
   if (config.token || Object.keys(config.headers ?? {}).length || !(await publishesResourceMetadata(config.url, addressPolicyFor(ctx.config)))) {

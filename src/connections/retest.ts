@@ -1,5 +1,5 @@
 import { openConfig } from "./config-codec";
-import { getConnection, recordConnectionHealth, requirePlatform } from "./service";
+import { getConnection, recordConnectionHealth, requirePlatformFor } from "./service";
 import { type ConnectionTestResult, testConnectionConfig } from "./test-connection";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
@@ -34,7 +34,7 @@ export async function retestConnection(
 
 async function testSaved(ctx: ServiceContext, connection: Connection, signal?: AbortSignal): Promise<ConnectionTestResult> {
   try {
-    const platform = requirePlatform(connection.platform);
+    const platform = await requirePlatformFor(ctx, connection.platform);
     if (isOAuthConnection(connection)) return await testAuthorized(ctx, platform, connection, signal);
     const config = await openConfig(platform, connection.config, connection.uid, await ctx.secrets());
     return await testConnectionConfig(ctx, { platform: platform.id, config }, signal);

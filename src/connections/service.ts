@@ -12,6 +12,7 @@ import { SecretUnreadable, type SecretBox } from "../core/secret-box";
 import { forgetConnectionInUse, noteConnectionChange } from "./in-use";
 import { isOAuthConnection, presentOAuth } from "./oauth-tokens";
 import { platformFor } from "./platforms/oauth-spec";
+import { presentablePlatform, resolvePlatform } from "./custom/resolve";
 
 export const MAX_CONNECTIONS_PER_USER = 200;
 export type ConnectionStatus = Connection["status"];
@@ -24,6 +25,11 @@ export function requirePlatform(id: string): Platform {
     });
   }
   return platform;
+}
+
+/** `requirePlatform` where a person is in hand: their custom platforms (DESIGN §5) count too. */
+export async function requirePlatformFor(ctx: ServiceContext, id: string): Promise<Platform> {
+  return (await resolvePlatform(ctx, id)) ?? requirePlatform(id);
 }
 
 /** Validates a config against the platform's schema; field errors name `config.<field>`. */
@@ -41,7 +47,7 @@ export function validateConfig(platform: Platform, config: unknown): Record<stri
 }
 
 export async function createConnection(ctx: ServiceContext, input: { platform: string; name: string; config: unknown }): Promise<Connection> {
-  const platform = requirePlatform(input.platform);
+  const platform = await requirePlatformFor(ctx, input.platform);
   if (platform.authKind === "oauth2") {
     throw new HubError(
       "validation_failed",
@@ -138,7 +144,7 @@ export async function updateConnection(
 ): Promise<Connection> {
   const current = await getConnection(ctx, id);
   const box = await ctx.secrets();
-  const platform = platformFor(requirePlatform(current.platform), current.authMode);
+  const platform = platformFor(await requirePlatformFor(ctx, current.platform), current.authMode);
   const masked = platform.secretFields.filter((field) => sentMasked(input.config[field]));
   // A stored secret may only keep going where it went before: changing where the connection
   // sends requests needs the secrets entered again, or a caller could redirect them to itself.
@@ -259,7 +265,7 @@ export async function recordConnectionHealth(db: Db, connection: Connection, out
 }
 
 export async function presentConnection(connection: Connection, box: SecretBox) {
-  const platform = findPlatform(connection.platform);
+  const platform = presentablePlatform(connection.platform);
   return {
     connection_id: connection.id,
     platform: connection.platform,

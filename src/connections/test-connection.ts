@@ -1,5 +1,5 @@
 import type { ServiceContext } from "../core/context";
-import { requirePlatform, validateConfig } from "./service";
+import { requirePlatformFor, validateConfig } from "./service";
 import { addressPolicyFor } from "../net/address-policy";
 import { chargeToolCalls } from "../http/rate-limit";
 import { McpError, listMcpTools } from "./mcp-client";
@@ -33,7 +33,7 @@ export async function testConnectionConfig(
   /** The hub's origin as the caller uses it: where an OAuth authorization comes back to. */
   origin?: string,
 ): Promise<ConnectionTestResult> {
-  const platform = requirePlatform(input.platform);
+  const platform = await requirePlatformFor(ctx, input.platform);
   const settings = validateConfig(platform, input.config);
   const policy = addressPolicyFor(ctx.config);
   if (platform.authKind === "oauth2") {

@@ -5,6 +5,8 @@ import type { Connection } from "../db/schema";
 import { allConnections } from "../connections/service";
 import { PLATFORMS, findPlatform, platformToolName } from "../connections/platforms";
 import type { Platform, PlatformTool } from "../connections/platforms/types";
+import { splitCustomToolName } from "../connections/custom/declarations";
+import { customPlatformsOf } from "../connections/custom/resolve";
 import { BUILTIN_TOOLS } from "./builtin";
 import { inputJsonSchema, toolNameFragment } from "../lib/json-schema";
 import type { BuiltinTool, JsonSchema, ToolInfo } from "./types";
@@ -120,7 +122,8 @@ export async function buildCatalog(ctx: ServiceContext, options: CatalogOptions)
   const owned = await allConnections(ctx);
   const tools: ToolInfo[] = BUILTIN_TOOLS.map(builtinInfo);
 
-  for (const platform of PLATFORMS) {
+  // The person's custom platforms (DESIGN §5) are listed after the declared ones, like them.
+  for (const platform of [...PLATFORMS, ...(await customPlatformsOf(ctx)).values()]) {
     if (platform.id === "mcp" || platform.tools.length === 0) continue;
     const mine = owned.filter((c) => c.platform === platform.id).sort((a, b) => b.id - a.id);
     const active = mine.find((c) => c.status === "active");
@@ -159,7 +162,9 @@ export async function buildCatalog(ctx: ServiceContext, options: CatalogOptions)
 export type ToolReference =
   | { kind: "builtin"; tool: BuiltinTool }
   | { kind: "platform"; platform: Platform; tool: PlatformTool }
-  | { kind: "mcp"; connectionId: number; fragment: string };
+  | { kind: "mcp"; connectionId: number; fragment: string }
+  /** A tool of a custom platform: which one, and whether it is the person's, is known only once their platforms are loaded. */
+  | { kind: "custom"; platformId: string; action: string };
 
 const builtinsByName = new Map(BUILTIN_TOOLS.map((tool) => [tool.name, tool]));
 
@@ -173,6 +178,8 @@ export function parseToolName(name: string): ToolReference | undefined {
     const tool = platform.tools.find((t) => platformToolName(platform, t.action) === name);
     if (tool) return { kind: "platform", platform, tool };
   }
+  const custom = splitCustomToolName(name);
+  if (custom) return { kind: "custom", ...custom };
   return undefined;
 }
 

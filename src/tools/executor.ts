@@ -22,6 +22,7 @@ import { randomToken } from "../lib/crypto";
 import { UserSchemaValidator, schemaProblems } from "../lib/user-json-schema";
 import { recordAudit } from "./audit";
 import { mcpToolName, parseToolName, platformToolInput } from "./catalog";
+import { customToolOrAsIs } from "./custom-tools";
 import { McpError } from "../connections/mcp-client";
 import { callMcpTool } from "../connections/mcp-session";
 import { mcpToolsOf } from "./mcp/tools-cache";
@@ -88,7 +89,7 @@ export async function prepareToolCall(
 ): Promise<{ call: PreparedCall; limits: RateLimitResult[] }> {
   // A dry run (validating a call) reads the limit but does not spend it.
   const limits = await chargeToolCalls(ctx, options.charge === false ? 0 : 1);
-  const reference = parseToolName(name);
+  const reference = await customToolOrAsIs(ctx, parseToolName(name));
   if (!reference) throw new HubError("not_found", `No tool named "${name}"; GET /v1/tools lists yours.`);
   const policy = addressPolicyFor(ctx.config);
 

@@ -23,6 +23,7 @@ import {
   sealTokens,
 } from "../oauth-tokens";
 import { findPlatform } from "../platforms";
+import { loadCustomPlatform } from "../custom/resolve";
 import { platformFor } from "../platforms/oauth-spec";
 
 /** Set, in the object's storage, to the hash of the refresh token being sent, until its answer is stored. */
@@ -138,7 +139,8 @@ export class ConnectionTokens extends DurableObject<Env> {
   }
 
   private async grant(runtime: Runtime, row: Connection, refreshToken: string): Promise<IssuedTokens> {
-    const platform = findPlatform(row.platform);
+    // A custom platform (DESIGN §5) is the connection owner's: loaded from D1 with them.
+    const platform = findPlatform(row.platform) ?? (await loadCustomPlatform({ db: runtime.db, user: { id: row.userId } }, row.platform));
     if (!platform) throw new GrantRefused("unknown_platform", `no platform "${row.platform}"`);
     const box = await runtime.secrets();
     const policy = addressPolicyFor(runtime.config);

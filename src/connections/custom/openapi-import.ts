@@ -1,0 +1,253 @@
+// Reads an OpenAPI 3.0/3.1 document into a custom platform's declarations (DESIGN §5 "Custom
+// platforms"). @scalar/openapi-parser resolves the document's `$ref`s (local ones only: nothing is
+// fetched); everything read from it is bounded here. Full validation against the OpenAPI
+// meta-schema (the parser's `validate`) is not used: it compiles Ajv validators with `new
+// Function`, which Workers refuse in production, so the parts the hub uses are checked by hand.
+
+import { dereference } from "@scalar/openapi-parser";
+import { HubError, type FieldError } from "../../core/errors";
+import type { JsonSchema } from "../../lib/json-schema";
+import { schemaProblems } from "../../lib/user-json-schema";
+import type { AddressPolicy } from "../../net/address-policy";
+import { checkUrl, OutboundRefused } from "../../net/safe-fetch";
+import type { CustomAuth, HttpMethod, ParameterDeclaration, PlatformDeclaration, ToolDeclaration } from "./declarations";
+import { SchemaBudget, toInputSchema } from "./input-schema";
+
+export const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
+export const MAX_OPERATIONS = 500;
+/** The stored declarations of one platform, as JSON (a document of 500 operations with large bodies fits). */
+export const MAX_DECLARATION_BYTES = 4 * 1024 * 1024;
+const TOOL_NAME_ROOM = 64 - "cp_12345678_".length;
+
+const METHODS: Record<string, HttpMethod> = { get: "GET", post: "POST", put: "PUT", patch: "PATCH", delete: "DELETE" };
+/** Methods OpenAPI knows that no tool is made for (they still count against MAX_OPERATIONS). */
+const OTHER_METHODS = ["head", "options", "trace"];
+
+type Obj = Record<string, any>;
+const isObject = (value: unknown): value is Obj => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const invalid = (message: string, errors: FieldError[] = []) =>
+  new HubError("validation_failed", message, { errors: errors.length ? errors : [{ location: "body", field: "openapi", message }] });
+
+/** The document's declarations; 422 problems say what is wrong with it, `openapi.<where>` for each. */
+export function importOpenApi(document: unknown, options: { name?: string; policy: AddressPolicy }): PlatformDeclaration {
+  if (!isObject(document)) throw invalid("`openapi` must be an OpenAPI document as a JSON object.");
+  const size = JSON.stringify(document).length;
+  if (size > MAX_DOCUMENT_BYTES) throw new HubError("payload_too_large", `OpenAPI documents are limited to ${MAX_DOCUMENT_BYTES} bytes; this one has ${size}.`);
+  const version = typeof document.openapi === "string" ? document.openapi : "";
+  if (!/^3\.[01]\.\d+$/.test(version)) {
+    const seen = typeof document.swagger === "string" ? `Swagger ${document.swagger}` : version ? `OpenAPI ${version}` : "no `openapi` version";
+    throw invalid(`Only OpenAPI 3.0 and 3.1 documents are taken; this one has ${seen}.`, [
+      { location: "body", field: "openapi.openapi", message: "Expected 3.0.x or 3.1.x." },
+    ]);
+  }
+  if (!isObject(document.info) || typeof document.info.title !== "string" || !document.info.title.trim())
+    throw invalid("The document has no `info.title`.", [{ location: "body", field: "openapi.info.title", message: "Required." }]);
+  if (!isObject(document.paths)) throw invalid("The document has no `paths`.", [{ location: "body", field: "openapi.paths", message: "Required." }]);
+  countOperations(document.paths);
+
+  const resolved = dereference(structuredClone(document));
+  if (resolved.errors?.length) {
+    const errors = resolved.errors
+      .slice(0, 20)
+      .map((e) => ({ location: "body" as const, field: ["openapi", ...[e.path ?? []].flat()].join("."), message: e.message.slice(0, 300) }));
+    throw invalid(`The document's references cannot be resolved: ${resolved.errors[0]!.message.slice(0, 300)}`, errors);
+  }
+  const spec = resolved.schema as Obj;
+  const serverUrl = firstServer(spec, options.policy);
+  const auth = authOf(spec);
+  const tools = toolsOf(spec);
+  if (tools.length === 0) throw invalid("The document has no operations the hub can call (GET, POST, PUT, PATCH or DELETE).");
+  const declaration: PlatformDeclaration = {
+    name: (options.name ?? spec.info.title).trim().slice(0, 100),
+    description: (typeof spec.info.summary === "string" ? spec.info.summary : typeof spec.info.description === "string" ? spec.info.description : "").slice(
+      0,
+      1000,
+    ),
+    openapi_version: version,
+    server_url: serverUrl,
+    auth,
+    tools,
+  };
+  if (JSON.stringify(declaration).length > MAX_DECLARATION_BYTES)
+    throw invalid(`The document's operations and schemas are too large to keep (over ${MAX_DECLARATION_BYTES} bytes once read).`);
+  return declaration;
+}
+
+function countOperations(paths: Obj): void {
+  let count = 0;
+  for (const item of Object.values(paths)) {
+    if (!isObject(item)) continue;
+    for (const method of [...Object.keys(METHODS), ...OTHER_METHODS]) if (isObject(item[method])) count++;
+  }
+  if (count > MAX_OPERATIONS)
+    throw invalid(`The document has ${count} operations; a custom platform takes at most ${MAX_OPERATIONS}.`, [
+      { location: "body", field: "openapi.paths", message: `At most ${MAX_OPERATIONS} operations.` },
+    ]);
+}
+
+/** The first server's URL: absolute, http(s), and allowed by the outbound address rules (as a connection's base_url). */
+function firstServer(spec: Obj, policy: AddressPolicy): string {
+  const server = Array.isArray(spec.servers) ? spec.servers[0] : undefined;
+  const field = "openapi.servers.0.url";
+  if (!isObject(server) || typeof server.url !== "string")
+    throw invalid("The document names no server; add `servers: [{url}]` with the API's absolute URL.", [{ location: "body", field, message: "Required." }]);
+  // Server variables take their defaults (`https://{region}.api.example.com`).
+  const url = server.url.replace(/\{([^}]+)\}/g, (_, name: string) => String(server.variables?.[name]?.default ?? ""));
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalid(`The first server URL "${url.slice(0, 200)}" is not absolute; give the API's full URL.`, [
+      { location: "body", field, message: "Must be an absolute http(s) URL." },
+    ]);
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
+    throw invalid("The first server URL must be http or https.", [{ location: "body", field, message: "Must be http(s)." }]);
+  try {
+    checkUrl(parsed.toString(), policy);
+  } catch (error) {
+    if (!(error instanceof OutboundRefused)) throw error;
+    throw invalid(`The first server URL is not allowed: ${error.message}`, [{ location: "body", field, message: error.message }]);
+  }
+  return parsed.toString().replace(/\/$/, "");
+}
+
+/**
+ * The connection's auth: the first scheme of the document's top-level `security` the hub can use,
+ * else the first such scheme in `components.securitySchemes`, else none. Usable: apiKey in a
+ * header or the query, http bearer or basic, oauth2 with an authorization code flow.
+ */
+function authOf(spec: Obj): CustomAuth {
+  const schemes = isObject(spec.components?.securitySchemes) ? (spec.components.securitySchemes as Obj) : {};
+  const preferred = (Array.isArray(spec.security) ? spec.security : []).flatMap((requirement: unknown) =>
+    isObject(requirement) ? Object.keys(requirement) : [],
+  );
+  const order = [...new Set([...preferred, ...Object.keys(schemes)])];
+  for (const name of order) {
+    const auth = usableScheme(name, schemes[name]);
+    if (auth) return auth;
+  }
+  return { kind: "none" };
+}
+
+function usableScheme(name: string, scheme: unknown): CustomAuth | undefined {
+  if (!isObject(scheme)) return undefined;
+  if (scheme.type === "apiKey" && (scheme.in === "header" || scheme.in === "query") && typeof scheme.name === "string" && scheme.name)
+    return { kind: "api_key", scheme: name, in: scheme.in, name: scheme.name.slice(0, 200) };
+  if (scheme.type === "http" && typeof scheme.scheme === "string") {
+    const kind = scheme.scheme.toLowerCase();
+    if (kind === "bearer") return { kind: "bearer", scheme: name };
+    if (kind === "basic") return { kind: "basic", scheme: name };
+  }
+  const flow = scheme.type === "oauth2" && isObject(scheme.flows) ? scheme.flows.authorizationCode : undefined;
+  if (isObject(flow) && typeof flow.authorizationUrl === "string" && typeof flow.tokenUrl === "string") {
+    const scopes = isObject(flow.scopes) ? Object.keys(flow.scopes).slice(0, 100) : [];
+    return { kind: "oauth2", scheme: name, authorize_url: flow.authorizationUrl, token_url: flow.tokenUrl, scopes };
+  }
+  return undefined;
+}
+
+function toolsOf(spec: Obj): ToolDeclaration[] {
+  const tools: ToolDeclaration[] = [];
+  const taken = new Set<string>();
+  for (const [path, item] of Object.entries(spec.paths as Obj)) {
+    if (!isObject(item) || !path.startsWith("/")) continue;
+    for (const [method, verb] of Object.entries(METHODS)) {
+      const operation = item[method];
+      if (!isObject(operation)) continue;
+      const operationId = typeof operation.operationId === "string" && operation.operationId ? operation.operationId : `${method} ${path}`;
+      const action = uniqueAction(snakeCase(operationId), taken);
+      const where = `openapi.paths.${path}.${method}`;
+      const parameters = parametersOf([
+        ...(Array.isArray(item.parameters) ? item.parameters : []),
+        ...(Array.isArray(operation.parameters) ? operation.parameters : []),
+      ]);
+      const bodySchema = jsonBodySchema(operation.requestBody);
+      const budget = new SchemaBudget();
+      const properties: Record<string, JsonSchema> = {};
+      const required: string[] = [];
+      for (const parameter of parameters) {
+        const described = typeof parameter.source.description === "string" ? { description: parameter.source.description.slice(0, 1000) } : {};
+        properties[parameter.declaration.property] = { ...toInputSchema(parameter.source.schema ?? { type: "string" }, budget), ...described };
+        if (parameter.declaration.required) required.push(parameter.declaration.property);
+      }
+      const body = bodySchema ? { required: operation.requestBody?.required === true } : null;
+      if (bodySchema) {
+        properties.body = toInputSchema(bodySchema, budget);
+        if (body?.required) required.push("body");
+      }
+      const inputSchema: JsonSchema = { type: "object", properties, ...(required.length ? { required } : {}) };
+      const [problem] = schemaProblems(inputSchema);
+      if (problem)
+        throw invalid(`Operation ${operationId} has an input schema the hub cannot check (at ${problem.pointer || "/"}): ${problem.message}`, [
+          { location: "body", field: where, message: problem.message },
+        ]);
+      const summary = typeof operation.summary === "string" ? operation.summary : "";
+      const description = typeof operation.description === "string" ? operation.description : summary;
+      tools.push({
+        action,
+        operation_id: operationId.slice(0, 200),
+        title: (summary || operationId).slice(0, 200),
+        description: (description || `${verb} ${path}`).slice(0, 2000),
+        method: verb,
+        path,
+        parameters: parameters.map((p) => p.declaration),
+        body,
+        input_schema: inputSchema,
+      });
+    }
+  }
+  return tools;
+}
+
+/** Path, query and header parameters (an operation's override the path item's of the same name and place); cookies are not sent. */
+function parametersOf(list: unknown[]): { declaration: ParameterDeclaration; source: Obj }[] {
+  const byKey = new Map<string, Obj>();
+  for (const parameter of list) {
+    if (!isObject(parameter) || typeof parameter.name !== "string" || !["path", "query", "header"].includes(parameter.in)) continue;
+    byKey.set(`${parameter.in}:${parameter.name}`, parameter);
+  }
+  const names = [...byKey.values()].map((p) => p.name as string);
+  return [...byKey.values()].slice(0, 200).map((source) => {
+    const name = source.name as string;
+    const shared = names.filter((n) => n === name).length > 1 || name === "body" || name === "connection_id";
+    const isArray = source.schema?.type === "array";
+    return {
+      source,
+      declaration: {
+        name,
+        in: source.in,
+        property: shared ? `${source.in}_${name}` : name,
+        required: source.in === "path" || source.required === true,
+        ...(source.in === "query" && isArray ? { explode: source.explode !== false } : {}),
+      },
+    };
+  });
+}
+
+/** The schema of a JSON request body (`application/json` or a `+json` type), if the operation takes one. */
+function jsonBodySchema(requestBody: unknown): unknown {
+  if (!isObject(requestBody) || !isObject(requestBody.content)) return undefined;
+  const type = Object.keys(requestBody.content).find((t) => /^application\/([\w.-]+\+)?json\b/i.test(t));
+  return type ? (requestBody.content[type]?.schema ?? {}) : undefined;
+}
+
+/** `findPetsByStatus` → `find_pets_by_status`; `get /pet/{petId}` → `get_pet_pet_id`; bounded to fit a tool name. */
+export function snakeCase(text: string): string {
+  const snake = text
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  return snake || "operation";
+}
+
+/** The action as it fits in a tool name, made unique among the platform's (a short suffix where two meet). */
+function uniqueAction(action: string, taken: Set<string>): string {
+  let candidate = action.slice(0, TOOL_NAME_ROOM).replace(/_+$/, "");
+  for (let n = 2; taken.has(candidate); n++) candidate = `${action.slice(0, TOOL_NAME_ROOM - String(n).length - 1).replace(/_+$/, "")}_${n}`;
+  taken.add(candidate);
+  return candidate;
+}
