@@ -41,7 +41,8 @@ export function oauthSettingsFor(platform: Platform, config: Record<string, unkn
   let clientId = text("client_id");
   let clientSecret = text("client_secret");
   if (!clientId) {
-    const own = spec.deploymentClient ? deployment[platform.id as keyof Config["oauthClients"]] : undefined;
+    const app = spec.deploymentClientOf ?? platform.id;
+    const own = spec.deploymentClient ? deployment[app as keyof Config["oauthClients"]] : undefined;
     if (overridden) {
       errors.push({
         location: "body",
@@ -49,7 +50,7 @@ export function oauthSettingsFor(platform: Platform, config: Record<string, unkn
         message: "With authorize_url or token_url overridden, give your own client_id (and client_secret).",
       });
     } else if (!own) {
-      const names = `OAUTH_${platform.id.toUpperCase()}_CLIENT_ID and OAUTH_${platform.id.toUpperCase()}_CLIENT_SECRET`;
+      const names = `OAUTH_${app.toUpperCase()}_CLIENT_ID and OAUTH_${app.toUpperCase()}_CLIENT_SECRET`;
       errors.push({
         location: "body",
         field: "config.client_id",

@@ -13,6 +13,8 @@
 import http from "node:http";
 import { petstoreAnswer } from "./petstore.mjs";
 import { Answer, b64, pageOf, unb64 } from "./fake-kit.mjs";
+import { gmailRoutes } from "./platforms/gmail.mjs";
+import { googleSheetsRoutes } from "./platforms/google-sheets.mjs";
 import { stripeRoutes } from "./platforms/stripe.mjs";
 
 const requests = new Map();
@@ -209,6 +211,8 @@ const ROUTES = [
   ["POST", /^\/hook$/, () => ({ received: true })],
   ["GET", /^\/things\/(\w+)$/, (_req, m) => ({ id: m[1], kind: "thing" })],
   ...stripeRoutes,
+  ...gmailRoutes,
+  ...googleSheetsRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

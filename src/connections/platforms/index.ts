@@ -1,6 +1,8 @@
 import { airtable } from "./airtable";
 import { discord } from "./discord";
+import { gmail } from "./gmail";
 import { google } from "./google";
+import { googleSheets } from "./google-sheets";
 import { httpApi } from "./http-api";
 import { hubspot } from "./hubspot";
 import { mailchimp } from "./mailchimp";
@@ -27,6 +29,8 @@ export const PLATFORMS: Platform[] = [
   airtable,
   notion,
   google,
+  gmail,
+  googleSheets,
   stripe,
   webhook,
   httpApi,

@@ -29,6 +29,8 @@ export interface PlatformOAuth {
   tokenField: string;
   /** Whether the deployment may bring the client (secrets OAUTH_<PLATFORM>_CLIENT_ID / _CLIENT_SECRET). */
   deploymentClient: boolean;
+  /** The platform whose deployment client this one uses (Gmail and Sheets: Google's one app); default: its own. */
+  deploymentClientOf?: "google" | "slack" | "hubspot";
   /**
    * The config of a connection made with OAuth, when the platform also takes pasted tokens (whose
    * config requires the token); absent, the platform's own config. Its secrets in `secretFields`.

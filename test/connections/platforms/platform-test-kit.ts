@@ -1,9 +1,12 @@
 // What each platform's test file (test/connections/platforms/<id>.test.ts) shares: a user with a
 // connection pointing at a fresh scenario of the loopback fake, and the requests the fake received.
+import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { Hub, newScenario, onlyRequestOf, requestsOf, respondWith, scenarioUrl, type Recorded } from "../../tools/platform-helpers";
+import { call } from "../../helpers/api";
+import { Hub, newScenario, onlyRequestOf, requestsOf, respondWith, scenarioUrl, type Recorded, type ToolResult } from "../../tools/platform-helpers";
+import { CLIENT_SECRET, authorizeAt, newClientId, signedInPerson, startOAuth } from "../oauth-helpers";
 
-export { Hub, onlyRequestOf, requestsOf, respondWith, type Recorded };
+export { Hub, onlyRequestOf, requestsOf, respondWith, type Recorded, type ToolResult };
 
 /** A user with one `platform` connection whose calls go to a fresh scenario; `config` may mint secrets with hub.secret(). */
 export async function connected(platform: string, config: (hub: Hub) => Record<string, unknown>) {
@@ -43,4 +46,34 @@ export async function failed(hub: Hub, tool: string, args: Record<string, unknow
   const out = await hub.execute(tool, args);
   expect(out, JSON.stringify(out)).toMatchObject({ success: false, result: null });
   return out;
+}
+
+/**
+ * A person who connected `platform` with OAuth (start → the fake provider → the callback), its
+ * API calls going to a fresh scenario of the platform fake; `execute` runs a tool as them.
+ */
+export async function connectedWithOAuth(platform: string) {
+  const person = await signedInPerson();
+  const clientId = newClientId();
+  const scenario = newScenario();
+  const started = await startOAuth(person.key, {
+    platform,
+    name: `My ${platform}`,
+    config: {
+      authorize_url: `${env.TEST_OAUTH_URL}/authorize`,
+      token_url: `${env.TEST_OAUTH_URL}/token`,
+      client_id: clientId,
+      client_secret: CLIENT_SECRET,
+      base_url: scenarioUrl(scenario),
+    },
+  });
+  const authorize = Object.fromEntries(new URL(started.authorize_url).searchParams);
+  expect((await person.browser.request(await authorizeAt(started.authorize_url))).status).toBe(200);
+  const execute = async (name: string, args: Record<string, unknown>): Promise<ToolResult> => {
+    const response = await call("/v1/tools/execute", { token: person.key, json: { name, arguments: args } });
+    const body = (await response.json()) as ToolResult;
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    return body;
+  };
+  return { person, scenario, authorize, connectionId: started.connection_id, execute };
 }
