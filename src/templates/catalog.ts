@@ -782,6 +782,8 @@ export const TEMPLATES: TemplateDefinition[] = [
       {
         id: "draft",
         type: "llm",
+        // The template requires an openai connection: its model answers.
+        provider: "openai",
         system: "You write concise, friendly marketing emails in plain HTML paragraphs.",
         prompt: "Write the email for this campaign: {{input.brief}}. Audience: {{input.audience}}.",
       },
@@ -816,6 +818,8 @@ export const TEMPLATES: TemplateDefinition[] = [
           {
             id: "opener",
             type: "llm",
+            // The template requires an openai connection: its model answers.
+            provider: "openai",
             prompt: "One friendly opening sentence for {{lead.name}}, {{lead.title}} at {{lead.company}}, offering {{offer}}.",
           },
           tool(
@@ -844,6 +848,8 @@ export const TEMPLATES: TemplateDefinition[] = [
       {
         id: "ideas",
         type: "llm",
+        // The template requires an openai connection: its model answers.
+        provider: "openai",
         prompt: "Three email subject lines for: {{input.topic}}.",
         output: "json",
         schema: { type: "object", required: ["subjects"], properties: { subjects: { type: "array", minItems: 3, maxItems: 3, items: { type: "string" } } } },
@@ -920,6 +926,8 @@ export const TEMPLATES: TemplateDefinition[] = [
           {
             id: "summary",
             type: "llm",
+            // The template requires an openai connection: its model answers.
+            provider: "openai",
             system: "You summarise marketing content for a busy team in five bullet points.",
             prompt: "Summarise the {{steps.digest.result.count}} pieces published in the last 7 days:\n{{steps.digest.result.text}}",
           },
