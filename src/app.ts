@@ -43,6 +43,7 @@ import { workflowsPages } from "./dashboard/workflows/workflows.routes";
 import { agentsPages } from "./dashboard/agents/agents.routes";
 import { templatesPages } from "./dashboard/templates/templates.routes";
 import { auditPages } from "./dashboard/audit/audit.routes";
+import { platformsPages } from "./dashboard/platforms/platforms.routes";
 import { PageRefused } from "./dashboard/kit";
 import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/mcp.routes";
 import { onTriggerChange } from "./workflows/service";
@@ -78,6 +79,7 @@ export function createApp() {
   app.route("/", agentsPages);
   app.route("/", templatesPages);
   app.route("/", auditPages);
+  app.route("/", platformsPages);
   app.route("/", authorizePage);
   app.route("/", oauthMetadata);
 

@@ -63,6 +63,7 @@ ol.events{padding-left:24px;overflow-wrap:anywhere}
 const SECTIONS: [href: string, label: string][] = [
   ["/", "Overview"],
   ["/app/connections", "Connections"],
+  ["/app/platforms", "Custom platforms"],
   ["/app/tools", "Tools"],
   ["/app/conversations", "Chat"],
   ["/app/workflows", "Workflows"],
