@@ -85,6 +85,10 @@ const STEP_TYPES: [type: string, shape: string][] = [
   ["llm", '{"id": "draft", "type": "llm", "prompt": "Write a welcome note for {{input.name}}", "output": "text"}'],
   ["for_each", '{"id": "each_lead", "type": "for_each", "items": "{{input.leads}}", "as": "lead", "steps": []}'],
   ["workflow", '{"id": "child", "type": "workflow", "workflow_id": 12, "input": {}}'],
+  [
+    "code",
+    '{"id": "total", "type": "code", "code": "console.log(input.items.length);\\nreturn input.items.reduce((sum, item) => sum + item.price, 0);", "input": {"items": "{{input.items}}"}, "cpu_ms": 200}',
+  ],
 ];
 
 /** The shape of each step type, folded away until asked for. */
@@ -110,4 +114,5 @@ function StepTypesHelp() {
 /** Editor styles shared by the workflow pages (the common rules are the layout's). */
 export const EDITOR_STYLE = `
 textarea.json{max-width:100%;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:14px}
+.warning{background:#fffbeb;border:1px solid #b45309;border-radius:6px;padding:12px;overflow-wrap:anywhere}
 `;

@@ -87,7 +87,8 @@ function owningStep(steps: unknown[], tokens: (string | number)[]): { path?: Ste
   return { path, step, rest: tokens.slice(at) };
 }
 
-function stepLabel(step: unknown, path: StepPath): string {
+/** `Step "check" (condition)`, or its position when it has no id. */
+export function stepLabel(step: unknown, path: StepPath): string {
   const id = idOf(step);
   const type = typeOf(step);
   const kind = type ? ` (${type})` : "";

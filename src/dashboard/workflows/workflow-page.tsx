@@ -4,6 +4,7 @@ import { DataTable, formatDuration, formatTime } from "../common";
 import { type StepErrorGroup, stepAnchor } from "./workflow-fields";
 import { GRAPH_STYLE, StepGraph } from "./workflow-graph";
 import { statusText } from "./workflows-list";
+import { PlaceholderWarnings, StepTestFields, type StepTestView, codeStepIds } from "./step-test";
 
 export interface WorkflowView {
   id: number;
@@ -39,6 +40,10 @@ export interface WorkflowPageProps {
   runError?: string;
   saved?: boolean;
   error?: string;
+  /** Placeholders of the entered steps that would have no value: shown before saving, with "Save anyway". */
+  placeholderWarnings?: StepErrorGroup[];
+  /** "Run this step": what it was given and what it answered. */
+  stepTest?: StepTestView;
 }
 
 /** `/app/workflows/<id>`: the steps as a graph, a run form, recent executions, the editor. */
@@ -79,6 +84,13 @@ export function WorkflowPage(props: WorkflowPageProps) {
           </p>
         </>
       ) : null}
+      <PlaceholderWarnings groups={props.placeholderWarnings} />
+      {props.stepTest ? (
+        <p class="notice" role="status">
+          Ran step "{props.stepTest.stepId}" from the editor, which keeps what you entered; nothing was saved.{" "}
+          <a href="#edit-workflow-test-result">See the result</a>.
+        </p>
+      ) : null}
       <section class="card" aria-labelledby="workflow-steps">
         <h2 id="workflow-steps">{props.graphFromDraft ? "Steps as entered (not saved)" : "Steps"}</h2>
         <StepGraph steps={props.graphSteps} label={`Steps of ${workflow.name}, in order`} problems={problems} />
@@ -106,9 +118,17 @@ export function WorkflowPage(props: WorkflowPageProps) {
         <form method="post" action={action}>
           <input type="hidden" name="csrf_token" value={csrf} />
           <WorkflowFields prefix="edit-workflow" draft={props.draft} withActive />
-          <button type="submit" name="step" value="save">
-            Save changes
-          </button>
+          <StepTestFields prefix="edit-workflow" codeStepIds={codeStepIds(draftSteps(props))} test={props.stepTest} />
+          <div class="actions">
+            <button type="submit" name="step" value="save">
+              Save changes
+            </button>
+            {props.placeholderWarnings?.length ? (
+              <button type="submit" class="secondary" name="step" value="save_anyway" id="edit-workflow-save-anyway">
+                Save anyway
+              </button>
+            ) : null}
+          </div>
         </form>
       </section>
       <section class="card" aria-labelledby="delete-workflow">
@@ -123,6 +143,16 @@ export function WorkflowPage(props: WorkflowPageProps) {
       </section>
     </Page>
   );
+}
+
+/** The code step ids the editor offers come from the steps as entered, when they still parse. */
+function draftSteps(props: WorkflowPageProps): unknown[] {
+  try {
+    const parsed: unknown = JSON.parse(props.draft.steps || "[]");
+    return Array.isArray(parsed) ? parsed : props.graphSteps;
+  } catch {
+    return props.graphSteps;
+  }
 }
 
 function RecentExecutions(props: { executions: ExecutionRow[] }) {

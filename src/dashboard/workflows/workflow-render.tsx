@@ -51,7 +51,10 @@ export async function renderWorkflowsList(
 }
 
 type WorkflowExtras = Partial<
-  Pick<WorkflowPageProps, "draft" | "graphSteps" | "graphFromDraft" | "editError" | "stepErrors" | "runInput" | "runError" | "saved" | "error">
+  Pick<
+    WorkflowPageProps,
+    "draft" | "graphSteps" | "graphFromDraft" | "editError" | "stepErrors" | "runInput" | "runError" | "saved" | "error" | "placeholderWarnings" | "stepTest"
+  >
 >;
 
 /** The workflow's page, or the not-found page when it is not the person's. */

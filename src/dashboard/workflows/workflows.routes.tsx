@@ -7,6 +7,9 @@ import { getOwnedExecution } from "../../executions/present";
 import { runWorkflow } from "../../executions/start-and-run";
 import { createWorkflowFromConversation } from "../../workflows/extractor";
 import { createWorkflow, deleteWorkflow, getOwnedWorkflow, updateWorkflow } from "../../workflows/service";
+import { validateSteps } from "../../workflows/steps";
+import { placeholderWarnings } from "./placeholder-warnings";
+import { testStepOnPage } from "./step-test-action";
 import { executionsPages } from "./executions.routes";
 import { type SignedIn, largeFormGuard, renderError, signedInForm, signedInPage, str } from "../kit";
 import { messageOf, positiveIdOf, statusOf } from "../common";
@@ -53,7 +56,9 @@ export const workflowsPages = new Hono<AppEnv>()
     if (!id) return renderNotFound(c, signedIn, "workflow");
     const step = str(form.step);
     try {
-      if (step === "save") return await save(c, signedIn, id, draftFrom(form));
+      if (step === "save") return await save(c, signedIn, id, draftFrom(form), { warn: true });
+      if (step === "save_anyway") return await save(c, signedIn, id, draftFrom(form), { warn: false });
+      if (step === "test_step") return await testStepOnPage(c, signedIn, id, draftFrom(form), str(form.test_step_id) ?? "", str(form.test_input) ?? "");
       if (step === "run") return await run(c, signedIn, id, str(form.input) ?? "");
       if (step === "delete") {
         await deleteWorkflow(signedIn.ctx, id);
@@ -111,7 +116,11 @@ async function fromConversation(c: Context<AppEnv>, signedIn: SignedIn, conversa
   }
 }
 
-async function save(c: Context<AppEnv>, signedIn: SignedIn, id: number, draft: WorkflowDraft) {
+/**
+ * "Save changes": with `warn`, steps that are valid but have placeholders that would have no value
+ * are shown with those warnings first, not saved; "Save anyway" (no `warn`) saves them.
+ */
+async function save(c: Context<AppEnv>, signedIn: SignedIn, id: number, draft: WorkflowDraft, options: { warn: boolean }) {
   const current = await getOwnedWorkflow(signedIn.ctx, id);
   const refuse = (extra: Parameters<typeof renderWorkflow>[3]) => renderWorkflow(c, signedIn, id, { draft, ...extra }, 422);
   const problem = fieldProblem(draft);
@@ -120,6 +129,11 @@ async function save(c: Context<AppEnv>, signedIn: SignedIn, id: number, draft: W
   if (!steps.ok) return refuse({ editError: steps.message });
   // Unticking "Active" pauses an active workflow; a draft or archived one keeps its status.
   const status = draft.active ? "active" : current.status === "active" ? "paused" : undefined;
+  // Only steps that would be saved are warned about: invalid ones get the service's refusal first.
+  if (options.warn && validateSteps(steps.value).errors.length === 0) {
+    const warnings = placeholderWarnings(steps.value, current.variables);
+    if (warnings.length) return renderWorkflow(c, signedIn, id, { draft, placeholderWarnings: warnings });
+  }
   try {
     await updateWorkflow(signedIn.ctx, id, { name: draft.name, description: draft.description, status, steps: steps.value });
   } catch (error) {
