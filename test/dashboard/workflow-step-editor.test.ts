@@ -50,7 +50,7 @@ describe("the workflow step editor", () => {
     // The editor keeps what was typed, the only code step is offered, and the input stays.
     expect(html).toContain("return {sum: input.items.reduce((s, i) =&gt; s + i.price, 0)};");
     expect(html).toContain('<option value="total"></option>');
-    expect(html).toContain('{&quot;items&quot;: [{&quot;price&quot;: 2}, {&quot;price&quot;: 5}]}</textarea>');
+    expect(html).toContain("{&quot;items&quot;: [{&quot;price&quot;: 2}, {&quot;price&quot;: 5}]}</textarea>");
     // Nothing was saved: still one step, version 1.
     const workflow = await saved(browser, id);
     expect(workflow.steps).toHaveLength(1);
@@ -60,7 +60,11 @@ describe("the workflow step editor", () => {
   it('"Run this step" shows the error with its line number and the lines logged before it; other steps and bad input are refused', async () => {
     const browser = await signedIn();
     const id = await createOnPage(browser, "Failing", greet);
-    const steps = JSON.stringify([...greet, { id: "boom", type: "code", code: 'console.log("start");\nnull.price;' }, { id: "other", type: "code", code: "return 1;" }]);
+    const steps = JSON.stringify([
+      ...greet,
+      { id: "boom", type: "code", code: 'console.log("start");\nnull.price;' },
+      { id: "other", type: "code", code: "return 1;" },
+    ]);
     const form = { name: "Failing", description: "", steps, test_input: "" };
     const failed = await submit(browser, `/app/workflows/${id}`, { ...form, step: "test_step", test_step_id: "boom" });
     expect(failed.status).toBe(200);
@@ -86,7 +90,11 @@ describe("the workflow step editor", () => {
     const browser = await signedIn();
     const id = await createOnPage(browser, "Placeholders", greet);
     const steps = JSON.stringify([
-      { id: "first", type: "set", values: { subject: "Hi {{input.name}}", late: "{{steps.second.result}}", typo: "{{greting}}", safe: '{{nick | default: "you"}}' } },
+      {
+        id: "first",
+        type: "set",
+        values: { subject: "Hi {{input.name}}", late: "{{steps.second.result}}", typo: "{{greting}}", safe: '{{nick | default: "you"}}' },
+      },
       { id: "second", type: "set", values: { ok: "{{steps.first.result}} {{subject}}" } },
       { id: "loop", type: "for_each", items: [1], steps: [{ id: "inner", type: "set", values: { n: "{{item}} {{index}}" } }] },
       { id: "after", type: "set", values: { stray: "{{item}}" } },
@@ -117,7 +125,10 @@ describe("the workflow step editor", () => {
     const clean = JSON.stringify([...greet, { id: "again", type: "set", values: { text: "{{greeting}}, {{input.name}}" } }]);
     const response = await submit(browser, `/app/workflows/${id}`, { step: "save", name: "Clean", description: "", steps: clean });
     expect(response.status).toBe(303);
-    const invalid = JSON.stringify([{ id: "x", type: "set", values: { a: "{{missing}}" } }, { id: "x", type: "set", values: {} }]);
+    const invalid = JSON.stringify([
+      { id: "x", type: "set", values: { a: "{{missing}}" } },
+      { id: "x", type: "set", values: {} },
+    ]);
     const refused = await submit(browser, `/app/workflows/${id}`, { step: "save", name: "Clean", description: "", steps: invalid });
     expect(refused.status).toBe(422);
     const html = await refused.text();
