@@ -35,5 +35,7 @@ export async function agentModelSettings(ctx: ServiceContext, agentId: string | 
 /** Why the agent may not call `tool`, or undefined when it may (a refusal the model is told). */
 export function toolRefusal(settings: AgentModelSettings, tool: string): string | undefined {
   if (!settings.tools || settings.tools.includes(tool)) return undefined;
-  return `The tool "${tool.slice(0, 200)}" is not one this agent may use (its agent_config.tools lists ${settings.tools.length ? settings.tools.join(", ") : "none"}).`;
+  // Named so the model can pick an allowed one; a long list is cut (it is also what the model was offered).
+  const listed = settings.tools.slice(0, 20).join(", ") + (settings.tools.length > 20 ? ", …" : "");
+  return `The tool "${tool.slice(0, 200)}" is not one this agent may use (its agent_config.tools lists ${listed || "none"}).`;
 }
