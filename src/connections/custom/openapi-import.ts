@@ -56,6 +56,8 @@ export function importOpenApi(document: unknown, options: { name?: string; polic
   const spec = resolved.schema as Obj;
   const serverUrl = firstServer(spec, options.policy);
   const auth = authOf(spec);
+  if (auth.kind === "oauth2")
+    for (const url of [auth.authorize_url, auth.token_url]) allowedUrl(url, `openapi.components.securitySchemes.${auth.scheme}`, options.policy);
   const tools = toolsOf(spec);
   if (tools.length === 0) throw invalid("The document has no operations the hub can call (GET, POST, PUT, PATCH or DELETE).");
   const declaration: PlatformDeclaration = {
@@ -104,13 +106,19 @@ function firstServer(spec: Obj, policy: AddressPolicy): string {
   }
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
     throw invalid("The first server URL must be http or https.", [{ location: "body", field, message: "Must be http(s)." }]);
+  allowedUrl(parsed.toString(), field, policy);
+  return parsed.toString().replace(/\/$/, "");
+}
+
+/** A URL from the document the hub will call (a server, an OAuth endpoint), held to the outbound address rules. */
+function allowedUrl(url: string, field: string, policy: AddressPolicy): void {
   try {
-    checkUrl(parsed.toString(), policy);
+    checkUrl(url, policy);
   } catch (error) {
     if (!(error instanceof OutboundRefused)) throw error;
-    throw invalid(`The first server URL is not allowed: ${error.message}`, [{ location: "body", field, message: error.message }]);
+    const what = field.startsWith("openapi.servers") ? "The first server URL" : "The OAuth endpoint";
+    throw invalid(`${what} is not allowed: ${error.message}`, [{ location: "body", field, message: error.message }]);
   }
-  return parsed.toString().replace(/\/$/, "");
 }
 
 /**
