@@ -341,7 +341,7 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "telegram-channel-broadcast",
     name: "Telegram channel broadcast",
-    description: "Broadcast an announcement to a Telegram channel, formatted with HTML.",
+    description: "Broadcast an announcement (input headline and body) to a Telegram channel, formatted with HTML: the headline bold, the text escaped.",
     category: "social-media",
     difficulty: "beginner",
     required_connections: ["telegram"],
@@ -351,7 +351,22 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_config: {},
     variables: { chat_id: v("@your_channel", "Channel username or chat id") },
     steps: [
-      tool("broadcast", "telegram_send_message", { chat_id: "{{chat_id}}", text: "<b>{{input.headline}}</b>\n{{input.body}}", parse_mode: "HTML" }, retry),
+      {
+        // Telegram refuses HTML with a bare <, > or &: the announcement's own text is escaped, the bold tag is not.
+        id: "escaped",
+        type: "code",
+        input: { headline: "{{input.headline}}", body: "{{input.body}}" },
+        code: [
+          "const escape = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');",
+          "return { headline: escape(input.headline), body: escape(input.body) };",
+        ].join("\n"),
+      },
+      tool(
+        "broadcast",
+        "telegram_send_message",
+        { chat_id: "{{chat_id}}", text: "<b>{{steps.escaped.result.headline}}</b>\n{{steps.escaped.result.body}}", parse_mode: "HTML" },
+        retry,
+      ),
     ],
   },
   {
@@ -597,7 +612,7 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "churn-risk-check",
     name: "Churn-risk check",
-    description: "Flag accounts whose usage dropped by more than half since last month, and alert their owner.",
+    description: "Flag accounts whose usage fell below a share of last month's (half, by default), and alert their owner in the customer-success channel.",
     category: "customer-success",
     difficulty: "advanced",
     required_connections: ["slack"],
@@ -605,7 +620,10 @@ export const TEMPLATES: TemplateDefinition[] = [
     featured: false,
     trigger_type: "webhook",
     trigger_config: {},
-    variables: { drop_ratio: v(0.5, "Usage ratio below which an account is at risk") },
+    variables: {
+      drop_ratio: v(0.5, "Usage ratio (this month / last month) below which an account is at risk"),
+      channel: v("#customer-success", "Slack channel for churn alerts"),
+    },
     steps: [
       tool("ratio", "math_evaluate", {
         expression: "current / max(previous, 1)",
@@ -613,8 +631,8 @@ export const TEMPLATES: TemplateDefinition[] = [
       }),
       when("at_risk", { field: "steps.ratio.result.result", operator: "less_than", value: "{{drop_ratio}}" }, [
         tool("alert", "slack_send_message", {
-          channel: "#customer-success",
-          text: "Churn risk: {{input.account}} usage is at {{steps.ratio.result.result}} of last month.",
+          channel: "{{channel}}",
+          text: 'Churn risk: {{input.account}} usage is at {{steps.ratio.result.result}} of last month. Owner: {{input.owner | default: "unassigned"}}',
         }),
       ]),
     ],
@@ -677,7 +695,7 @@ export const TEMPLATES: TemplateDefinition[] = [
     featured: false,
     trigger_type: "webhook",
     trigger_config: {},
-    variables: {},
+    variables: { urgent_channel: v("#on-call", "Slack channel for urgent tickets"), queue_channel: v("#support", "Slack channel for the other tickets") },
     steps: [
       when(
         "urgent",
@@ -687,8 +705,8 @@ export const TEMPLATES: TemplateDefinition[] = [
             { field: "input.priority", operator: "equals", value: "high" },
           ],
         },
-        [tool("page", "slack_send_message", { channel: "#on-call", text: "URGENT ticket {{input.id}}: {{input.subject}}" })],
-        [tool("queue", "slack_send_message", { channel: "#support", text: "New ticket {{input.id}}: {{input.subject}}" })],
+        [tool("page", "slack_send_message", { channel: "{{urgent_channel}}", text: "URGENT ticket {{input.id}}: {{input.subject}}" })],
+        [tool("queue", "slack_send_message", { channel: "{{queue_channel}}", text: "New ticket {{input.id}}: {{input.subject}}" })],
       ),
     ],
   },
@@ -879,21 +897,29 @@ export const TEMPLATES: TemplateDefinition[] = [
     variables: {
       threshold: v(20, "Discounts above this percent need approval"),
       standard_percent: v(10, "Discount used when nobody answers"),
+      manager_channel: v("#managers", "Slack channel where managers approve"),
       sender: v("Shop <shop@acme.com>", "From address"),
     },
     steps: [
-      when("needs_approval", { field: "input.percent", operator: "greater_than", value: "{{threshold}}" }, [
-        tool("ask", "slack_send_message", {
-          channel: "#managers",
-          text: "Approve {{input.percent}}% for {{input.email}}? Run {{execution.id}} waits for discount.approved.",
-        }),
-        { id: "approve", type: "wait_for_event", event: "discount.approved", timeout_seconds: 86400, on_timeout: "continue" },
-      ]),
       when(
-        "approved",
-        { field: "steps.approve.status", operator: "equals", value: "succeeded" },
-        [{ id: "granted", type: "set", values: { percent: "{{steps.approve.result.percent}}" } }],
-        [{ id: "standard", type: "set", values: { percent: "{{input.percent}}" } }],
+        "needs_approval",
+        { field: "input.percent", operator: "greater_than", value: "{{threshold}}" },
+        [
+          tool("ask", "slack_send_message", {
+            channel: "{{manager_channel}}",
+            text: "Approve {{input.percent}}% for {{input.email}}? Run {{execution.id}} waits for discount.approved.",
+          }),
+          { id: "approve", type: "wait_for_event", event: "discount.approved", timeout_seconds: 86400, on_timeout: "continue" },
+          // Approved: the percent the manager gave; no answer in a day: the standard discount.
+          when(
+            "approved",
+            { field: "steps.approve.status", operator: "equals", value: "succeeded" },
+            [{ id: "granted", type: "set", values: { percent: "{{steps.approve.result.percent}}" } }],
+            [{ id: "standard", type: "set", values: { percent: "{{standard_percent}}" } }],
+          ),
+        ],
+        // At or under the threshold the discount asked for needs nobody.
+        [{ id: "as_asked", type: "set", values: { percent: "{{input.percent}}" } }],
       ),
       tool(
         "email",
