@@ -15,6 +15,9 @@ import { petstoreAnswer } from "./petstore.mjs";
 import { Answer, b64, pageOf, unb64 } from "./fake-kit.mjs";
 import { gmailRoutes } from "./platforms/gmail.mjs";
 import { googleSheetsRoutes } from "./platforms/google-sheets.mjs";
+import { mailgunRoutes } from "./platforms/mailgun.mjs";
+import { postmarkRoutes } from "./platforms/postmark.mjs";
+import { sendgridRoutes } from "./platforms/sendgrid.mjs";
 import { stripeRoutes } from "./platforms/stripe.mjs";
 
 const requests = new Map();
@@ -213,6 +216,9 @@ const ROUTES = [
   ...stripeRoutes,
   ...gmailRoutes,
   ...googleSheetsRoutes,
+  ...sendgridRoutes,
+  ...mailgunRoutes,
+  ...postmarkRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

@@ -6,11 +6,14 @@ import { googleSheets } from "./google-sheets";
 import { httpApi } from "./http-api";
 import { hubspot } from "./hubspot";
 import { mailchimp } from "./mailchimp";
+import { mailgun } from "./mailgun";
 import { mcp } from "./mcp";
 import { anthropic, openai } from "./model-providers";
 import { notion } from "./notion";
 import { oauth2 } from "./oauth2";
+import { postmark } from "./postmark";
 import { resend } from "./resend";
+import { sendgrid } from "./sendgrid";
 import { slack } from "./slack";
 import { stripe } from "./stripe";
 import { telegram } from "./telegram";
@@ -32,6 +35,9 @@ export const PLATFORMS: Platform[] = [
   gmail,
   googleSheets,
   stripe,
+  sendgrid,
+  mailgun,
+  postmark,
   webhook,
   httpApi,
   oauth2,

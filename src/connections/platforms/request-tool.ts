@@ -6,7 +6,7 @@ type Query = PlatformRequest["query"];
 
 /**
  * A tool that is one HTTP request, declared rather than written: the path's `{placeholders}` are
- * filled from the arguments of that name; the other arguments go to the query (GET, DELETE) or
+ * filled from the arguments of that name, or else the connection's (non-secret) config field; the other arguments go to the query (GET, DELETE) or
  * the body (POST, PUT, PATCH) unless `query` or `body` say otherwise; `result` shapes the answer.
  * A tool that needs logic (two calls, a fallback, a computed body) keeps a `run` of its own.
  */
@@ -16,7 +16,7 @@ export interface RequestToolSpec<S extends z.ZodType> {
   description: string;
   input: S;
   method: PlatformRequest["method"];
-  /** Appended to the base URL, e.g. "/v1/customers/{customer_id}"; each value is URL-encoded. */
+  /** Appended to the base URL, e.g. "/v1/customers/{customer_id}"; each value is URL-encoded. Never name a secret field. */
   path: string;
   /** The query: these argument names, or a function of the arguments. */
   query?: readonly string[] | ((args: z.infer<S>) => Query);
@@ -42,7 +42,8 @@ export function requestTool<C = any, S extends z.ZodType = z.ZodType>(spec: Requ
     async run(client, parsed) {
       const args = (parsed ?? {}) as Args;
       const path = spec.path.replace(PLACEHOLDER, (_, name: string) => {
-        const value = args[name];
+        // An argument of that name, else the connection's config field (Mailgun's domain, Twilio's account).
+        const value = args[name] ?? (client.config as Args)[name];
         if (value === undefined || value === null || value === "") throw new PlatformError(`Give \`${name}\`.`, 400);
         return encodeURIComponent(String(value));
       });
