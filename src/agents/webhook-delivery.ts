@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Runtime } from "../core/context";
 import { HubError } from "../core/errors";
 import { agents, workflows, type Agent } from "../db/schema";
-import { startQueued } from "../executions/start-and-run";
+import { startAndRun } from "../executions/start-and-run";
 import { consumeRateLimits, exhaustedOf } from "../http/rate-limit";
 import { type NewAgentEvent, recordAgentEvent } from "./events";
 import { spendHubSignature, verifyHubDelivery } from "./hub-scheme";
@@ -32,8 +32,10 @@ const refused = (detail: string) => new HubError("unauthorized", detail, { chall
  * how the caller proves itself: the hub's own HMAC scheme by default, or a provider's (Stripe,
  * GitHub, Slack, Shopify, HubSpot, Typeform) under the signing secret the owner set, or a plain
  * token. A verified event is filtered by `event_types`, deduplicated by its event id (a
- * provider's retry finds the run the first delivery started) and queued: the answer does not
- * wait for the run. Every delivery to a known agent is logged with its outcome.
+ * provider's retry finds the run the first delivery started) and started: the run goes on in this
+ * invocation after the answer (as a REST execute's does, with the queue as its backstop), so the
+ * answer does not wait for it and no queue hop delays its start. Every delivery to a known agent
+ * is logged with its outcome.
  */
 export async function deliverWebhook(runtime: Runtime, request: WebhookRequest): Promise<WebhookAnswer> {
   const { db } = runtime;
@@ -87,10 +89,11 @@ export async function deliverWebhook(runtime: Runtime, request: WebhookRequest):
       ? (verdict.event as Record<string, unknown>)
       : { event: verdict.event, event_id: eventId, event_type: eventType, received_at: receivedAt.toISOString() };
   const ctx = agentContext(runtime, agent);
-  let started: Awaited<ReturnType<typeof startQueued>>;
+  let started: Awaited<ReturnType<typeof startAndRun>>;
   try {
     // The workflow read with the agent (its owner's): the run's insert need not read it again.
-    started = await startQueued(ctx, workflow, { input, agentId: agent.id }, eventId ? await triggerKey(agent.id, "webhook", eventId) : undefined);
+    const idempotency = eventId ? await triggerKey(agent.id, "webhook", eventId) : undefined;
+    started = await startAndRun(ctx, workflow, { input, agentId: agent.id }, { idempotency });
   } catch (error) {
     // A paused workflow or a full quota: the provider is refused and will retry; the owner sees why.
     if (error instanceof HubError) await log("error", { ...fields, detail: error.message });

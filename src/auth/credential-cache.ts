@@ -20,6 +20,23 @@ export interface GrantRecord {
 }
 export const grantRecords = new IsolateCache<GrantRecord | null>();
 
-/** Called by every revocation, so it takes effect in this isolate at once. */
-export const forgetApiKey = (id: number) => apiKeyRecords.forget((_, key) => key?.id === id);
-export const forgetGrants = (pick: (grant: Grant) => boolean) => grantRecords.forget((_, record) => Boolean(record && pick(record.grant)));
+/**
+ * Whether the credential behind long-running work may still act (credential-status.ts), by
+ * credential id: why it may not (null: it may), and when it expires. Every webhook delivery and
+ * every run asks, so the answer is cached like the records above.
+ */
+export interface CredentialState {
+  revoked: string | null;
+  expiresAt: number | null;
+}
+export const credentialStates = new IsolateCache<CredentialState>();
+
+/** Called by every revocation, so it takes effect in this isolate at once (revocations are rare: all states are read again). */
+export function forgetApiKey(id: number) {
+  apiKeyRecords.forget((_, key) => key?.id === id);
+  credentialStates.forget(() => true);
+}
+export function forgetGrants(pick: (grant: Grant) => boolean) {
+  grantRecords.forget((_, record) => Boolean(record && pick(record.grant)));
+  credentialStates.forget(() => true);
+}

@@ -125,7 +125,7 @@ export class ExecutionRun implements StepRun {
    * run: a revoked API key or OAuth grant stops the run before its next one.
    */
   async stopIfRevoked(step: Step, scope: Scope) {
-    const revoked = await credentialRevocation(this.db, this.execution.credentialId);
+    const revoked = await credentialRevocation(this.db, this.execution.credentialId, (work) => this.ctx.waitUntil(work));
     if (revoked) await this.fail(step, `The run was stopped before step "${scope.key(step)}": ${revoked}`);
   }
 
