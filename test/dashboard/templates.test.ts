@@ -15,6 +15,12 @@ async function connection(key: string, platform: keyof typeof CONFIGS, name: str
 }
 
 const deployPath = (template: string) => `/app/templates/${template}/deploy`;
+const usePath = (template: string) => `/app/templates/${template}/use`;
+
+/** Posts the "Use" form of a template with these fields. */
+async function use(browser: Browser, template: string, fields: Record<string, string>) {
+  return browser.request(usePath(template), { form: { step: "use", ...fields, csrf_token: await browser.csrf(usePath(template)) } });
+}
 
 async function useAndDeploy(browser: Browser, template: string, fields: Record<string, string>) {
   return browser.request(deployPath(template), { form: { step: "deploy", ...fields, csrf_token: await browser.csrf(deployPath(template)) } });
@@ -83,33 +89,84 @@ describe("the dashboard's templates page", () => {
     expect(nothing).toContain("No template matches.");
   });
 
-  it("uses a template: a new workflow of the person's, and a redirect to it", async () => {
+  it("uses a template: the card's Use asks first, then makes a new workflow of the person's and redirects to it", async () => {
     const browser = await signedIn();
     const key = await browser.apiKey();
-    const used = await browser.request("/app/templates", {
+    expect(await page(browser)).toContain('<a href="/app/templates/nps-detractor-alert/use" aria-label="Use NPS detractor alert">Use</a>');
+    // A page still showing the old Use button lands on the same form.
+    const old = await browser.request("/app/templates", {
       form: { step: "use", template_id: "nps-detractor-alert", csrf_token: await browser.csrf("/app/templates") },
     });
+    expect(old.status).toBe(303);
+    expect(old.headers.get("Location")).toBe(usePath("nps-detractor-alert"));
+    const form = await (await browser.request(usePath("nps-detractor-alert"))).text();
+    expect(form).toContain("<h1>Use: NPS detractor alert</h1>");
+    expect(form).toContain('<button type="submit" name="step" value="use">Use</button>');
+
+    const used = await use(browser, "nps-detractor-alert", {});
     expect(used.status).toBe(303);
     const workflowId = Number(used.headers.get("Location")!.match(/^\/app\/workflows\/(\d+)$/)![1]);
     const { data } = await json(await call("/v1/workflows", { token: key }));
     expect(data.map((w: any) => [w.id, w.name])).toEqual([[workflowId, "NPS detractor alert"]]);
     expect(data[0].workflow_metadata.template_id).toBe("nps-detractor-alert");
+    // Only a workflow: nothing was deployed.
+    expect(await json(await call("/v1/agents", { token: key }))).toEqual([]);
 
     // Someone else does not get that workflow.
     const stranger = await signedIn();
     expect((await call(`/v1/workflows/${workflowId}`, { token: await stranger.apiKey() })).status).toBe(404);
+    expect((await browser.request(usePath("no-such-template"))).status).toBe(404);
+  });
 
-    const missing = await browser.request("/app/templates", {
-      form: { step: "use", template_id: "no-such-template", csrf_token: await browser.csrf("/app/templates") },
+  it("Use binds the chosen connection and sets the variables as typed; without a connection the workflow is still made, unbound", async () => {
+    const browser = await signedIn();
+    const key = await browser.apiKey();
+    const form = await (await browser.request(usePath("lead-form-to-crm-and-slack"))).text();
+    // No connection yet: a link to connect one, and the variable prefilled with its default and described.
+    expect(form).toContain('<a href="/app/connections/new?platform=slack" id="connection-slack-connect">Connect Slack</a>');
+    expect(form).toContain("The workflow can be made without it; its Slack steps need a connection before it runs.");
+    expect(form).toMatch(/<input type="text" value="#sales"[^>]*name="var.sales_channel"/);
+    expect(form).toContain("Slack channel for new-lead alerts");
+    const unbound = await use(browser, "lead-form-to-crm-and-slack", { "var.sales_channel": "#new-leads" });
+    expect(unbound.status).toBe(303);
+    const first = await json(await call(`/v1/workflows/${unbound.headers.get("Location")!.split("/").pop()}`, { token: key }));
+    expect(first.variables.sales_channel).toBe("#new-leads");
+    expect(toolSteps(first.steps).every((step) => step.arguments.connection_id === undefined)).toBe(true);
+
+    const older = await connection(key, "slack", "Old workspace");
+    await connection(key, "slack", "Newer workspace");
+    const hubspot = await connection(key, "hubspot", "CRM");
+    const withChoice = await (await browser.request(usePath("lead-form-to-crm-and-slack"))).text();
+    expect(withChoice).toContain('<select id="connection-slack" name="connection.slack">');
+    expect(withChoice).toContain(`<option value="${older}">Old workspace (active)</option>`);
+    const bound = await use(browser, "lead-form-to-crm-and-slack", {
+      name: "Leads, my way",
+      "connection.slack": String(older),
+      "connection.hubspot": String(hubspot),
+      "var.sales_channel": "#leads",
     });
-    expect(missing.status).toBe(404);
-    expect(await missing.text()).toContain('role="alert"');
+    expect(bound.status).toBe(303);
+    const second = await json(await call(`/v1/workflows/${bound.headers.get("Location")!.split("/").pop()}`, { token: key }));
+    expect(second.name).toBe("Leads, my way");
+    const steps = toolSteps(second.steps);
+    expect(steps.find((step) => step.tool === "slack_send_message").arguments.connection_id).toBe(older);
+    expect(steps.find((step) => step.tool === "hubspot_create_contact").arguments.connection_id).toBe(hubspot);
+    expect(await json(await call("/v1/agents", { token: key }))).toEqual([]);
+
+    // Someone else's connection id is refused at its field, and nothing more is made.
+    const stranger = await signedIn();
+    const theirs = await connection(await stranger.apiKey(), "slack", "Not yours");
+    const refused = await use(browser, "lead-form-to-crm-and-slack", { "connection.slack": String(theirs), "var.sales_channel": "#x" });
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain('id="connection-slack-error"');
+    expect((await json(await call("/v1/workflows", { token: key }))).data).toHaveLength(2);
   });
 
   it("refuses a use without the CSRF token, creating nothing", async () => {
     const browser = await signedIn();
     const key = await browser.apiKey();
     expect((await browser.request("/app/templates", { form: { step: "use", template_id: "nps-detractor-alert" } })).status).toBe(403);
+    expect((await browser.request(usePath("nps-detractor-alert"), { form: { step: "use" } })).status).toBe(403);
     const other = await signedIn();
     const foreignToken = await other.csrf("/app/templates");
     expect((await browser.request("/app/templates", { form: { step: "use", template_id: "nps-detractor-alert", csrf_token: foreignToken } })).status).toBe(403);

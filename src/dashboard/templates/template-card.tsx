@@ -2,10 +2,11 @@ import type { TemplateSummary } from "../../templates/service";
 import { Fact } from "../common";
 
 /**
- * One template as a card: what it does, where it belongs, a button that copies it into a workflow,
- * and a link to the form that copies and deploys it with the person's connections.
+ * One template as a card: what it does, where it belongs, and links to the forms that copy it into
+ * a workflow ("Use") or copy and deploy it ("Use and deploy"), each asking first for the person's
+ * connections and the variables.
  */
-export function TemplateCard(props: { template: TemplateSummary; csrf: string }) {
+export function TemplateCard(props: { template: TemplateSummary }) {
   const { template } = props;
   return (
     <article class={template.featured ? "card template featured" : "card template"} aria-labelledby={`template-${template.id}`}>
@@ -29,13 +30,9 @@ export function TemplateCard(props: { template: TemplateSummary; csrf: string })
         </ul>
       ) : null}
       <div class="actions">
-        <form method="post" action="/app/templates">
-          <input type="hidden" name="csrf_token" value={props.csrf} />
-          <input type="hidden" name="template_id" value={template.id} />
-          <button type="submit" name="step" value="use" aria-label={`Use ${template.name}`}>
-            Use
-          </button>
-        </form>
+        <a href={`/app/templates/${encodeURIComponent(template.id)}/use`} aria-label={`Use ${template.name}`}>
+          Use
+        </a>
         <a href={`/app/templates/${encodeURIComponent(template.id)}/deploy`} aria-label={`Use and deploy ${template.name}`}>
           Use and deploy
         </a>

@@ -12,7 +12,7 @@ import { flashWebhookSecret } from "../agents/agent-flash";
 import { type RefusalStatus, messageOf, renderNotFound, statusOf } from "../common";
 import { type SignedIn, largeFormGuard, page, renderError, signedInForm, signedInPage, str } from "../kit";
 import { ErrorNote, Page } from "../layout";
-import { type ConnectionChoice, type UseAndDeployProps, UseAndDeployPage } from "./template-deploy";
+import { type ConnectionChoice, type TemplateFormMode, type UseAndDeployProps, UseAndDeployPage } from "./template-deploy";
 import { type DeployPlan, connectionInput, deployPlanOf, readDeployForm } from "./template-deploy-values";
 
 const MAX_TEMPLATE_ID = 100;
@@ -23,44 +23,62 @@ type Status = 200 | RefusalStatus;
 type Loaded = { template: Template; plan: DeployPlan } | { response: Response | Promise<Response> };
 
 /**
- * `/app/templates/<id>/deploy`: "Use and deploy". The form posts to useTemplate with
- * `deploy: true`, as POST /v1/templates/{id}/use does; the new agent's secret crosses the
- * redirect in the same one-time flash as a deploy from the agents page.
+ * `/app/templates/<id>/use` ("Use") and `/app/templates/<id>/deploy` ("Use and deploy"): the form
+ * asks for the connection of each platform the steps call and for the variables, then posts them
+ * to useTemplate as POST /v1/templates/{id}/use does (with `deploy: true` for the second). A new
+ * agent's secret crosses the redirect in the same one-time flash as a deploy from the agents page.
  */
 export const templateDeployPages = new Hono<AppEnv>()
-  .get("/app/templates/:template_id/deploy", async (c) => {
+  .get("/app/templates/:template_id/:mode{use|deploy}", async (c) => {
     const signedIn = await signedInPage(c);
     if (!signedIn) return c.redirect("/", 303);
     const loaded = await loadTemplate(c, signedIn, c.req.param("template_id"));
     if ("response" in loaded) return loaded.response;
-    return renderUseAndDeploy(c, signedIn, loaded, { name: "", values: {}, errors: {} });
+    return renderTemplateForm(c, signedIn, loaded, modeOf(c.req.param("mode")), { name: "", values: {}, errors: {} });
   })
-  .post("/app/templates/:template_id/deploy", largeFormGuard, async (c) => {
+  .post("/app/templates/:template_id/:mode{use|deploy}", largeFormGuard, async (c) => {
     const posted = await signedInForm(c);
     if ("response" in posted) return posted.response;
     const { signedIn, form } = posted;
-    if (str(form.step) !== "deploy") return renderError(c, "Unknown form action.", 400);
+    const mode = modeOf(c.req.param("mode"));
+    if (str(form.step) !== mode) return renderError(c, "Unknown form action.", 400);
     const loaded = await loadTemplate(c, signedIn, c.req.param("template_id") ?? "");
     if ("response" in loaded) return loaded.response;
     const read = readDeployForm(loaded.plan, form);
     const shown = { name: read.name.slice(0, MAX_NAME), values: read.values };
     const errors = { ...read.errors };
     if (read.name.length > MAX_NAME) errors.name = `At most ${MAX_NAME} characters.`;
-    if (Object.keys(errors).length) return renderUseAndDeploy(c, signedIn, loaded, { ...shown, errors, error: summaryOf(errors) }, 422);
-    let deployed: Awaited<ReturnType<typeof useTemplate>>["deployed"];
+    if (Object.keys(errors).length) return renderTemplateForm(c, signedIn, loaded, mode, { ...shown, errors, error: summaryOf(errors) }, 422);
+    let used: Awaited<ReturnType<typeof useTemplate>>;
     try {
-      const options = { ...(read.name ? { name: read.name } : {}), variables: read.variables, connections: read.connections, deploy: true };
-      ({ deployed } = await useTemplate(signedIn.ctx, loaded.template.id, options));
+      const connections = mode === "deploy" || (await canBindAll(signedIn, loaded.plan)) ? { connections: read.connections } : {};
+      const options = { ...(read.name ? { name: read.name } : {}), variables: read.variables, ...connections, deploy: mode === "deploy" };
+      used = await useTemplate(signedIn.ctx, loaded.template.id, options);
     } catch (error) {
       if (!(error instanceof HubError)) throw error;
       const placed = placedErrors(loaded.plan, error);
-      return renderUseAndDeploy(c, signedIn, loaded, { ...shown, errors: placed, error: messageOf(error) }, statusOf(error));
+      return renderTemplateForm(c, signedIn, loaded, mode, { ...shown, errors: placed, error: messageOf(error) }, statusOf(error));
     }
+    if (mode === "use") return c.redirect(`/app/workflows/${used.workflow.id}`, 303);
+    const { deployed } = used;
     if (!deployed) throw new Error("useTemplate did not deploy");
     // Post/redirect/get to the agent's page, which shows the secret once, as a deploy from /app/agents/new does.
     await flashWebhookSecret(c, signedIn.ctx, deployed.agent.id, { secret: deployed.webhookSecret });
     return c.redirect(`/app/agents/${deployed.agent.id}`, 303);
   });
+
+const modeOf = (mode: string | undefined): TemplateFormMode => (mode === "deploy" ? "deploy" : "use");
+
+/**
+ * "Use" only copies: a platform the person has not connected yet does not stop it. The steps are
+ * then copied unbound (each picks the person's connection when it runs), since binding some
+ * platforms and not others is not something useTemplate does.
+ */
+async function canBindAll(signedIn: SignedIn, plan: DeployPlan): Promise<boolean> {
+  if (plan.platforms.length === 0) return true;
+  const connected = new Set((await allConnections(signedIn.ctx)).map((row) => row.platform));
+  return plan.platforms.every((platform) => connected.has(platform));
+}
 
 /** The template and what its form asks for, or the page that says why there is none (404, or 409 when damaged). */
 async function loadTemplate(c: Context<AppEnv>, signedIn: SignedIn, id: string): Promise<Loaded> {
@@ -104,10 +122,11 @@ function placedErrors(plan: DeployPlan, error: HubError): Record<string, string>
 const summaryOf = (errors: Record<string, string>) =>
   Object.keys(errors).length === 1 ? "One field needs attention; see below." : `${Object.keys(errors).length} fields need attention; see below.`;
 
-async function renderUseAndDeploy(
+async function renderTemplateForm(
   c: Context<AppEnv>,
   signedIn: SignedIn,
   loaded: { template: Template; plan: DeployPlan },
+  mode: TemplateFormMode,
   form: Pick<UseAndDeployProps, "name" | "values" | "errors" | "error">,
   status: Status = 200,
 ) {
@@ -122,6 +141,7 @@ async function renderUseAndDeploy(
   return page(
     c,
     <UseAndDeployPage
+      mode={mode}
       email={signedIn.email}
       csrf={await csrfToken(c, signedIn.ctx.user.id)}
       template={{ id: template.id, name: template.name, description: template.description, triggerType: template.triggerType }}

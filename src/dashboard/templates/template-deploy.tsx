@@ -9,7 +9,11 @@ export interface ConnectionChoice {
   status: string;
 }
 
+/** "Use" copies the template into a workflow; "Use and deploy" also deploys it as an agent. */
+export type TemplateFormMode = "use" | "deploy";
+
 export interface UseAndDeployProps {
+  mode: TemplateFormMode;
   email: string;
   csrf: string;
   template: { id: string; name: string; description: string; triggerType: string };
@@ -32,21 +36,29 @@ const TRIGGERS: Record<string, string> = {
 };
 
 /**
- * `/app/templates/<id>/deploy`: copy a template and deploy it as an agent in one go, choosing the
- * connection each platform's steps use and the variables' values. Posting it lands on the new
- * agent's page, which shows its webhook secret once.
+ * `/app/templates/<id>/use` and `/app/templates/<id>/deploy`: copy a template (and deploy it as
+ * an agent) in one go, choosing the connection each platform's steps use and the variables'
+ * values. "Use" lands on the new workflow; "Use and deploy" on the new agent's page, which shows
+ * its webhook secret once.
  */
 export function UseAndDeployPage(props: UseAndDeployProps) {
-  const { template, plan } = props;
-  const action = `/app/templates/${encodeURIComponent(template.id)}/deploy`;
+  const { template, plan, mode } = props;
+  const action = `/app/templates/${encodeURIComponent(template.id)}/${mode}`;
+  const verb = mode === "deploy" ? "Use and deploy" : "Use";
   return (
-    <Page title={`Use and deploy ${template.name}`} email={props.email} csrf={props.csrf} style={FIELDS_STYLE}>
-      <h1>Use and deploy: {template.name}</h1>
+    <Page title={`${verb} ${template.name}`} email={props.email} csrf={props.csrf} style={FIELDS_STYLE}>
+      <h1>
+        {verb}: {template.name}
+      </h1>
       <p>
         <a href="/app/templates">Back to templates</a>
       </p>
       <p>{template.description}</p>
-      <p>This makes a new workflow of yours from the template and deploys it as an agent. {TRIGGERS[template.triggerType] ?? ""}</p>
+      <p>
+        {mode === "deploy"
+          ? `This makes a new workflow of yours from the template and deploys it as an agent. ${TRIGGERS[template.triggerType] ?? ""}`
+          : "This makes a new workflow of yours from the template, with the connections and values chosen here; you can change it, run it and deploy it later."}
+      </p>
       <ErrorNote message={props.error} />
       <form method="post" action={action} class="card">
         <input type="hidden" name="csrf_token" value={props.csrf} />
@@ -76,6 +88,7 @@ export function UseAndDeployPage(props: UseAndDeployProps) {
             <p class="hint">Each platform's steps run with the connection chosen here.</p>
             {plan.platforms.map((platform) => (
               <ConnectionField
+                mode={mode}
                 platform={platform}
                 choice={props.choices[platform]}
                 value={props.values[connectionInput(platform)]}
@@ -97,8 +110,8 @@ export function UseAndDeployPage(props: UseAndDeployProps) {
             ) : null}
           </fieldset>
         ) : null}
-        <button type="submit" name="step" value="deploy">
-          Use and deploy
+        <button type="submit" name="step" value={mode}>
+          {verb}
         </button>
       </form>
     </Page>
@@ -109,7 +122,13 @@ export function UseAndDeployPage(props: UseAndDeployProps) {
  * A platform's connection: a choice among the person's own (the one the service would take
  * unchosen comes first selected), or, with none, a link to connect one.
  */
-function ConnectionField(props: { platform: string; choice?: { label: string; connections: ConnectionChoice[] }; value?: string; error?: string }) {
+function ConnectionField(props: {
+  mode: TemplateFormMode;
+  platform: string;
+  choice?: { label: string; connections: ConnectionChoice[] };
+  value?: string;
+  error?: string;
+}) {
   const { platform } = props;
   const id = `connection-${platform}`;
   const label = props.choice?.label ?? platform;
@@ -130,6 +149,7 @@ function ConnectionField(props: { platform: string; choice?: { label: string; co
         <p id={id}>
           <strong>{label}</strong>: you have no {label} connection yet. {props.error ? null : connect}
         </p>
+        {props.mode === "use" ? <p class="hint">{`The workflow can be made without it; its ${label} steps need a connection before it runs.`}</p> : null}
         {errorNote}
       </div>
     );

@@ -1,11 +1,9 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { csrfToken } from "../../auth/browser-session";
-import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
 import { listTemplates } from "../../templates/service";
-import { useTemplate } from "../../templates/use-template";
-import { type RefusalStatus, messageOf, statusOf } from "../common";
+import type { RefusalStatus } from "../common";
 import { type SignedIn, formGuard, page, renderError, signedInContext, signedInForm, str } from "../kit";
 import { templateDeployPages } from "./template-deploy.routes";
 import { type TemplateFilterValues, TemplatesPage } from "./templates";
@@ -15,8 +13,8 @@ const MAX_FILTER = 200;
 const MAX_TEMPLATE_ID = 100;
 
 /**
- * `/app/templates`: browse and filter the marketplace, and copy a template into a new workflow
- * (or, on its own page, copy and deploy it: template-deploy.routes).
+ * `/app/templates`: browse and filter the marketplace; using a template (and deploying it) is
+ * done on its own form, which asks for connections and variables first (template-deploy.routes).
  */
 export const templatesPages = new Hono<AppEnv>()
   .route("/", templateDeployPages)
@@ -38,14 +36,8 @@ export const templatesPages = new Hono<AppEnv>()
     const templateId = str(form.template_id) ?? "";
     const noFilters = { search: "", category: "", featuredOnly: false };
     if (!templateId || templateId.length > MAX_TEMPLATE_ID) return renderTemplates(c, signedIn, noFilters, "Choose a template to use.", 422);
-    try {
-      const { workflow } = await useTemplate(signedIn.ctx, templateId);
-      return c.redirect(`/app/workflows/${workflow.id}`, 303);
-    } catch (error) {
-      if (!(error instanceof HubError)) throw error;
-      // A missing template is 404; a damaged one or a full account is 409, as in the REST API.
-      return renderTemplates(c, signedIn, noFilters, messageOf(error), statusOf(error));
-    }
+    // A page still showing the old "Use" button: the form that asks for connections and variables first.
+    return c.redirect(`/app/templates/${encodeURIComponent(templateId)}/use`, 303);
   });
 
 async function renderTemplates(c: Context<AppEnv>, signedIn: SignedIn, filters: TemplateFilterValues, error?: string, status: 200 | RefusalStatus = 200) {

@@ -66,7 +66,7 @@ export function TemplatesPage(props: {
           <h2 id="featured-templates">Featured templates</h2>
           <div class="cards">
             {featured.map((template) => (
-              <TemplateCard template={template} csrf={props.csrf} />
+              <TemplateCard template={template} />
             ))}
           </div>
         </section>
@@ -78,7 +78,7 @@ export function TemplatesPage(props: {
           {others.length ? (
             <div class="cards">
               {others.map((template) => (
-                <TemplateCard template={template} csrf={props.csrf} />
+                <TemplateCard template={template} />
               ))}
             </div>
           ) : (
