@@ -8,6 +8,8 @@ import { deleteConnection, getConnection, listConnections, presentConnection, up
 import { addConnection, reconnectConnection, startOAuthConnection } from "./oauth-flow";
 import { validationFailed } from "../core/errors";
 import { testConnectionConfig } from "./test-connection";
+import { customPlatformsOf } from "./custom/resolve";
+import type { Platform } from "./platforms/types";
 
 /** What a PUT may set. */
 const Status = z.enum(["active", "error", "expired"]);
@@ -85,7 +87,8 @@ const listPlatforms = authedRoute("data:read", {
   path: "/connections/platforms",
   tags: ["Connections"],
   summary: "Platforms (the MCP registry)",
-  description: "Every platform a connection can be made to, with its config schema and the tools it brings.",
+  description:
+    "Every platform a connection can be made to, with its config schema and the tools it brings: the declared ones, then the caller's custom platforms (`POST /v1/platforms`).",
   responses: { 200: { description: "Platforms", content: { "application/json": { schema: z.object({ data: z.array(PlatformSchema) }) } } } },
 });
 
@@ -218,8 +221,9 @@ const reconnect = authedRoute("connections:write", {
   },
 });
 
-const platformCatalog = () =>
-  PLATFORMS.map((platform) => ({
+/** The declared platforms, then the caller's custom platforms (DESIGN §5), each with its config schema and tools. */
+const platformCatalog = (custom: Iterable<Platform>) =>
+  [...PLATFORMS, ...custom].map((platform) => ({
     id: platform.id,
     name: platform.name,
     description: platform.description,
@@ -237,7 +241,7 @@ const platformCatalog = () =>
   }));
 
 export const connectionRoutes = createRouter()
-  .openapi(listPlatforms, (c) => c.json({ data: platformCatalog() }, 200))
+  .openapi(listPlatforms, async (c) => c.json({ data: platformCatalog((await customPlatformsOf(c.var.ctx)).values()) }, 200))
   .openapi(list, async (c) => {
     const box = await c.var.ctx.secrets();
     const page = await pageById(

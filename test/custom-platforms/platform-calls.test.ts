@@ -32,11 +32,17 @@ describe("calling a custom platform's tools", () => {
     expect(getPet).toMatchObject({ source: "platform", available: true, connection_id: connection.connection_id });
     expect(getPet.input_schema.properties).toHaveProperty("petId");
     expect(getPet.input_schema.properties).toHaveProperty("connection_id");
+    // The platform is listed with the declared ones, with the config a connection needs.
+    const platforms = (await json(await call("/v1/connections/platforms", { token: key }))).data;
+    expect(platforms.find((p: any) => p.id === id)).toMatchObject({ auth_kind: "api_key", secret_fields: ["api_key"] });
+    expect(platforms.find((p: any) => p.id === "slack")).toBeDefined();
     // Another user sees none of them.
     const stranger = await newApiKey(await newUser());
     const theirs = (await json(await call("/v1/tools?all=true", { token: stranger.key }))).tools;
     expect(theirs.some((t: any) => t.platform === id)).toBe(false);
     await expectProblem(await execute(stranger.key, `${id}_get_pet_by_id`, { petId: 1 }), 404, "not_found");
+    const theirPlatforms = (await json(await call("/v1/connections/platforms", { token: stranger.key }))).data;
+    expect(theirPlatforms.some((p: any) => p.id === id)).toBe(false);
   });
 
   it("sends the operation's method, path, query, header and JSON body, with the API key where the document says", async () => {
