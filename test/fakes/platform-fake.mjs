@@ -19,6 +19,7 @@ import { mailgunRoutes } from "./platforms/mailgun.mjs";
 import { postmarkRoutes } from "./platforms/postmark.mjs";
 import { sendgridRoutes } from "./platforms/sendgrid.mjs";
 import { stripeRoutes } from "./platforms/stripe.mjs";
+import { twilioRoutes } from "./platforms/twilio.mjs";
 
 const requests = new Map();
 const overrides = new Map();
@@ -219,6 +220,7 @@ const ROUTES = [
   ...sendgridRoutes,
   ...mailgunRoutes,
   ...postmarkRoutes,
+  ...twilioRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

@@ -17,6 +17,7 @@ import { sendgrid } from "./sendgrid";
 import { slack } from "./slack";
 import { stripe } from "./stripe";
 import { telegram } from "./telegram";
+import { twilio } from "./twilio";
 import type { Platform } from "./types";
 import { webhook } from "./webhook";
 
@@ -38,6 +39,7 @@ export const PLATFORMS: Platform[] = [
   sendgrid,
   mailgun,
   postmark,
+  twilio,
   webhook,
   httpApi,
   oauth2,
