@@ -7,7 +7,17 @@ import { REPLAYED_HEADER, readIdempotencyKey } from "../http/idempotency";
 import { presentExecution } from "../executions/present";
 import { MAX_WAIT_SECONDS } from "../executions/run-now";
 import { ExecutionSchema, PreferHeader } from "../workflows/schemas";
-import { deployAgent, listAgents, presentAgent, presentOwnedAgent, removeAgent, runAgentNow, scheduleAgent, setAgentStatus } from "./service";
+import {
+  deployAgent,
+  listAgents,
+  presentAgent,
+  presentOwnedAgent,
+  removeAgent,
+  runAgentNow,
+  scheduleAgent,
+  setAgentStatus,
+  updateAgentConfig,
+} from "./service";
 import { JsonObject } from "../http/schemas";
 
 export const AgentSchema = z
@@ -156,6 +166,17 @@ const statusRoute = (action: "pause" | "resume") =>
 const pause = statusRoute("pause");
 const resume = statusRoute("resume");
 
+const update = authedRoute(["data:write", "workflow:execute"], {
+  method: "patch",
+  path: "/agents/{agent_id}",
+  tags: ["Agents"],
+  summary: "Change an agent's agent_config",
+  description:
+    "Replaces `agent_config` when given (checked as at deploy: an unknown tool in `tools` is a 422 and nothing changes); absent, nothing changes. The agent's next runs and the next turns of its conversations use it.",
+  request: { params: AgentId, body: { required: true, content: { "application/json": { schema: z.object({ agent_config: AgentConfig.optional() }) } } } },
+  responses: { 200: { description: "The agent", content: { "application/json": { schema: AgentSchema } } }, ...notFoundError },
+});
+
 const remove = authedRoute("data:write", {
   method: "delete",
   path: "/agents/{agent_id}",
@@ -212,6 +233,12 @@ export const agentRoutes = createRouter()
   .openapi(resume, async (c) => {
     const agent = await setAgentStatus(c.var.ctx, c.req.valid("param").agent_id, "active");
     return c.json(await presentOwnedAgent(c.var.ctx, agent.id, new URL(c.req.url).origin), 200);
+  })
+  .openapi(update, async (c) => {
+    const { agent_id } = c.req.valid("param");
+    const config = c.req.valid("json").agent_config;
+    if (config) await updateAgentConfig(c.var.ctx, agent_id, config);
+    return c.json(await presentOwnedAgent(c.var.ctx, agent_id, new URL(c.req.url).origin), 200);
   })
   .openapi(remove, async (c) => {
     await removeAgent(c.var.ctx, c.req.valid("param").agent_id);

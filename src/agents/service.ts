@@ -91,6 +91,22 @@ export async function getOwnedAgent(ctx: ServiceContext, id: string): Promise<Ag
   return row;
 }
 
+/**
+ * Replaces the agent's agent_config (checked like at deploy). Its next runs and chat turns read
+ * the new settings; a run already going keeps asking with what it read.
+ */
+export async function updateAgentConfig(ctx: ServiceContext, id: string, config: Record<string, unknown>): Promise<Agent> {
+  await getOwnedAgent(ctx, id);
+  await checkAgentTools(ctx, config);
+  const [row] = await ctx.db
+    .update(agents)
+    .set({ config, updatedAt: new Date() })
+    .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
+    .returning();
+  if (!row) throw notFound("Agent");
+  return row;
+}
+
 /** Pauses or resumes the agent, and its schedule and polling with it (see armSchedule, armPolling). */
 export async function setAgentStatus(ctx: ServiceContext, id: string, status: Agent["status"]): Promise<Agent> {
   const [row] = await ctx.db

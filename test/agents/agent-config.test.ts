@@ -34,6 +34,31 @@ describe("agent_config.tools", () => {
     expect(deployed.status).toBe(201);
     expect((await json(deployed)).agent_config).toEqual({ tools: ["uuid_generate", "math_evaluate"] });
   });
+
+  it("is checked the same way when the agent's config changes, and only its owner may change it", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { steps: [{ id: "id", type: "tool", tool: "uuid_generate", arguments: {} }] });
+    const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id, agent_config: { tools: ["uuid_generate"] } } }));
+    const url = `/v1/agents/${agent.agent_id}`;
+    const bad = await expectProblem(
+      await call(url, { token: key, method: "PATCH", json: { agent_config: { tools: ["math_evaluate", "nope"] } } }),
+      422,
+      "validation_failed",
+    );
+    expect(bad.errors?.map((e: any) => e.field)).toEqual(["agent_config.tools.1"]);
+    expect((await json(await call(url, { token: key }))).agent_config).toEqual({ tools: ["uuid_generate"] });
+
+    const changed = await call(url, { token: key, method: "PATCH", json: { agent_config: { instructions: "Be brief.", tools: ["math_evaluate"] } } });
+    expect(changed.status).toBe(200);
+    expect((await json(changed)).agent_config).toEqual({ instructions: "Be brief.", tools: ["math_evaluate"] });
+    // No agent_config: nothing changes.
+    expect((await json(await call(url, { token: key, method: "PATCH", json: {} }))).agent_config).toEqual({
+      instructions: "Be brief.",
+      tools: ["math_evaluate"],
+    });
+    const stranger = (await newApiKey(await newUser())).key;
+    await expectProblem(await call(url, { token: stranger, method: "PATCH", json: { agent_config: {} } }), 404, "not_found");
+  });
 });
 
 describe("a chat agent's conversation", () => {
