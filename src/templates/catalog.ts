@@ -873,12 +873,18 @@ export const TEMPLATES: TemplateDefinition[] = [
         schema: { type: "object", required: ["subjects"], properties: { subjects: { type: "array", minItems: 3, maxItems: 3, items: { type: "string" } } } },
         retry: { max_attempts: 2, delay_seconds: 0 },
       },
+      // Options are numbered from 1 for the vote (a loop's index counts from 0).
+      {
+        id: "options",
+        type: "code",
+        code: "return input.steps.ideas.result.json.subjects.map((subject, i) => ({ number: i + 1, subject }));",
+      },
       {
         id: "post_each",
         type: "for_each",
-        items: "{{steps.ideas.result.json.subjects}}",
-        as: "subject",
-        steps: [tool("post", "slack_send_message", { channel: "{{channel}}", text: "Option {{index}}: {{subject}}" })],
+        items: "{{steps.options.result}}",
+        as: "option",
+        steps: [tool("post", "slack_send_message", { channel: "{{channel}}", text: "Option {{option.number}}: {{option.subject}}" })],
       },
     ],
   },

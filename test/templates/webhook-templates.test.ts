@@ -56,4 +56,36 @@ describe("webhook templates", () => {
       expect.objectContaining({ channel: "#big-orders", text: "High-value order #1001: 750.00 USD from jon@example.com" }),
     ]);
   });
+
+  it("high-value-order-alert: a Slack channel the bot is not in fails the run with not_in_channel", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = `template-shopify-${crypto.randomUUID()}`;
+    const slack = await json(
+      await call("/v1/connections", {
+        token: key,
+        json: { platform: "slack", name: "Sales Slack", config: { bot_token: "xoxb-1234-5678-template", base_url: `${env.TEST_FAKE_URL}/s/${scenario}` } },
+      }),
+    );
+    const used = await json(
+      await call("/v1/templates/high-value-order-alert/use", {
+        token: key,
+        json: { deploy: true, connections: { slack: slack.connection_id }, variables: { channel: "#random" } },
+      }),
+    );
+    const agentId = used.data.agent.agent_id;
+    expect((await call(`/v1/agents/${agentId}/webhook-secret`, { method: "PUT", token: key, json: { secret: SHOPIFY_SECRET } })).status).toBe(204);
+    const signed = await signShopify({
+      secret: SHOPIFY_SECRET,
+      body: JSON.stringify(order("900.00", 1004)),
+      topic: "orders/create",
+      webhookId: crypto.randomUUID(),
+    });
+    const delivered = await call(`/v1/hooks/agents/${agentId}`, { body: signed.body, headers: { "Content-Type": "application/json", ...signed.headers } });
+    expect(delivered.status).toBe(202);
+    const run = await settled(key, (await json(delivered)).execution_id);
+    expect(run.status).toBe("failed");
+    expect(run.error_message).toContain("not_in_channel");
+    const sent = (await (await fetch(`${env.TEST_FAKE_URL}/__requests/${scenario}`)).json<any[]>()).map((r) => `${r.method} ${r.path}`);
+    expect(sent).toEqual(["POST /chat.postMessage"]);
+  });
 });
