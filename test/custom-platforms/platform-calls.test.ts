@@ -80,6 +80,12 @@ describe("calling a custom platform's tools", () => {
     expect(JSON.stringify(problem.errors)).toContain("photoUrls");
     await expectProblem(await execute(key, `${id}_find_pets_by_status`, { status: "lost" }), 422, "validation_failed");
     await expectProblem(await execute(key, `${id}_no_such_operation`, {}), 404, "not_found");
+    // A dot segment would climb out of the operation's path: refused before anything is sent.
+    for (const username of ["..", ".%2E"]) {
+      const climbed = await json(await execute(key, `${id}_get_user_by_name`, { username }));
+      expect(climbed).toMatchObject({ success: false, retryable: false });
+      expect(climbed.error_message).toContain("path parameter username");
+    }
     expect(await requestsOf(scenario)).toEqual([]);
   });
 

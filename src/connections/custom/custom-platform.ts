@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import type { CustomPlatformRow } from "../../db/schema";
 import { UserSchemaValidator } from "../../lib/user-json-schema";
 import type { PlatformOAuth } from "../platforms/oauth-spec";
-import { baseUrlField, secret, type AuthKind, type Platform, type PlatformTool } from "../platforms/types";
+import { baseUrlField, PlatformError, secret, type AuthKind, type Platform, type PlatformTool } from "../platforms/types";
 import type { CustomAuth, ToolDeclaration } from "./declarations";
 
 type CustomConfig = Record<string, any>;
@@ -115,7 +115,7 @@ export function requestFor(declaration: ToolDeclaration, args: Record<string, un
     const value = args[parameter.property];
     if (value === undefined || value === null) continue;
     const text = (v: unknown) => (typeof v === "object" ? JSON.stringify(v) : String(v));
-    if (parameter.in === "path") path = path.replaceAll(`{${parameter.name}}`, encodeURIComponent(text(value)));
+    if (parameter.in === "path") path = path.replaceAll(`{${parameter.name}}`, pathSegment(parameter.name, text(value)));
     else if (parameter.in === "header") headers[parameter.name] = text(value).replace(/[\r\n]/g, " ");
     else if (Array.isArray(value) && parameter.explode) for (const item of value) query.append(parameter.name, text(item));
     else query.append(parameter.name, Array.isArray(value) ? value.map(text).join(",") : text(value));
@@ -163,3 +163,12 @@ export function platformOf(row: CustomPlatformRow): Platform {
 
 /** Base64 of the text's UTF-8 bytes (RFC 7617 credentials may hold any character). */
 const base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+
+/**
+ * A path parameter's value as one segment, percent-encoded. "." and ".." stay dot segments even
+ * encoded (URL parsing reads "%2e%2e" as ".."), which would reach another operation's path: refused.
+ */
+function pathSegment(name: string, value: string): string {
+  if (/^(\.|%2e){1,2}$/i.test(value)) throw new PlatformError(`The path parameter ${name} cannot be "${value}".`, 0, undefined, { retryable: false });
+  return encodeURIComponent(value);
+}

@@ -141,7 +141,7 @@ function authOf(spec: Obj): CustomAuth {
 
 function usableScheme(name: string, scheme: unknown): CustomAuth | undefined {
   if (!isObject(scheme)) return undefined;
-  if (scheme.type === "apiKey" && (scheme.in === "header" || scheme.in === "query") && typeof scheme.name === "string" && scheme.name)
+  if (scheme.type === "apiKey" && (scheme.in === "header" || scheme.in === "query") && typeof scheme.name === "string" && usableName(scheme.in, scheme.name))
     return { kind: "api_key", scheme: name, in: scheme.in, name: scheme.name.slice(0, 200) };
   if (scheme.type === "http" && typeof scheme.scheme === "string") {
     const kind = scheme.scheme.toLowerCase();
@@ -214,6 +214,7 @@ function parametersOf(list: unknown[]): { declaration: ParameterDeclaration; sou
   const byKey = new Map<string, Obj>();
   for (const parameter of list) {
     if (!isObject(parameter) || typeof parameter.name !== "string" || !["path", "query", "header"].includes(parameter.in)) continue;
+    if (!usableName(parameter.in, parameter.name)) continue;
     byKey.set(`${parameter.in}:${parameter.name}`, parameter);
   }
   const names = [...byKey.values()].map((p) => p.name as string);
@@ -233,6 +234,9 @@ function parametersOf(list: unknown[]): { declaration: ParameterDeclaration; sou
     };
   });
 }
+
+/** HTTP header names are tokens (RFC 9110 §5.1); other names only need to be non-empty and short. */
+const usableName = (place: string, name: string) => name.length > 0 && name.length <= 200 && (place !== "header" || /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name));
 
 /** The schema of a JSON request body (`application/json` or a `+json` type), if the operation takes one. */
 function jsonBodySchema(requestBody: unknown): unknown {
