@@ -135,4 +135,22 @@ describe("the workflow step editor", () => {
     expect(html).toContain("is used twice");
     expect(html).not.toContain("placeholder-warnings");
   });
+
+  it("warns before creating a workflow too, and creates it only with Create anyway", async () => {
+    const browser = await signedIn();
+    const steps = JSON.stringify([{ id: "note", type: "set", values: { text: "Hello {{name}}" } }]);
+    const form = { name: "New with warning", description: "", steps };
+    const warned = await submit(browser, "/app/workflows", { ...form, step: "create" });
+    expect(warned.status).toBe(200);
+    const html = await warned.text();
+    expect(html).toContain("<code>values.text</code>: {{name}} has no value unless the run&#39;s input gives &quot;name&quot;");
+    expect(html).toContain('id="new-workflow-create-anyway">Create anyway</button>');
+    // The form keeps what was typed, and nothing was made.
+    expect(html).toContain("Hello {{name}}");
+    const key = await browser.apiKey();
+    expect((await json(await call("/v1/workflows", { token: key }))).data).toEqual([]);
+    const created = await submit(browser, "/app/workflows", { ...form, step: "create_anyway" });
+    expect(created.status).toBe(303);
+    expect((await json(await call("/v1/workflows", { token: key }))).data).toHaveLength(1);
+  });
 });

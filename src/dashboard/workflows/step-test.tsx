@@ -92,15 +92,16 @@ function StepTestOutcome(props: { id: string; test: StepTestView }) {
 
 /**
  * Placeholders that would have no value when their step runs, shown before saving. The person
- * can save anyway (the run's input may give them): "Save anyway" sits in the edit form.
+ * can save anyway (the run's input may give them): "Save anyway" ("Create anyway") sits in the form.
  */
-export function PlaceholderWarnings(props: { groups?: StepErrorGroup[] }) {
+export function PlaceholderWarnings(props: { groups?: StepErrorGroup[]; anyway?: { id: string; label: string } }) {
   if (!props.groups?.length) return null;
+  const anyway = props.anyway ?? { id: "edit-workflow-save-anyway", label: "Save anyway" };
   return (
     <div class="warning" role="status" id="placeholder-warnings">
       <p>
         <strong>Not saved yet: some placeholders would have no value.</strong> A step fails on a placeholder with no value and no <code>| default: "…"</code>.
-        Fix them in the editor, or choose <a href="#edit-workflow-save-anyway">Save anyway</a>.
+        Fix them in the editor, or choose <a href={`#${anyway.id}`}>{anyway.label}</a>.
       </p>
       <ul>
         {props.groups.map((group) => (

@@ -30,7 +30,12 @@ export const EMPTY_DRAFT: WorkflowDraft = { name: "", description: "", steps: ""
 export async function renderWorkflowsList(
   c: Context<AppEnv>,
   signedIn: SignedIn,
-  extra: { draft?: WorkflowDraft; error?: string; stepErrors?: WorkflowPageProps["stepErrors"] } = {},
+  extra: {
+    draft?: WorkflowDraft;
+    error?: string;
+    stepErrors?: WorkflowPageProps["stepErrors"];
+    placeholderWarnings?: WorkflowPageProps["placeholderWarnings"];
+  } = {},
   status: PageStatus = 200,
 ) {
   const workflows = await listWorkflowSummaries(signedIn.ctx, WORKFLOWS_SHOWN + 1);

@@ -2,6 +2,7 @@ import { Page } from "../layout";
 import { EDITOR_STYLE, WorkflowErrors, WorkflowFields, type WorkflowDraft } from "./workflow-editor";
 import { DataTable, formatTime } from "../common";
 import type { StepErrorGroup } from "./workflow-fields";
+import { PlaceholderWarnings } from "./step-test";
 
 export interface WorkflowRow {
   id: number;
@@ -24,6 +25,8 @@ export function WorkflowsListPage(props: {
   draft: WorkflowDraft;
   error?: string;
   stepErrors?: StepErrorGroup[];
+  /** Placeholders of the entered steps that would have no value: shown before creating, with "Create anyway". */
+  placeholderWarnings?: StepErrorGroup[];
 }) {
   return (
     <Page title="Workflows" email={props.email} csrf={props.csrf} style={EDITOR_STYLE}>
@@ -61,12 +64,20 @@ export function WorkflowsListPage(props: {
       <section class="card" aria-labelledby="new-workflow">
         <h2 id="new-workflow">New workflow</h2>
         <WorkflowErrors message={props.error} groups={props.stepErrors} />
+        <PlaceholderWarnings groups={props.placeholderWarnings} anyway={{ id: "new-workflow-create-anyway", label: "Create anyway" }} />
         <form method="post" action="/app/workflows">
           <input type="hidden" name="csrf_token" value={props.csrf} />
           <WorkflowFields prefix="new-workflow" draft={props.draft} />
-          <button type="submit" name="step" value="create">
-            Create workflow
-          </button>
+          <div class="actions">
+            <button type="submit" name="step" value="create">
+              Create workflow
+            </button>
+            {props.placeholderWarnings?.length ? (
+              <button type="submit" class="secondary" name="step" value="create_anyway" id="new-workflow-create-anyway">
+                Create anyway
+              </button>
+            ) : null}
+          </div>
         </form>
       </section>
     </Page>

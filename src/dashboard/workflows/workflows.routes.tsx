@@ -37,7 +37,8 @@ export const workflowsPages = new Hono<AppEnv>()
     if ("response" in posted) return posted.response;
     const { signedIn, form } = posted;
     const step = str(form.step);
-    if (step === "create") return create(c, signedIn, draftFrom(form));
+    if (step === "create") return create(c, signedIn, draftFrom(form), { warn: true });
+    if (step === "create_anyway") return create(c, signedIn, draftFrom(form), { warn: false });
     if (step === "from_conversation") return fromConversation(c, signedIn, str(form.conversation_id), str(form.name));
     return renderError(c, "Unknown form action.", 400);
   })
@@ -86,11 +87,17 @@ function fieldProblem(draft: WorkflowDraft): string | undefined {
   return undefined;
 }
 
-async function create(c: Context<AppEnv>, signedIn: SignedIn, draft: WorkflowDraft) {
+/** "Create workflow": like "Save changes", placeholders that would have no value are shown first; "Create anyway" creates. */
+async function create(c: Context<AppEnv>, signedIn: SignedIn, draft: WorkflowDraft, options: { warn: boolean }) {
   const problem = fieldProblem(draft);
   if (problem) return renderWorkflowsList(c, signedIn, { draft, error: problem }, 422);
   const steps = parseStepsJson(draft.steps);
   if (!steps.ok) return renderWorkflowsList(c, signedIn, { draft, error: steps.message }, 422);
+  if (options.warn && validateSteps(steps.value).errors.length === 0) {
+    // A new workflow has no variables yet: every bare name is one the run's input would have to give.
+    const warnings = placeholderWarnings(steps.value, {});
+    if (warnings.length) return renderWorkflowsList(c, signedIn, { draft, placeholderWarnings: warnings });
+  }
   try {
     const workflow = await createWorkflow(signedIn.ctx, { name: draft.name, description: draft.description, steps: steps.value });
     return c.redirect(`/app/workflows/${workflow.id}`, 303);
