@@ -567,7 +567,7 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "partner-webhook-relay",
     name: "Signed partner webhook relay",
-    description: "Forward qualified events to a partner's endpoint as signed webhooks.",
+    description: "Forward events (input: email, score) scoring at least min_score to a partner's endpoint as signed lead.qualified webhooks.",
     category: "lead-management",
     difficulty: "advanced",
     required_connections: ["webhook"],
@@ -585,7 +585,7 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "birthday-discount",
     name: "Birthday discount email",
-    description: "On a customer's birthday, email them a personal discount code.",
+    description: "On a customer's birthday (input: email, first_name optional), email them a personal code for discount_percent off.",
     category: "email-marketing",
     difficulty: "beginner",
     required_connections: ["resend"],
@@ -612,7 +612,8 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "churn-risk-check",
     name: "Churn-risk check",
-    description: "Flag accounts whose usage fell below a share of last month's (half, by default), and alert their owner in the customer-success channel.",
+    description:
+      "Flag accounts (input: account, usage_this_month, usage_last_month, owner optional) whose usage fell below a share of last month's (half, by default), and alert their owner in the customer-success channel.",
     category: "customer-success",
     difficulty: "advanced",
     required_connections: ["slack"],
@@ -640,7 +641,7 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "lead-to-airtable-crm",
     name: "Lead → Airtable CRM",
-    description: "Store every new lead as a record in an Airtable base.",
+    description: "Store every new lead (input: email; name and source optional) as a record in an Airtable table.",
     category: "lead-management",
     difficulty: "beginner",
     required_connections: ["airtable"],
@@ -665,7 +666,7 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "campaign-launch-checklist",
     name: "Campaign launch announcement",
-    description: "On launch day, announce a campaign in Slack, Discord and Telegram at once.",
+    description: "On launch day (input: campaign, url), announce a campaign in Slack, then Discord, then Telegram; a channel that refuses stops the run there.",
     category: "social-media",
     difficulty: "intermediate",
     required_connections: ["slack", "discord", "telegram"],
@@ -687,7 +688,8 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "support-ticket-triage",
     name: "Support ticket triage",
-    description: "Route urgent tickets (by keywords) to an on-call Slack channel and everything else to the support queue.",
+    description:
+      "Route urgent tickets (input: id, subject, priority; urgent when the subject says outage, down, urgent or security, or priority is high) to an on-call Slack channel and everything else to the support queue.",
     category: "customer-success",
     difficulty: "intermediate",
     required_connections: ["slack"],
@@ -752,7 +754,7 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "post-event-survey",
     name: "Post-event survey",
-    description: "The day after an event, email attendees a survey link and note the send in memory to avoid duplicates.",
+    description: "The day after an event (input: event_id, event_name, email), email the attendee a survey link, once per attendee and event.",
     category: "events",
     difficulty: "beginner",
     required_connections: ["resend"],
@@ -784,7 +786,7 @@ export const TEMPLATES: TemplateDefinition[] = [
     id: "campaign-approval-before-send",
     name: "AI-drafted campaign → approval → send",
     description:
-      "A model drafts the campaign email, the draft goes to reviewers in Slack, and nothing is sent until someone approves it (POST /v1/executions/{id}/events with campaign.approved). No answer within two days fails the run.",
+      "A model drafts the campaign email (input: brief, audience, to, subject), the draft goes to reviewers in Slack, and nothing is sent until someone approves it (POST /v1/executions/{id}/events with campaign.approved). No answer within two days fails the run.",
     category: "email-marketing",
     difficulty: "intermediate",
     required_connections: ["openai", "slack", "resend"],
@@ -816,7 +818,8 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "personal-outreach-for-each-lead",
     name: "Personal outreach to a list of leads",
-    description: "For each lead in the input, a model writes a short personal opening line and the email goes out, three leads at a time.",
+    description:
+      "For each lead in the input (leads: [{name, title, company, email}]), a model writes a short personal opening line and the email goes out, three leads at a time.",
     category: "lead-management",
     difficulty: "intermediate",
     required_connections: ["openai", "resend"],
@@ -853,7 +856,8 @@ export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "subject-line-ideas-vote",
     name: "Subject-line ideas for a team vote",
-    description: "A model proposes three subject lines as checked JSON, and each one is posted to Slack for the team to vote on with reactions.",
+    description:
+      "A model proposes three subject lines for the input's topic as checked JSON, and each one is posted to Slack as a numbered option for the team to vote on with reactions.",
     category: "email-marketing",
     difficulty: "beginner",
     required_connections: ["openai", "slack"],
@@ -892,7 +896,7 @@ export const TEMPLATES: TemplateDefinition[] = [
     id: "vip-discount-manager-approval",
     name: "VIP discount with manager approval",
     description:
-      "Discounts above a threshold wait for a manager's approval (discount.approved, payload {percent}); without an answer in a day the run continues with the standard discount.",
+      "A requested discount (input: email, percent) above a threshold waits for a manager's approval (discount.approved, payload {percent}); without an answer in a day the run continues with the standard discount.",
     category: "e-commerce",
     difficulty: "advanced",
     required_connections: ["slack", "resend"],
