@@ -80,6 +80,7 @@ export const gmail = definePlatform<GmailConfig>({
     const me = await client.request<{ emailAddress: string; messagesTotal: number }>({ method: "GET", path: "/gmail/v1/users/me/profile" });
     return `Connected to ${me.emailAddress} (${me.messagesTotal} messages).`;
   },
+  polls: [{ title: "New email", action: "list_messages", arguments: { query: "in:inbox", limit: 20 }, items_path: "messages", id_path: "id" }],
   tools: [
     platformTool({
       action: "send_email",

@@ -58,6 +58,7 @@ export const googleSheets = definePlatform<SheetsConfig>({
   defaultBaseUrl: "https://sheets.googleapis.com",
   authHeaders: (config) => ({ Authorization: `Bearer ${config.access_token}` }),
   readError: readGoogleError,
+  polls: [{ title: "New row", action: "list_rows", arguments: { limit: 50 }, items_path: "rows", id_path: "row_number" }],
   tools: [
     requestTool({
       action: "append_rows",

@@ -84,6 +84,7 @@ export const stripe = definePlatform<StripeConfig>({
     const found = await client.request<{ data: unknown[] }>({ method: "GET", path: "/v1/customers", query: { limit: 1 } });
     return `Connected; customers are readable (${found.data.length ? "some" : "none yet"}).`;
   },
+  polls: [{ title: "New payment", action: "list_charges", arguments: { limit: 20 }, items_path: "charges", id_path: "id" }],
   tools: [
     requestTool({
       action: "create_customer",

@@ -117,6 +117,7 @@ export const twilio = definePlatform<TwilioConfig>({
     });
     return `Connected to ${account.friendly_name} (${account.status}).`;
   },
+  polls: [{ title: "New incoming message", action: "list_messages", arguments: { limit: 20 }, items_path: "messages", id_path: "sid" }],
   tools: [
     sendTool("send_sms", "sms"),
     sendTool("send_whatsapp", "whatsapp"),

@@ -141,6 +141,19 @@ export interface Platform<C = any> {
   tools: PlatformTool<C, any>[];
   /** Connections made with OAuth 2.0 (authorization code with PKCE): endpoints, scopes, where the token goes. */
   oauth?: PlatformOAuth;
+  /** The "new …" events a `poll` trigger can follow with one of the tools (docs/triggers.md#polling). */
+  polls?: PlatformPoll[];
+}
+
+/** A `poll` trigger's recipe: the list tool to call and where its result's items and their ids are. */
+export interface PlatformPoll {
+  /** What starts a run, e.g. "New payment". */
+  title: string;
+  /** One of the platform's tools; its result lists items newest first with stable ids. */
+  action: string;
+  arguments?: Record<string, unknown>;
+  items_path: string;
+  id_path: string;
 }
 
 export function definePlatform<C>(platform: Platform<C>): Platform<C> {
