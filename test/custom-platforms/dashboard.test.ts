@@ -29,6 +29,21 @@ describe("/app/platforms", () => {
     expect(await (await browser.request("/app/platforms")).text()).toContain("No custom platform yet.");
   });
 
+  it("takes the document as an uploaded file (multipart)", async () => {
+    const browser = new Browser();
+    await browser.register(newEmail());
+    const body = new FormData();
+    body.set("csrf_token", await browser.csrf("/app/platforms"));
+    body.set("step", "create");
+    body.set("document_file", new File([JSON.stringify(petstoreDocument())], "openapi.json", { type: "application/json" }));
+    const cookie = [...browser.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+    const response = await call("/app/platforms", { method: "POST", body, headers: { Cookie: cookie } });
+    expect(response.status).toBe(201);
+    const html = await response.text();
+    expect(html).toContain("Swagger Petstore - OpenAPI 3.0");
+    expect(html).toContain("with 19 tools");
+  });
+
   it("says what is wrong with a document it cannot use", async () => {
     const browser = new Browser();
     await browser.register(newEmail());
