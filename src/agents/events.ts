@@ -2,7 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { and, desc, eq, lt, or, sql } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import type { Db } from "../db/client";
-import { agentEvents, agents, type AgentEvent } from "../db/schema";
+import type { BatchItem } from "drizzle-orm/batch";
+import { insertSelectList } from "../db/insert-select";
+import { agentEvents, agents, executions, type AgentEvent } from "../db/schema";
 import { decodeCursor, paginate } from "../http/pagination";
 import { randomToken } from "../lib/crypto";
 import { notFound } from "../core/errors";
@@ -41,6 +43,21 @@ export function eventRow(event: NewAgentEvent) {
     executionId: event.executionId ?? null,
     detail: clip(event.detail, MAX_DETAIL_CHARS),
   };
+}
+
+/**
+ * The `started` row of a delivery whose run is being inserted in the same batch (see
+ * StartAlongside), with the agent's `last_event_at`: written only if the run's row is there when
+ * the batch gets to it (a replayed event id or a full quota takes it back out).
+ */
+export function startedEventStatements(db: Db, event: NewAgentEvent & { executionId: string }): BatchItem<"sqlite">[] {
+  const row = eventRow({ ...event, outcome: "started" });
+  return [
+    db
+      .insert(agentEvents)
+      .select(sql`select ${insertSelectList(agentEvents, row)} where exists (select 1 from ${executions} where ${executions.id} = ${event.executionId})`),
+    db.update(agents).set({ lastEventAt: row.receivedAt }).where(eq(agents.id, row.agentId)),
+  ];
 }
 
 /**

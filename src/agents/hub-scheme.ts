@@ -28,18 +28,25 @@ export async function verifyHubDelivery(secret: string, delivery: InboundDeliver
 }
 
 /**
- * Spends a verified signature: the first use wins, a replay (even a concurrent one) finds it
- * taken. The key is the signature's canonical hex, not the header as sent, so `SHA256=`,
- * upper-case and mixed-case spellings of one signature share it.
+ * Spends a verified signature, as a statement of the run's own start (one round trip): the first
+ * use wins; a replay, even a concurrent one, finds it taken and fails, and with it the whole
+ * start (`isSpentSignature` tells that failure apart). The key is the signature's canonical hex,
+ * not the header as sent, so `SHA256=`, upper-case and mixed-case spellings share it.
  */
-export async function spendHubSignature(db: Db, agentId: string, signature: string): Promise<boolean> {
-  const fresh = await db
-    .insert(webhookDeliveries)
-    .values({ agentId, signatureHash: await hashSecret(`sha256=${signature}`) })
-    .onConflictDoNothing()
-    .returning({ hash: webhookDeliveries.signatureHash });
-  return fresh.length > 0;
+export function spendHubSignatureStatement(db: Db, agentId: string, signatureKey: string) {
+  return db.insert(webhookDeliveries).values({ agentId, signatureHash: signatureKey });
 }
+
+/** The failure of a start whose signature was spent before (SQLite's words for the table's primary key). */
+export function isSpentSignature(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e.message.includes("UNIQUE constraint failed: webhook_deliveries.")) return true;
+  }
+  return false;
+}
+
+/** What a spent signature is kept as (a hash: the table holds no signature). */
+export const hubSignatureKey = (signature: string) => hashSecret(`sha256=${signature}`);
 
 /** An empty body is an empty input; anything else must be a JSON object (else null). */
 function parseEventBody(raw: string): Record<string, unknown> | null {

@@ -4,8 +4,8 @@ import { HubError } from "../core/errors";
 import { agents, workflows, type Agent } from "../db/schema";
 import { startAndRun } from "../executions/start-and-run";
 import { consumeRateLimits, exhaustedOf } from "../http/rate-limit";
-import { type NewAgentEvent, recordAgentEvent } from "./events";
-import { spendHubSignature, verifyHubDelivery } from "./hub-scheme";
+import { type NewAgentEvent, recordAgentEvent, startedEventStatements } from "./events";
+import { hubSignatureKey, isSpentSignature, spendHubSignatureStatement, verifyHubDelivery } from "./hub-scheme";
 import { agentContext, agentStoppedReason, recordAgentRefusal } from "./service";
 import { providerSecretLabel } from "./secret-labels";
 import { triggerKey } from "./trigger-keys";
@@ -79,10 +79,6 @@ export async function deliverWebhook(runtime: Runtime, request: WebhookRequest):
     await log("ignored", { ...fields, detail: eventType === null ? "The event has no type; event_types filters." : `${eventType} is not in event_types.` });
     return { status: 200, body: { ignored: true } };
   }
-  if (verdict.signature && !(await spendHubSignature(db, agent.id, verdict.signature))) {
-    if (await mayLogRejection(runtime, agent.id)) await log("rejected", { detail: "This signature was already used." });
-    throw refused("This signature was already used.");
-  }
 
   const input =
     scheme === "hub"
@@ -92,9 +88,19 @@ export async function deliverWebhook(runtime: Runtime, request: WebhookRequest):
   let started: Awaited<ReturnType<typeof startAndRun>>;
   try {
     // The workflow read with the agent (its owner's): the run's insert need not read it again.
+    // The signature's spend and the events-log row go in the start's own transaction.
     const idempotency = eventId ? await triggerKey(agent.id, "webhook", eventId) : undefined;
-    started = await startAndRun(ctx, workflow, { input, agentId: agent.id }, { idempotency });
+    const also = {
+      before: verdict.signature ? [spendHubSignatureStatement(db, agent.id, await hubSignatureKey(verdict.signature))] : [],
+      after: (executionId: string) =>
+        startedEventStatements(db, { agentId: agent.id, source: "webhook", outcome: "started", receivedAt, ...fields, executionId }),
+    };
+    started = await startAndRun(ctx, workflow, { input, agentId: agent.id }, { idempotency, also });
   } catch (error) {
+    if (isSpentSignature(error)) {
+      if (await mayLogRejection(runtime, agent.id)) await log("rejected", { detail: "This signature was already used." });
+      throw refused("This signature was already used.");
+    }
     // A paused workflow or a full quota: the provider is refused and will retry; the owner sees why.
     if (error instanceof HubError) await log("error", { ...fields, detail: error.message });
     throw error;
@@ -104,7 +110,6 @@ export async function deliverWebhook(runtime: Runtime, request: WebhookRequest):
     await log("duplicate", { ...fields, executionId, detail: "This event id was delivered before; nothing new was started." });
     return { status: 200, body: { duplicate: true, execution_id: executionId } };
   }
-  await log("started", { ...fields, executionId });
   return { status: 202, body: { execution_id: executionId, status: "queued" } };
 }
 

@@ -6,13 +6,13 @@ import { isFinished, newLeaseToken } from "./lease";
 import type { EndedRun } from "./outcome";
 import { enqueueExecution, handToQueue } from "./queue";
 import { logInlineFailure, runAndWait, watchUntilEnded } from "./run-now";
-import { type IdempotencyKey, type RunRequest, type WorkflowRef, insertExecution } from "./start";
+import { type IdempotencyKey, type RunRequest, type StartAlongside, type WorkflowRef, insertExecution } from "./start";
 import { runWithDeferredStart } from "./waited-start";
 
 /**
  * Starts a run of the workflow as it is now (its version and steps are pinned) and queues it.
- * Schedules and webhooks come through here; REST and manual runs through `startAndRun`, which
- * runs it right away.
+ * Schedules and polls come through here; REST, manual runs and webhooks through `startAndRun`,
+ * which runs it right away.
  */
 export async function startExecution(ctx: ServiceContext, workflow: WorkflowRef, run: RunRequest): Promise<Execution> {
   return (await startQueued(ctx, workflow, run)).execution;
@@ -39,6 +39,8 @@ export interface RunOptions {
   waitSeconds?: number;
   /** `Idempotency-Key`: the key, and what the request asked for. */
   idempotency?: IdempotencyKey;
+  /** Statements to write in the start's own transaction (a webhook's spent signature and its events-log row). */
+  also?: StartAlongside;
 }
 
 export interface StartedRun {
@@ -56,12 +58,12 @@ export interface StartedRun {
 export async function startAndRun(ctx: ServiceContext, workflow: WorkflowRef, run: RunRequest, options: RunOptions): Promise<StartedRun> {
   // A caller waiting for the end of a run of one of its workflows (no key, not a child run):
   // the start can go with the run's first write.
-  if (typeof workflow === "number" && options.waitSeconds && options.waitSeconds > 0 && !options.idempotency && !run.child) {
+  if (typeof workflow === "number" && options.waitSeconds && options.waitSeconds > 0 && !options.idempotency && !options.also && !run.child) {
     const started = await runWithDeferredStart(ctx, workflow, run, options.waitSeconds);
     if (started) return started;
   }
   const token = newLeaseToken();
-  const { execution, replayed } = await insertExecution(ctx, workflow, run, token, options.idempotency);
+  const { execution, replayed } = await insertExecution(ctx, workflow, run, token, options.idempotency, options.also);
   if (replayed) {
     // The first request's answer again: with a wait, the run once it has ended (whoever drives it).
     if (!options.waitSeconds) return { execution, replayed };

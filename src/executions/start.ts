@@ -1,4 +1,5 @@
 import { type Column, type SQL, and, eq, getTableColumns, lt, notExists, notInArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
 import { insertSelectList } from "../db/insert-select";
@@ -8,6 +9,7 @@ import { randomToken } from "../lib/crypto";
 import { getOwnedWorkflow } from "../workflows/service";
 import { descendantCounted, descendantsExceeded, descendantsOf, treeHasRoom } from "./descendants";
 import { LEASE_MS } from "./lease";
+import { asStatement } from "./run-statements";
 
 /**
  * Every run starts here (`insertExecution`), whatever the door: the rules that every start keeps
@@ -31,6 +33,17 @@ export interface IdempotencyKey {
 export const TRIGGER_KEY_PREFIX = "trigger ";
 export const TRIGGER_KEY_TTL_MS = 7 * 24 * 3600 * 1000;
 
+/**
+ * Statements written in the start's own transaction (one round trip instead of several): `before`
+ * the run's insert (one failing starts nothing: a webhook's signature spent twice), and `after`
+ * everything else, given the new run's id (each must check for itself that the run is there: a
+ * replayed key or a full quota takes the row back out).
+ */
+export interface StartAlongside {
+  before?: BatchItem<"sqlite">[];
+  after?: (executionId: string) => BatchItem<"sqlite">[];
+}
+
 /** How long an `Idempotency-Key` keeps returning the run it started. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
 
@@ -46,6 +59,7 @@ export async function insertExecution(
   run: RunRequest,
   leaseToken?: string,
   idempotency?: IdempotencyKey,
+  also: StartAlongside = {},
 ): Promise<{ execution: Execution; replayed: boolean }> {
   const { db } = ctx;
   // The key's row refers to the new run, so with a key the workflow is read first: a run that
@@ -58,8 +72,19 @@ export async function insertExecution(
   const { id } = values;
   // Insert, then take the row back out if the account is now over its quota, in one batch (one
   // transaction), so a refused start leaves nothing behind.
-  if (!idempotency && typeof workflow === "number") {
-    const [execution, refused] = await startFromWorkflow(ctx, workflow, values);
+  const before = also.before ?? [];
+  const after = also.after?.(id) ?? [];
+  if (!idempotency) {
+    // Statements built once (startStatements): a workflow read already is copied in SQL, and only
+    // if it is still the version read, so the run is the one that was checked.
+    const d1 = db.$client;
+    const [execution, refused] = await startFromWorkflow(
+      ctx,
+      typeof workflow === "number" ? workflow : workflow.id,
+      values,
+      typeof workflow === "number" ? undefined : workflow,
+      { before: before.map((item) => asStatement(d1, item)), after: after.map((item) => asStatement(d1, item)) },
+    );
     if (!execution) throw await whyNotRunnable(ctx, workflow, values.rootExecutionId);
     if (refused) throw quotaExceeded(limit);
     return { execution, replayed: false };
@@ -68,17 +93,12 @@ export async function insertExecution(
     typeof workflow === "number" ? insertFromWorkflow(ctx, workflow, values) : db.insert(executions).values({ ...values, ...copiedFrom(workflow) })
   ).returning();
   const overQuota = removeIfOverQuota(ctx, id);
-  if (!idempotency) {
-    const [[execution], refused] = await db.batch([insert, overQuota]);
-    if (!execution) throw await whyNotRunnable(ctx, workflow);
-    if (refused.length) throw quotaExceeded(limit);
-    return { execution, replayed: false };
-  }
 
   // With a key, in the same transaction: forget the key if it is older than a day, claim it, and
   // take the new row back out if the key already belonged to another run (a replay).
   const keyOf = and(eq(executionKeys.userId, ctx.user.id), eq(executionKeys.key, idempotency.key));
-  const [, [execution], claimed, , refused] = await db.batch([
+  const results = (await db.batch([
+    ...before,
     db.delete(executionKeys).where(and(keyOf, lt(executionKeys.createdAt, new Date(now - (idempotency.ttlMs ?? IDEMPOTENCY_KEY_TTL_MS))))),
     insert,
     db
@@ -98,7 +118,9 @@ export async function insertExecution(
       ),
     ),
     overQuota,
-  ]);
+    ...after,
+  ] as [BatchItem<"sqlite">])) as unknown[][];
+  const [, [execution], claimed, , refused] = results.slice(before.length) as [unknown, Execution[], unknown[], unknown, unknown[]];
   if (!execution) throw await whyNotRunnable(ctx, workflow);
   if (claimed.length === 0) return { execution: await firstRunOf(ctx, idempotency), replayed: true };
   if (refused.length) throw quotaExceeded(limit);
@@ -180,21 +202,26 @@ export function insertFromWorkflow(ctx: ServiceContext, workflowId: number, valu
 }
 
 /**
- * The start batch of a run by workflow id (insertFromWorkflow, then removeIfOverQuota, and for a
- * child run the count of its tree). Answers the new row, or none, and whether the quota refused it.
+ * The start batch of a run by workflow id (the insert, then the quota check that takes it back
+ * out, and for a child run the count of its tree), with `also`'s statements around them. With
+ * `copyOf`, the workflow is copied only if it is still that version. Answers the new row, or
+ * none, and whether the quota refused it.
  */
 async function startFromWorkflow(
   ctx: ServiceContext,
   workflowId: number,
   values: Partial<Record<keyof Execution, unknown>>,
+  copyOf?: Pick<Workflow, "version" | "updatedAt">,
+  also: { before: D1PreparedStatement[]; after: D1PreparedStatement[] } = { before: [], after: [] },
 ): Promise<[Execution | undefined, boolean]> {
-  const statements: D1PreparedStatement[] = startStatements(ctx, workflowId, values);
+  const statements: D1PreparedStatement[] = startStatements(ctx, workflowId, values, copyOf);
   const root = values.rootExecutionId as string | undefined;
   if (root)
     statements.push(
       prepareOnce(ctx.db.$client, "start:descendant", () => descendantCounted(ctx.db, slot("root"), slot("id")).toSQL(), { root, id: values.id }),
     );
-  const [inserted, refused] = await ctx.db.$client.batch(statements);
+  const results = await ctx.db.$client.batch([...also.before, ...statements, ...also.after]);
+  const [inserted, refused] = results.slice(also.before.length);
   const row = inserted!.results[0] as Record<string, unknown> | undefined;
   return [row && decodeRow(row), (refused!.results.length ?? 0) > 0];
 }
