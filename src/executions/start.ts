@@ -74,58 +74,63 @@ export async function insertExecution(
   // transaction), so a refused start leaves nothing behind.
   const before = also.before ?? [];
   const after = also.after?.(id) ?? [];
+  // Statements built once per shape (startStatements): the workflow, even one read already, is
+  // copied in SQL as it is at the insert, and only while it may run.
+  const d1 = db.$client;
+  const workflowId = typeof workflow === "number" ? workflow : workflow.id;
+  const around = { before: before.map((item) => asStatement(d1, item)), after: after.map((item) => asStatement(d1, item)) };
   if (!idempotency) {
-    // Statements built once (startStatements): a workflow read already is copied in SQL, and only
-    // if it is still the version read, so the run is the one that was checked.
-    const d1 = db.$client;
-    const [execution, refused] = await startFromWorkflow(
-      ctx,
-      typeof workflow === "number" ? workflow : workflow.id,
-      values,
-      typeof workflow === "number" ? undefined : workflow,
-      { before: before.map((item) => asStatement(d1, item)), after: after.map((item) => asStatement(d1, item)) },
-    );
+    const [execution, refused] = await startFromWorkflow(ctx, workflowId, values, undefined, around);
     if (!execution) throw await whyNotRunnable(ctx, workflow, values.rootExecutionId);
     if (refused) throw quotaExceeded(limit);
     return { execution, replayed: false };
   }
-  const insert = (
-    typeof workflow === "number" ? insertFromWorkflow(ctx, workflow, values) : db.insert(executions).values({ ...values, ...copiedFrom(workflow) })
-  ).returning();
-  const overQuota = removeIfOverQuota(ctx, id);
-
-  // With a key, in the same transaction: forget the key if it is older than a day, claim it, and
+  // With a key, in the same transaction: forget the key if it is past its time, claim it, and
   // take the new row back out if the key already belonged to another run (a replay).
-  const keyOf = and(eq(executionKeys.userId, ctx.user.id), eq(executionKeys.key, idempotency.key));
-  const results = (await db.batch([
-    ...before,
-    db.delete(executionKeys).where(and(keyOf, lt(executionKeys.createdAt, new Date(now - (idempotency.ttlMs ?? IDEMPOTENCY_KEY_TTL_MS))))),
+  const [insert, overQuota] = startStatements(ctx, workflowId, values);
+  const key = { owner: ctx.user.id, key: idempotency.key, id };
+  const results = await d1.batch([
+    ...around.before,
+    prepareOnce(d1, "start:key-expire", () => keyExpiry(db).toSQL(), { ...key, before: now - (idempotency.ttlMs ?? IDEMPOTENCY_KEY_TTL_MS) }),
     insert,
-    db
-      .insert(executionKeys)
-      .values({ userId: ctx.user.id, key: idempotency.key, requestHash: idempotency.requestHash, executionId: id })
-      .onConflictDoNothing()
-      .returning({ executionId: executionKeys.executionId }),
-    db.delete(executions).where(
-      and(
-        eq(executions.id, id),
-        notExists(
-          db
-            .select({ one: executionKeys.key })
-            .from(executionKeys)
-            .where(and(keyOf, eq(executionKeys.executionId, id))),
-        ),
+    prepareOnce(d1, "start:key-claim", () => keyClaim(db).toSQL(), { ...key, hash: idempotency.requestHash }),
+    prepareOnce(d1, "start:key-replayed", () => replayedRunRemoval(db).toSQL(), key),
+    overQuota,
+    ...around.after,
+  ]);
+  const [, inserted, claimed, , refused] = results.slice(before.length);
+  const row = inserted!.results[0] as Record<string, unknown> | undefined;
+  if (!row) throw await whyNotRunnable(ctx, workflow);
+  if (claimed!.results.length === 0) return { execution: await firstRunOf(ctx, idempotency), replayed: true };
+  if (refused!.results.length) throw quotaExceeded(limit);
+  return { execution: decodeRow(row), replayed: false };
+}
+
+/** The caller's key, if it is older than its time to live (`before`): a stale key starts afresh. */
+const keyExpiry = (db: ServiceContext["db"]) =>
+  db.delete(executionKeys).where(and(eq(executionKeys.userId, slot("owner")), eq(executionKeys.key, slot("key")), lt(executionKeys.createdAt, slot("before"))));
+
+/** Claims the key for the new run; answers nothing when another run holds it (a replay). */
+const keyClaim = (db: ServiceContext["db"]) =>
+  db
+    .insert(executionKeys)
+    .values({ userId: slot("owner"), key: slot("key"), requestHash: slot("hash"), executionId: slot("id") })
+    .onConflictDoNothing()
+    .returning({ executionId: executionKeys.executionId });
+
+/** Takes the new run back out when the key is another run's. */
+const replayedRunRemoval = (db: ServiceContext["db"]) =>
+  db.delete(executions).where(
+    and(
+      eq(executions.id, slot("id")),
+      notExists(
+        db
+          .select({ one: executionKeys.key })
+          .from(executionKeys)
+          .where(and(eq(executionKeys.userId, slot("owner")), eq(executionKeys.key, slot("key")), eq(executionKeys.executionId, slot("id")))),
       ),
     ),
-    overQuota,
-    ...after,
-  ] as [BatchItem<"sqlite">])) as unknown[][];
-  const [, [execution], claimed, , refused] = results.slice(before.length) as [unknown, Execution[], unknown[], unknown, unknown[]];
-  if (!execution) throw await whyNotRunnable(ctx, workflow);
-  if (claimed.length === 0) return { execution: await firstRunOf(ctx, idempotency), replayed: true };
-  if (refused.length) throw quotaExceeded(limit);
-  return { execution, replayed: false };
-}
+  );
 
 /** What a run copies from its workflow: it is pinned to them whatever happens to the workflow. */
 export const copiedFrom = (workflow: Workflow) => ({
