@@ -18,6 +18,7 @@ import { googleSheetsRoutes } from "./platforms/google-sheets.mjs";
 import { mailgunRoutes } from "./platforms/mailgun.mjs";
 import { postmarkRoutes } from "./platforms/postmark.mjs";
 import { sendgridRoutes } from "./platforms/sendgrid.mjs";
+import { shopifyRoutes } from "./platforms/shopify.mjs";
 import { stripeRoutes } from "./platforms/stripe.mjs";
 import { twilioRoutes } from "./platforms/twilio.mjs";
 
@@ -221,6 +222,7 @@ const ROUTES = [
   ...mailgunRoutes,
   ...postmarkRoutes,
   ...twilioRoutes,
+  ...shopifyRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

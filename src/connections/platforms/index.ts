@@ -14,6 +14,7 @@ import { oauth2 } from "./oauth2";
 import { postmark } from "./postmark";
 import { resend } from "./resend";
 import { sendgrid } from "./sendgrid";
+import { shopify } from "./shopify";
 import { slack } from "./slack";
 import { stripe } from "./stripe";
 import { telegram } from "./telegram";
@@ -36,6 +37,7 @@ export const PLATFORMS: Platform[] = [
   gmail,
   googleSheets,
   stripe,
+  shopify,
   sendgrid,
   mailgun,
   postmark,
