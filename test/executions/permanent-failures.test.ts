@@ -89,6 +89,32 @@ describe("permanent failures fail the step at once", () => {
     expect(await requestsOf(scenario)).toHaveLength(1);
   });
 
+  it("arguments that do not fit the tool's schema fail the step at once, naming the argument, nothing sent", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = newScenario();
+    await connect(key, "hubspot", { access_token: "pat-na1-test-0123456789", base_url: `${FAKE()}/s/${scenario}` });
+    const workflow = await newWorkflow(key, {
+      steps: [
+        {
+          id: "contact",
+          type: "tool",
+          tool: "hubspot_create_contact",
+          arguments: { email: "{{input.email}}", firstname: "Jon" },
+          retry: { max_attempts: 3, delay_seconds: 30 },
+        },
+      ],
+    });
+    const started = Date.now();
+    // With the policy's 30 s between attempts, a retried refusal would still be running here.
+    const run = await settled(key, await execute(key, workflow.id, { email: "jon@example" }), 15_000);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(run.status).toBe("failed");
+    expect(run.steps[0]).toMatchObject({ step_id: "contact", status: "failed", attempts: 1 });
+    expect(run.steps[0].error_message).toMatch(/^hubspot_create_contact refused its arguments: email: /);
+    expect(run.error_message).toContain("email: ");
+    expect(await requestsOf(scenario)).toHaveLength(0);
+  });
+
   it("a tool's own failure (not a platform's) is retried as before", async () => {
     const { key } = await newApiKey(await newUser());
     const workflow = await newWorkflow(key, {

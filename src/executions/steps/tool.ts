@@ -29,7 +29,10 @@ export const runTool: StepHandler<"tool"> = async (run, step, scope, done) => {
   } catch (thrown) {
     if (thrown instanceof Pause) throw thrown;
     await parkIfRateLimited(run, step, scope, attempt, thrown, undefined, startedAt);
-    // Refusals (unknown tool, bad arguments) and our own faults alike are a failed attempt.
+    // Arguments that do not fit the tool's schema would not fit on any later attempt either:
+    // the step fails at once, naming them, instead of waiting through its retries.
+    if (thrown instanceof HubError && thrown.code === "validation_failed") return run.failStep(step, scope, attempt, refusedArguments(step.tool, thrown));
+    // Other refusals (an unknown tool, a platform not connected yet) and our own faults are a failed attempt.
     error = thrown instanceof HubError ? thrown.message : `The step failed unexpectedly: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
   }
   if (result?.success) {
@@ -45,3 +48,9 @@ export const runTool: StepHandler<"tool"> = async (run, step, scope, done) => {
   if (result && !result.retryable && !retriesStatus(policy, result.error_status)) return run.failStep(step, scope, attempt, error);
   return retryOrFail(run, step, scope, attempt, policy, error, undefined, { retryAfterSeconds: result?.retry_after_seconds });
 };
+
+/** "hubspot_create_contact refused its arguments: email: Invalid email", every field named (bounded). */
+function refusedArguments(tool: string, refusal: HubError): string {
+  const fields = (refusal.errors ?? []).slice(0, 10).map((e) => `${e.field.replace(/^arguments\.?/, "") || "(the arguments)"}: ${e.message}`);
+  return fields.length ? `${tool} refused its arguments: ${fields.join("; ")}`.slice(0, 2000) : refusal.message;
+}
