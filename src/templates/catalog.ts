@@ -38,6 +38,22 @@ const weeklyNotionVariables = {
   channel: v("#content", "Slack channel"),
 };
 
+/** Code-step helper: a Stripe amount (smallest currency unit) as a number and a display string; zero-decimal currencies (JPY, KRW…) have no cents. */
+const MONEY_CODE = [
+  "const ZERO_DECIMAL = ['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf'];",
+  "const money = (units, currency) => {",
+  "  const zero = ZERO_DECIMAL.includes(String(currency).toLowerCase());",
+  "  const value = zero ? units : units / 100;",
+  "  return { value, amount: zero ? String(units) : value.toFixed(2), currency: String(currency).toUpperCase() };",
+  "};",
+].join("\n");
+/** Code-step body: the fields of a Stripe charge (`input.charge`) a payment log needs. */
+const CHARGE_CODE = [
+  "const c = input.charge;",
+  "const email = (c.billing_details && c.billing_details.email) || c.receipt_email || '';",
+  "return { ...money(c.amount, c.currency), id: c.id, email, date: new Date(c.created * 1000).toISOString().slice(0, 10) };",
+].join("\n");
+
 export const TEMPLATES: TemplateDefinition[] = [
   {
     id: "lead-form-to-crm-and-slack",
@@ -970,6 +986,404 @@ export const TEMPLATES: TemplateDefinition[] = [
           tool("post", "slack_send_message", { channel: "{{channel}}", text: "The last 7 days in content:\n{{steps.summary.result.text}}" }),
         ],
         [tool("post_none", "slack_send_message", { channel: "{{channel}}", text: "Nothing was published in the last 7 days." })],
+      ),
+    ],
+  },
+  // Templates on the payment, messaging and email platforms (Stripe, Google Sheets, Twilio, SendGrid, Postmark, Mailgun).
+  {
+    id: "stripe-payment-to-sheet-and-slack",
+    name: "Stripe payment → Google Sheets row + Slack",
+    description:
+      "When Stripe sends charge.succeeded, append a row (date, email, amount, currency, charge id) to the sheet range and, for payments of at least slack_min_amount, post the payment to Slack. Reads the charge's amount, currency, created, billing_details.email (or receipt_email) and id.",
+    category: "e-commerce",
+    difficulty: "beginner",
+    required_connections: ["google_sheets", "slack"],
+    tags: ["stripe", "payments", "google sheets", "slack", "webhook"],
+    featured: false,
+    // Stripe's webhook, verified Stripe's way: the event is `input.event`, the charge its data.object.
+    trigger_type: "webhook",
+    trigger_config: { verify: "stripe", event_types: ["charge.succeeded"] },
+    variables: {
+      spreadsheet_id: v("", "The spreadsheet's id (from its URL, /spreadsheets/d/<id>/)"),
+      range: v("Payments!A:E", "Sheet and columns the row is appended to"),
+      channel: v("#sales", "Slack channel"),
+      slack_min_amount: v(0, "Payments below this amount (in the currency's units) are logged in the sheet only"),
+    },
+    steps: [
+      { id: "payment", type: "code", input: { charge: "{{input.event.data.object}}" }, code: `${MONEY_CODE}\n${CHARGE_CODE}` },
+      tool(
+        "row",
+        "google_sheets_append_rows",
+        {
+          spreadsheet_id: "{{spreadsheet_id}}",
+          range: "{{range}}",
+          rows: [
+            [
+              "{{steps.payment.result.date}}",
+              "{{steps.payment.result.email}}",
+              "{{steps.payment.result.amount}}",
+              "{{steps.payment.result.currency}}",
+              "{{steps.payment.result.id}}",
+            ],
+          ],
+        },
+        retry,
+      ),
+      when("big_enough", { field: "steps.payment.result.value", operator: "greater_than_or_equal", value: "{{slack_min_amount}}" }, [
+        tool("post", "slack_send_message", {
+          channel: "{{channel}}",
+          text: "Payment: {{steps.payment.result.amount}} {{steps.payment.result.currency}} from {{steps.payment.result.email}} ({{steps.payment.result.id}})",
+        }),
+      ]),
+    ],
+  },
+  {
+    id: "stripe-new-customer-welcome-email",
+    name: "New Stripe customer → SendGrid welcome email",
+    description:
+      "When Stripe sends customer.created for a customer with an email, send them a welcome email through SendGrid from the sender, greeting them by the customer's name. Reads the customer's email and name; a customer without an email gets nothing.",
+    category: "customer-success",
+    difficulty: "beginner",
+    required_connections: ["sendgrid"],
+    tags: ["stripe", "onboarding", "email", "sendgrid", "webhook"],
+    featured: false,
+    trigger_type: "webhook",
+    trigger_config: { verify: "stripe", event_types: ["customer.created"] },
+    variables: {
+      sender: v("hello@acme.com", "A verified SendGrid sender address"),
+      sender_name: v("Acme", "The name the email comes from"),
+      company: v("Acme", "Your company's name, in the subject and the text"),
+      help_url: v("https://acme.com/help", "Where the email sends new customers to get started"),
+    },
+    steps: [
+      when("has_email", { field: "input.event.data.object.email", operator: "is_not_empty" }, [
+        tool(
+          "welcome",
+          "sendgrid_send_email",
+          {
+            from: "{{sender}}",
+            from_name: "{{sender_name}}",
+            to: [{ email: "{{input.event.data.object.email}}" }],
+            subject: "Welcome to {{company}}",
+            html: '<p>Hi {{input.event.data.object.name | default: "there"}}, thanks for choosing {{company}}.</p><p><a href="{{help_url}}">Get started here</a>.</p>',
+            categories: ["welcome"],
+          },
+          retry,
+        ),
+      ]),
+    ],
+  },
+  {
+    id: "failed-payment-sms-and-slack",
+    name: "Failed Stripe invoice → Slack alert + Twilio SMS",
+    description:
+      "When Stripe sends invoice.payment_failed, tell the billing channel (invoice number, customer email, amount, attempt) and, when the invoice has the customer's phone, text them the invoice's payment link with Twilio from the connection's default number. Reads the invoice's number, customer_email, customer_phone, amount_due, currency, attempt_count and hosted_invoice_url.",
+    category: "customer-success",
+    difficulty: "intermediate",
+    required_connections: ["slack", "twilio"],
+    tags: ["stripe", "dunning", "sms", "twilio", "slack", "webhook"],
+    featured: false,
+    trigger_type: "webhook",
+    trigger_config: { verify: "stripe", event_types: ["invoice.payment_failed"] },
+    variables: { channel: v("#billing", "Slack channel for failed payments"), company: v("Acme", "Your company's name, at the start of the SMS") },
+    steps: [
+      {
+        id: "due",
+        type: "code",
+        input: { invoice: "{{input.event.data.object}}" },
+        code: `${MONEY_CODE}\nreturn money(input.invoice.amount_due, input.invoice.currency);`,
+      },
+      tool("alert", "slack_send_message", {
+        channel: "{{channel}}",
+        text: "Payment failed: invoice {{input.event.data.object.number}} for {{input.event.data.object.customer_email}}, {{steps.due.result.amount}} {{steps.due.result.currency}} (attempt {{input.event.data.object.attempt_count}})",
+      }),
+      when("has_phone", { field: "input.event.data.object.customer_phone", operator: "is_not_empty" }, [
+        tool("sms", "twilio_send_sms", {
+          to: "{{input.event.data.object.customer_phone}}",
+          body: "{{company}}: your payment of {{steps.due.result.amount}} {{steps.due.result.currency}} did not go through. Update your card here: {{input.event.data.object.hosted_invoice_url}}",
+        }),
+      ]),
+    ],
+  },
+  {
+    id: "typeform-lead-to-hubspot-and-mailgun",
+    name: "Typeform lead → HubSpot contact + Mailgun email",
+    description:
+      "When Typeform sends a form response, read the answers whose field refs are email_ref, first_name_ref and company_ref, create (or update) the HubSpot contact as a lead, and email the lead a thank-you through Mailgun from the connection's domain. A response without an email answer fails the run.",
+    category: "lead-management",
+    difficulty: "intermediate",
+    required_connections: ["hubspot", "mailgun"],
+    tags: ["typeform", "lead", "crm", "email", "mailgun", "webhook"],
+    featured: false,
+    trigger_type: "webhook",
+    trigger_config: { verify: "typeform", event_types: ["form_response"] },
+    variables: {
+      email_ref: v("email", "The ref of the form's email question"),
+      first_name_ref: v("first_name", "The ref of the form's first-name question"),
+      company_ref: v("company", "The ref of the form's company question"),
+      sender: v("Acme <hello@mg.acme.com>", "From address on the Mailgun domain"),
+      subject: v("Thanks for reaching out", "Subject of the thank-you email"),
+    },
+    steps: [
+      {
+        id: "lead",
+        type: "code",
+        input: {
+          answers: "{{input.event.form_response.answers}}",
+          refs: { email: "{{email_ref}}", first_name: "{{first_name_ref}}", company: "{{company_ref}}" },
+        },
+        code: [
+          // Typeform keeps each answer's value under its type's name (email, text, phone_number, choice…).
+          "const value = (ref) => { const a = (input.answers || []).find((x) => x.field && x.field.ref === ref); if (!a) return ''; const v = a[a.type]; return v && typeof v === 'object' ? (v.label ?? '') : String(v ?? ''); };",
+          "const lead = { email: value(input.refs.email), first_name: value(input.refs.first_name), company: value(input.refs.company) };",
+          "if (!lead.email) throw new Error('The response has no answer to the question ' + input.refs.email);",
+          "return lead;",
+        ].join("\n"),
+      },
+      tool(
+        "contact",
+        "hubspot_create_contact",
+        {
+          email: "{{steps.lead.result.email}}",
+          firstname: "{{steps.lead.result.first_name}}",
+          company: "{{steps.lead.result.company}}",
+          lifecyclestage: "lead",
+          if_exists: "update",
+        },
+        retry,
+      ),
+      tool(
+        "thanks",
+        "mailgun_send_email",
+        {
+          from: "{{sender}}",
+          to: "{{steps.lead.result.email}}",
+          subject: "{{subject}}",
+          text: 'Hi {{steps.lead.result.first_name | default: "there"}}, thanks for your message. We will get back to you within one business day.',
+          tags: ["typeform-lead"],
+        },
+        retry,
+      ),
+    ],
+  },
+  {
+    id: "daily-stripe-revenue-to-slack",
+    name: "Daily Stripe revenue summary to Slack",
+    description:
+      "Every morning, read the 100 newest Stripe payments and post yesterday's (UTC) revenue to Slack: the total per currency and the number of payments, counting paid, succeeded payments that were not refunded.",
+    category: "reporting",
+    difficulty: "intermediate",
+    required_connections: ["stripe", "slack"],
+    tags: ["stripe", "revenue", "report", "daily", "schedule"],
+    featured: false,
+    trigger_type: "schedule",
+    trigger_config: { type: "cron", cron_expression: "0 8 * * *", timezone: "UTC" },
+    variables: { channel: v("#revenue", "Slack channel") },
+    steps: [
+      tool("charges", "stripe_list_charges", { limit: 100 }, retry),
+      {
+        id: "summary",
+        type: "code",
+        input: { charges: "{{steps.charges.result.charges}}", due_at: '{{input.due_at | default: ""}}' },
+        code: [
+          MONEY_CODE,
+          // The day before the scheduled time (or before now, for a run started by hand), midnight to midnight UTC.
+          "const due = input.due_at ? new Date(input.due_at) : new Date();",
+          "const until = Date.UTC(due.getUTCFullYear(), due.getUTCMonth(), due.getUTCDate()) / 1000;",
+          "const since = until - 86400;",
+          "const day = new Date(since * 1000).toISOString().slice(0, 10);",
+          "const paid = input.charges.filter((c) => c.created >= since && c.created < until && c.paid && c.status === 'succeeded' && !c.refunded);",
+          "const totals = {};",
+          "for (const c of paid) totals[c.currency] = (totals[c.currency] || 0) + c.amount;",
+          "const parts = Object.keys(totals).sort().map((cur) => { const m = money(totals[cur], cur); return m.amount + ' ' + m.currency; });",
+          "return { day, count: paid.length, text: parts.length ? parts.join(', ') + ' from ' + paid.length + ' payment(s)' : 'no payments' };",
+        ].join("\n"),
+      },
+      tool("post", "slack_send_message", { channel: "{{channel}}", text: "Stripe revenue on {{steps.summary.result.day}}: {{steps.summary.result.text}}" }),
+    ],
+  },
+  {
+    id: "weekly-postmark-bounce-report",
+    name: "Weekly Postmark bounce report to Slack",
+    description:
+      "Every Monday, read Postmark's bounces of bounce_type (HardBounce by default) and post those of the last 7 days to Slack: how many, and each address with Postmark's reason (at most 20 listed).",
+    category: "reporting",
+    difficulty: "beginner",
+    required_connections: ["postmark", "slack"],
+    tags: ["postmark", "bounces", "deliverability", "report", "weekly"],
+    featured: false,
+    trigger_type: "schedule",
+    trigger_config: { type: "cron", cron_expression: "0 9 * * 1", timezone: "UTC" },
+    variables: {
+      bounce_type: v("HardBounce", "Postmark's bounce type to report: HardBounce, SoftBounce, SpamComplaint…"),
+      channel: v("#email-ops", "Slack channel"),
+    },
+    steps: [
+      tool("bounces", "postmark_list_bounces", { type: "{{bounce_type}}", limit: 500 }, retry),
+      {
+        id: "report",
+        type: "code",
+        input: { bounces: "{{steps.bounces.result.bounces}}", due_at: '{{input.due_at | default: ""}}', type: "{{bounce_type}}" },
+        code: [
+          "const until = input.due_at ? Date.parse(input.due_at) : Date.now();",
+          "const recent = input.bounces.filter((b) => { const at = Date.parse(b.bounced_at); return at >= until - 7 * 86400000 && at < until; });",
+          "const lines = recent.slice(0, 20).map((b) => '• ' + b.email + ': ' + (b.description ?? b.type));",
+          "if (recent.length > 20) lines.push('…and ' + (recent.length - 20) + ' more');",
+          "return { text: recent.length ? [recent.length + ' ' + input.type + ' bounce(s) in the last 7 days:', ...lines].join('\\n') : 'No ' + input.type + ' bounces in the last 7 days.' };",
+        ].join("\n"),
+      },
+      tool("post", "slack_send_message", { channel: "{{channel}}", text: "{{steps.report.result.text}}" }),
+    ],
+  },
+  {
+    id: "daily-mailgun-failed-deliveries",
+    name: "Daily Mailgun failed deliveries to Slack",
+    description:
+      "Every morning, read Mailgun's failed-delivery events of the connection's domain and post those of the last 24 hours to Slack with each recipient and reason (at most 20 listed); with permanent_only, temporary failures Mailgun will retry are left out.",
+    category: "reporting",
+    difficulty: "beginner",
+    required_connections: ["mailgun", "slack"],
+    tags: ["mailgun", "deliverability", "report", "daily"],
+    featured: false,
+    trigger_type: "schedule",
+    trigger_config: { type: "cron", cron_expression: "0 7 * * *", timezone: "UTC" },
+    variables: {
+      permanent_only: v(true, "Only failures Mailgun gave up on (severity permanent)"),
+      channel: v("#email-ops", "Slack channel"),
+    },
+    steps: [
+      tool("failed", "mailgun_list_events", { event: "failed", limit: 300 }, retry),
+      {
+        id: "report",
+        type: "code",
+        input: { events: "{{steps.failed.result.events}}", due_at: '{{input.due_at | default: ""}}', permanent_only: "{{permanent_only}}" },
+        code: [
+          "const until = (input.due_at ? Date.parse(input.due_at) : Date.now()) / 1000;",
+          "const wanted = input.events.filter((e) => e.timestamp >= until - 86400 && e.timestamp < until && (!input.permanent_only || e.severity === 'permanent'));",
+          "const lines = wanted.slice(0, 20).map((e) => '• ' + e.recipient + ': ' + (e.reason ?? e.severity ?? 'failed'));",
+          "if (wanted.length > 20) lines.push('…and ' + (wanted.length - 20) + ' more');",
+          "return { text: wanted.length ? [wanted.length + ' failed deliveries in the last 24 hours:', ...lines].join('\\n') : 'No failed deliveries in the last 24 hours.' };",
+        ].join("\n"),
+      },
+      tool("post", "slack_send_message", { channel: "{{channel}}", text: "{{steps.report.result.text}}" }),
+    ],
+  },
+  {
+    id: "stripe-payment-link-by-email",
+    name: "Lead → Stripe Checkout link by Postmark email",
+    description:
+      'When your site or CRM posts {"email", "name"?} to the webhook, create a Stripe Checkout link for price_id (prefilled with the email) and email it to the lead through Postmark.',
+    category: "e-commerce",
+    difficulty: "beginner",
+    required_connections: ["stripe", "postmark"],
+    tags: ["stripe", "checkout", "payment link", "postmark", "webhook"],
+    featured: false,
+    trigger_type: "webhook",
+    trigger_config: {},
+    variables: {
+      price_id: v("", "The Stripe price (price_…) the link sells"),
+      success_url: v("https://acme.com/thanks", "Where buyers land after paying"),
+      sender: v("Acme <sales@acme.com>", "A Postmark sender signature"),
+      subject: v("Your order link", "Subject of the email"),
+    },
+    steps: [
+      tool(
+        "checkout",
+        "stripe_create_checkout_session",
+        { mode: "payment", line_items: [{ price: "{{price_id}}", quantity: 1 }], success_url: "{{success_url}}", customer_email: "{{input.email}}" },
+        retry,
+      ),
+      tool(
+        "email",
+        "postmark_send_email",
+        {
+          from: "{{sender}}",
+          to: "{{input.email}}",
+          subject: "{{subject}}",
+          html: '<p>Hi {{input.name | default: "there"}},</p><p><a href="{{steps.checkout.result.url}}">Complete your order</a>.</p>',
+          tag: "payment-link",
+        },
+        retry,
+      ),
+    ],
+  },
+  {
+    id: "stripe-refund-with-email-and-slack",
+    name: "Refund a Stripe payment, tell the customer and the team",
+    description:
+      'Run by hand with {"charge_id", "email"}: refund the whole charge in Stripe as requested by the customer, email the customer how much was refunded through Postmark, and log the refund in Slack.',
+    category: "customer-success",
+    difficulty: "beginner",
+    required_connections: ["stripe", "postmark", "slack"],
+    tags: ["stripe", "refund", "support", "postmark", "slack"],
+    featured: false,
+    trigger_type: "manual",
+    trigger_config: {},
+    variables: {
+      sender: v("Acme Support <support@acme.com>", "A Postmark sender signature"),
+      channel: v("#support", "Slack channel for refunds"),
+    },
+    steps: [
+      tool("refund", "stripe_create_refund", { charge: "{{input.charge_id}}", reason: "requested_by_customer" }, retry),
+      {
+        id: "refunded",
+        type: "code",
+        input: { refund: "{{steps.refund.result}}" },
+        code: `${MONEY_CODE}\nreturn money(input.refund.amount, input.refund.currency);`,
+      },
+      tool(
+        "email",
+        "postmark_send_email",
+        {
+          from: "{{sender}}",
+          to: "{{input.email}}",
+          subject: "Your refund is on its way",
+          text: "We refunded {{steps.refunded.result.amount}} {{steps.refunded.result.currency}} to your card. It shows up within 5-10 business days.",
+          tag: "refund",
+        },
+        retry,
+      ),
+      tool("log", "slack_send_message", {
+        channel: "{{channel}}",
+        text: "Refunded {{steps.refunded.result.amount}} {{steps.refunded.result.currency}} of {{input.charge_id}} to {{input.email}} ({{steps.refund.result.id}})",
+      }),
+    ],
+  },
+  {
+    id: "signup-to-sendgrid-list-and-welcome",
+    name: "Newsletter signup → SendGrid list + welcome email",
+    description:
+      'When a signup form posts {"email", "first_name"?} to the webhook, add (or update) the contact in the SendGrid list list_id and send a welcome email from the sender.',
+    category: "email-marketing",
+    difficulty: "beginner",
+    required_connections: ["sendgrid"],
+    tags: ["newsletter", "signup", "sendgrid", "email", "webhook"],
+    featured: false,
+    trigger_type: "webhook",
+    trigger_config: {},
+    variables: {
+      list_id: v("", "The SendGrid marketing list's id"),
+      sender: v("news@acme.com", "A verified SendGrid sender address"),
+      subject: v("Welcome to the newsletter", "Subject of the welcome email"),
+    },
+    steps: [
+      tool(
+        "contact",
+        "sendgrid_add_contacts",
+        { list_ids: ["{{list_id}}"], contacts: [{ email: "{{input.email}}", first_name: '{{input.first_name | default: ""}}' }] },
+        retry,
+      ),
+      tool(
+        "welcome",
+        "sendgrid_send_email",
+        {
+          from: "{{sender}}",
+          to: [{ email: "{{input.email}}" }],
+          subject: "{{subject}}",
+          html: '<p>Hi {{input.first_name | default: "there"}}, you are on the list. Expect our next issue soon.</p>',
+          categories: ["newsletter-welcome"],
+        },
+        retry,
       ),
     ],
   },

@@ -1,0 +1,51 @@
+// Deliveries to a deployed webhook template in a provider's own scheme: the agent's secret is set
+// to the provider's signing secret (PUT /v1/agents/{id}/webhook-secret), and each delivery is
+// signed as Stripe or Typeform signs it.
+import { expect } from "vitest";
+import { call, json } from "../../helpers/api";
+import { signStripe, signTypeform } from "../../helpers/provider-signatures";
+
+async function post(agentId: string, signed: { body: string; headers: Record<string, string> }): Promise<string> {
+  const response = await call(`/v1/hooks/agents/${agentId}`, { body: signed.body, headers: signed.headers });
+  expect(response.status).toBe(202);
+  return (await json(response)).execution_id;
+}
+
+async function setSecret(key: string, agentId: string, secret: string) {
+  expect((await call(`/v1/agents/${agentId}/webhook-secret`, { method: "PUT", token: key, json: { secret } })).status).toBe(204);
+}
+
+/** Sends Stripe events (`{id, object: "event", type, data: {object}}`) signed with the endpoint's whsec_ secret; answers the run's id. */
+export async function stripeSender(key: string, agentId: string) {
+  const secret = `whsec_${crypto.randomUUID().replace(/-/g, "")}`;
+  await setSecret(key, agentId, secret);
+  return async (type: string, object: Record<string, unknown>) => {
+    const event = {
+      id: `evt_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`,
+      object: "event",
+      api_version: "2024-06-20",
+      created: 1763800000,
+      livemode: false,
+      type,
+      data: { object },
+    };
+    return post(agentId, await signStripe({ secret, body: JSON.stringify(event) }));
+  };
+}
+
+/** Sends Typeform form responses with `answers`, signed with the webhook's secret; answers the run's id. */
+export async function typeformSender(key: string, agentId: string) {
+  const secret = `tf_${crypto.randomUUID().replace(/-/g, "")}`;
+  await setSecret(key, agentId, secret);
+  return async (answers: unknown[]) => {
+    const response = {
+      event_id: crypto.randomUUID().replace(/-/g, "").slice(0, 26).toUpperCase(),
+      event_type: "form_response",
+      form_response: { form_id: "lT4Z3j", token: crypto.randomUUID(), submitted_at: "2026-11-22T09:00:00Z", answers },
+    };
+    return post(agentId, await signTypeform({ secret, body: JSON.stringify(response) }));
+  };
+}
+
+/** A form-encoded body (Stripe, Twilio, Mailgun) as {key: value}. */
+export const formBody = (request: { raw: string }) => Object.fromEntries(new URLSearchParams(request.raw));
