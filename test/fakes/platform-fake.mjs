@@ -14,6 +14,7 @@ import http from "node:http";
 import { petstoreAnswer } from "./petstore.mjs";
 import { Answer, b64, pageOf, unb64 } from "./fake-kit.mjs";
 import { gmailRoutes } from "./platforms/gmail.mjs";
+import { hubspotCrmRoutes } from "./platforms/hubspot-crm.mjs";
 import { googleSheetsRoutes } from "./platforms/google-sheets.mjs";
 import { mailgunRoutes } from "./platforms/mailgun.mjs";
 import { postmarkRoutes } from "./platforms/postmark.mjs";
@@ -94,6 +95,11 @@ function hubspotUpdate(scenario, id, properties) {
 }
 
 function hubspotSearch(scenario, body) {
+  // No filter, sorted by createdate descending: the newest contacts (list_new_contacts).
+  if (!body?.filterGroups?.length && body?.sorts?.[0]?.direction === "DESCENDING") {
+    const { page, next } = pageOf([...(contacts.get(scenario) ?? [])].reverse(), body.after, body.limit ?? 10);
+    return { total: contacts.get(scenario)?.length ?? 0, results: page, ...(next === null ? {} : { paging: { next: { after: String(next) } } }) };
+  }
   const email = String(body?.filterGroups?.[0]?.filters?.[0]?.value ?? "").toLowerCase();
   const found = (contacts.get(scenario) ?? []).filter((c) => String(c.properties.email ?? "").toLowerCase() === email);
   const wanted = body?.properties ?? ["email", "firstname", "lastname"];
@@ -223,6 +229,7 @@ const ROUTES = [
   ...postmarkRoutes,
   ...twilioRoutes,
   ...shopifyRoutes,
+  ...hubspotCrmRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

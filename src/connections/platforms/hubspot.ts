@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { text } from "./failures";
 import { PlatformError, type PlatformClient, type PlatformFailure, baseUrlField, definePlatform, platformTool, secret } from "./types";
+import { hubspotObjectTools } from "./hubspot-objects";
 import { oauthConfigFields } from "./oauth-spec";
 
 type HubSpotConfig = { access_token: string; base_url?: string };
@@ -76,7 +77,7 @@ function readableMessage(message: unknown): string | undefined {
 export const hubspot = definePlatform<HubSpotConfig>({
   id: "hubspot",
   name: "HubSpot CRM",
-  description: "Create, update, find and list contacts in HubSpot CRM, with a private app access token.",
+  description: "Contacts, deals, companies, notes and lists in HubSpot CRM, with a private app access token or OAuth.",
   category: "crm",
   authKind: "bearer_token",
   config: z.object({
@@ -89,7 +90,14 @@ export const hubspot = definePlatform<HubSpotConfig>({
   oauth: {
     authorizeUrl: "https://app.hubspot.com/oauth/authorize",
     tokenUrl: "https://api.hubapi.com/oauth/v1/token",
-    defaultScopes: ["crm.objects.contacts.read", "crm.objects.contacts.write"],
+    defaultScopes: [
+      "crm.objects.contacts.read",
+      "crm.objects.contacts.write",
+      "crm.objects.deals.read",
+      "crm.objects.deals.write",
+      "crm.objects.companies.write",
+      "crm.lists.write",
+    ],
     tokenField: "access_token",
     deploymentClient: true,
     config: z.object({ base_url: baseUrlField, ...oauthConfigFields }),
@@ -102,6 +110,7 @@ export const hubspot = definePlatform<HubSpotConfig>({
     await client.request({ method: "GET", path: "/crm/v3/objects/contacts", query: { limit: 1 } });
     return "Connected; contacts are readable.";
   },
+  polls: [{ title: "New contact", action: "list_new_contacts", arguments: { limit: 20 }, items_path: "contacts", id_path: "id" }],
   tools: [
     platformTool({
       action: "create_contact",
@@ -186,5 +195,6 @@ export const hubspot = definePlatform<HubSpotConfig>({
         return { id: updated.id, properties: updated.properties };
       },
     }),
+    ...hubspotObjectTools,
   ],
 });
