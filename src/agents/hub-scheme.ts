@@ -1,6 +1,7 @@
-import { lt } from "drizzle-orm";
+import { lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { webhookDeliveries } from "../db/schema";
+import { insertSelectList } from "../db/insert-select";
+import { executions, webhookDeliveries } from "../db/schema";
 import { constantTimeEqual, hashSecret } from "../lib/crypto";
 import { hmacHex } from "../lib/hmac";
 import type { InboundDelivery, SchemeOutcome } from "./webhook-schemes/types";
@@ -28,13 +29,19 @@ export async function verifyHubDelivery(secret: string, delivery: InboundDeliver
 }
 
 /**
- * Spends a verified signature, as a statement of the run's own start (one round trip): the first
- * use wins; a replay, even a concurrent one, finds it taken and fails, and with it the whole
- * start (`isSpentSignature` tells that failure apart). The key is the signature's canonical hex,
- * not the header as sent, so `SHA256=`, upper-case and mixed-case spellings share it.
+ * Spends a verified signature, as a statement of the run's own start (one round trip), written
+ * only if the run's row is there when the batch gets to it: a start refused (a paused workflow, a
+ * full quota) spends nothing, so the sender's retry of the same delivery still counts. The first
+ * use wins; a replay, even a concurrent one, finds it taken and fails, and with it the whole start
+ * (`isSpentSignature` tells that failure apart). The key is the signature's canonical hex, not the
+ * header as sent, so `SHA256=`, upper-case and mixed-case spellings share it.
  */
-export function spendHubSignatureStatement(db: Db, agentId: string, signatureKey: string) {
-  return db.insert(webhookDeliveries).values({ agentId, signatureHash: signatureKey });
+export function spendHubSignatureStatement(db: Db, agentId: string, signatureKey: string, executionId: string) {
+  return db
+    .insert(webhookDeliveries)
+    .select(
+      sql`select ${insertSelectList(webhookDeliveries, { agentId, signatureHash: signatureKey })} where exists (select 1 from ${executions} where ${executions.id} = ${executionId})`,
+    );
 }
 
 /** The failure of a start whose signature was spent before (SQLite's words for the table's primary key). */

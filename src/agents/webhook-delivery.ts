@@ -88,12 +88,14 @@ export async function deliverWebhook(runtime: Runtime, request: WebhookRequest):
   let started: Awaited<ReturnType<typeof startAndRun>>;
   try {
     // The workflow read with the agent (its owner's): the run's insert need not read it again.
-    // The signature's spend and the events-log row go in the start's own transaction.
+    // The signature's spend and the events-log row go in the start's own transaction, once the run is in.
     const idempotency = eventId ? await triggerKey(agent.id, "webhook", eventId) : undefined;
+    const signatureKey = verdict.signature ? await hubSignatureKey(verdict.signature) : null;
     const also = {
-      before: verdict.signature ? [spendHubSignatureStatement(db, agent.id, await hubSignatureKey(verdict.signature))] : [],
-      after: (executionId: string) =>
-        startedEventStatements(db, { agentId: agent.id, source: "webhook", outcome: "started", receivedAt, ...fields, executionId }),
+      after: (executionId: string) => [
+        ...(signatureKey ? [spendHubSignatureStatement(db, agent.id, signatureKey, executionId)] : []),
+        ...startedEventStatements(db, { agentId: agent.id, source: "webhook", outcome: "started", receivedAt, ...fields, executionId }),
+      ],
     };
     started = await startAndRun(ctx, workflow, { input, agentId: agent.id }, { idempotency, also });
   } catch (error) {

@@ -38,7 +38,7 @@ export type Step =
   | { id: string; type: "tool"; name?: string; tool: string; arguments: Record<string, unknown>; retry?: RetryPolicy }
   | { id: string; type: "condition"; name?: string; condition: Condition; then: Step[]; else: Step[] }
   | { id: string; type: "set"; name?: string; values: Record<string, unknown> }
-  /** `seconds`: a number, or one placeholder ("{{steps.lead.result.value}}") worked out when the step runs. */
+  /** `seconds`: a number, or one placeholder ("{{steps.wait_for.result.seconds}}") worked out when the step runs. */
   | { id: string; type: "delay"; name?: string; seconds: number | string }
   | {
       id: string;

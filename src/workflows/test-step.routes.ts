@@ -16,7 +16,8 @@ const StepTestSchema = z
   })
   .openapi("StepTestResult");
 
-const testStepRoute = authedRoute("data:read", {
+// It runs code and spends the owner's tool calls: the scope of running things, not of reading.
+const testStepRoute = authedRoute("workflow:execute", {
   method: "post",
   path: "/workflows/test-step",
   tags: ["Workflows"],

@@ -1,4 +1,7 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { newWorkflow, settled } from "../helpers/runs";
 
@@ -50,6 +53,31 @@ describe("agent webhooks", () => {
     expect(stale.detail).toContain("5 minutes");
     const first = await signedPost(agent.agent_id, agent.webhook_secret, body, now);
     expect(first.status).toBe(202);
+    const replay = await expectProblem(await signedPost(agent.agent_id, agent.webhook_secret, body, now), 401, "unauthorized");
+    expect(replay.detail).toContain("already used");
+  });
+
+  it("do not spend a signature on a delivery the hub refused: the sender's retry of it counts once there is room", async () => {
+    const { key, agent } = await deployed();
+    // One unfinished run of the same account, and a hub that allows one: the delivery is refused for the quota.
+    const parked = await newWorkflow(key, { steps: [{ id: "wait", type: "delay", seconds: 3600 }] });
+    expect((await call(`/v1/workflows/${parked.id}/execute`, { token: key, json: {} })).status).toBe(202);
+    const body = JSON.stringify({ email: "retry@example.com" });
+    const now = Math.floor(Date.now() / 1000);
+    const signature = `sha256=${await hmacHex(agent.webhook_secret, `${now}.${body}`)}`;
+    const delivery = () =>
+      new Request(`http://hub.test/v1/hooks/agents/${agent.agent_id}`, {
+        method: "POST",
+        body,
+        headers: { "Content-Type": "application/json", "X-Hub-Timestamp": String(now), "X-Hub-Signature": signature },
+      });
+    const ctx = createExecutionContext();
+    const refused = await worker.fetch(delivery(), { ...env, MAX_RUNNING_EXECUTIONS_PER_USER: "1" } as never, ctx);
+    await waitOnExecutionContext(ctx);
+    await expectProblem(refused, 409, "quota_exceeded");
+    // The provider retries the very same delivery where there is room: it starts the run, and only then is the signature spent.
+    const retried = await signedPost(agent.agent_id, agent.webhook_secret, body, now);
+    expect(retried.status).toBe(202);
     const replay = await expectProblem(await signedPost(agent.agent_id, agent.webhook_secret, body, now), 401, "unauthorized");
     expect(replay.detail).toContain("already used");
   });

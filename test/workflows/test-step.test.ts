@@ -61,7 +61,11 @@ describe("POST /v1/workflows/test-step", () => {
 
   it("needs a credential, and counts each test against the tool-call limit: 429 with Retry-After when it is spent", async () => {
     expect((await call("/v1/workflows/test-step", { json: { step: { id: "a", type: "code", code: "return 1;" } } })).status).toBe(401);
-    const { key } = await newApiKey(await newUser());
+    const user = await newUser();
+    // Running code is running something: a read-only key may not.
+    const reader = await newApiKey(user, { scopes: ["data:read"] });
+    expect((await testStep(reader.key, { step: { id: "a", type: "code", code: "return 1;" } })).status).toBe(403);
+    const { key } = await newApiKey(user);
     const first = await testStep(key, { step: { id: "a", type: "code", code: "return 1;" } });
     expect(first.status).toBe(200);
     expect(first.headers.get("RateLimit")).toMatch(/"tools";r=\d+/);
