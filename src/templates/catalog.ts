@@ -164,7 +164,10 @@ export const TEMPLATES: TemplateDefinition[] = [
     featured: false,
     trigger_type: "schedule",
     trigger_config: { type: "cron", cron_expression: "0 15 * * 2,4", timezone: "UTC" },
-    variables: { channel_id: v("", "Discord channel id"), message: v("New post on our blog this week!", "What to post") },
+    variables: {
+      channel_id: v(null, "Discord channel id (required: no default works for everyone)"),
+      message: v("New post on our blog this week!", "What to post"),
+    },
     steps: [tool("post", "discord_send_message", { channel_id: "{{channel_id}}", content: "{{message}}" }, retry)],
   },
   {

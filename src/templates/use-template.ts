@@ -55,6 +55,27 @@ function triggerOf(template: Template, minIntervalSeconds: number) {
   }
 }
 
+/**
+ * A catalog variable whose default is null has no value that could work for everyone (a
+ * channel id, an audience id): the person must give one at `use`, or the workflow would fail
+ * on its first run. Refused with 422 naming each, before anything is created.
+ */
+function refuseMissingRequired(template: Template, values: Record<string, unknown>): void {
+  const declared = isRecord(template.variables) ? template.variables : {};
+  const missing = Object.entries(declared).filter(
+    ([name, spec]) => isRecord(spec) && "default" in spec && spec.default === null && (values[name] ?? "") === "",
+  );
+  if (missing.length === 0) return;
+  const names = missing.map(([name]) => name);
+  throw new HubError("validation_failed", `The template needs a value for ${names.join(", ")}: give it in \`variables\`.`, {
+    errors: missing.map(([name, spec]) => ({
+      location: "body",
+      field: `variables.${name}`,
+      message: `Required${isRecord(spec) && typeof spec.description === "string" && spec.description ? `: ${spec.description}` : ""}.`,
+    })),
+  });
+}
+
 /** What a person may say when using a template (`POST /v1/templates/{id}/use`). */
 export interface UseOptions {
   name?: string;
@@ -87,6 +108,7 @@ export async function useTemplate(
   const input = workflowFromTemplate(template, ctx.config.quotas.minIntervalSeconds);
   if (options.name) input.name = options.name;
   if (options.variables) input.variables = { ...input.variables, ...options.variables };
+  refuseMissingRequired(template, input.variables ?? {});
   if (options.connections || options.deploy) {
     input.steps = bindConnections(input.steps, await connectionsFor(ctx, platformsOf(input.steps), options.connections ?? {}));
   }

@@ -97,6 +97,22 @@ describe("using a template", () => {
     expect(bad.errors?.[0]?.field).toBe("deploy");
   });
 
+  it("refuses a required variable (default null) left out or empty, naming it, and creates nothing", async () => {
+    const { key } = await newApiKey(await newUser());
+    const listed = (await json(await call("/v1/templates/scheduled-social-posts-discord", { token: key }))).data;
+    expect(listed.variables.channel_id.default).toBeNull();
+    for (const body of [undefined, { variables: { message: "Hello" } }, { variables: { channel_id: "" } }]) {
+      const refused = await expectProblem(await use(key, "scheduled-social-posts-discord", body), 422, "validation_failed");
+      expect(refused.detail).toContain("channel_id");
+      expect(refused.errors).toEqual([{ location: "body", field: "variables.channel_id", message: expect.stringContaining("Discord channel id") }]);
+    }
+    expect((await json(await call("/v1/workflows", { token: key }))).data).toEqual([]);
+    const response = await use(key, "scheduled-social-posts-discord", { variables: { channel_id: "1100000000000000042" } });
+    expect(response.status).toBe(201);
+    const { data } = await json(response);
+    expect(data.variables).toMatchObject({ channel_id: "1100000000000000042", message: "New post on our blog this week!" });
+  });
+
   it("deploying needs workflow:execute", async () => {
     const user = await newUser();
     const { key } = await newApiKey(user, { scopes: ["data:read", "data:write"] });
