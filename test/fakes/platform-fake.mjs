@@ -16,10 +16,12 @@ import { Answer, b64, pageOf, unb64 } from "./fake-kit.mjs";
 import { gmailRoutes } from "./platforms/gmail.mjs";
 import { hubspotCrmRoutes } from "./platforms/hubspot-crm.mjs";
 import { googleSheetsRoutes } from "./platforms/google-sheets.mjs";
+import { mailchimpCampaignRoutes } from "./platforms/mailchimp-campaigns.mjs";
 import { mailgunRoutes } from "./platforms/mailgun.mjs";
 import { postmarkRoutes } from "./platforms/postmark.mjs";
 import { sendgridRoutes } from "./platforms/sendgrid.mjs";
 import { shopifyRoutes } from "./platforms/shopify.mjs";
+import { slackThreadRoutes } from "./platforms/slack-threads.mjs";
 import { stripeRoutes } from "./platforms/stripe.mjs";
 import { twilioRoutes } from "./platforms/twilio.mjs";
 
@@ -230,6 +232,8 @@ const ROUTES = [
   ...twilioRoutes,
   ...shopifyRoutes,
   ...hubspotCrmRoutes,
+  ...slackThreadRoutes,
+  ...mailchimpCampaignRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

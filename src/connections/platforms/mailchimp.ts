@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { OffsetCursor, nextOffsetCursor, offsetOf } from "./cursor";
 import { text } from "./failures";
+import { mailchimpCampaignTools } from "./mailchimp-campaigns";
 import { PlatformError, type PlatformFailure, baseUrlField, definePlatform, platformTool, secret } from "./types";
 
 type MailchimpConfig = { api_key: string; base_url?: string };
@@ -41,7 +42,7 @@ function readMailchimpError(status: number, body: any): PlatformFailure | undefi
 export const mailchimp = definePlatform<MailchimpConfig>({
   id: "mailchimp",
   name: "Mailchimp",
-  description: "Add or update subscribers in Mailchimp audiences, tag them, and list audiences.",
+  description: "Add or update subscribers in Mailchimp audiences, tag them, list audiences, and create and send campaigns.",
   category: "marketing",
   authKind: "basic",
   config: z.object({ api_key: secret("A Mailchimp API key, ending in its data center (…-us21)."), base_url: baseUrlField }),
@@ -106,5 +107,6 @@ export const mailchimp = definePlatform<MailchimpConfig>({
         };
       },
     }),
+    ...mailchimpCampaignTools,
   ],
 });

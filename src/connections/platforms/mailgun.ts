@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { text } from "./failures";
+import { formBody } from "./form";
 import { requestTool } from "./request-tool";
 import { type PlatformFailure, baseUrlField, definePlatform, secret } from "./types";
 
@@ -12,6 +13,19 @@ const Domain = z
 const Addresses = z.union([z.string().max(320), z.array(z.string().max(320)).min(1).max(1000)]);
 const joined = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(", ") : value);
 const ListAddress = z.string().email().max(320).describe("The mailing list's address, e.g. newsletter@mg.acme.com.");
+
+/** The token of an events page: the last segment of a paging URL (base64 of Mailgun's own state). */
+const PageToken = z.string().regex(/^[A-Za-z0-9_=+-]{1,2000}$/, "A next_cursor from the previous page.");
+
+/**
+ * The page token in one of the paging URLs Mailgun answers (https://api.mailgun.net/v3/<domain>/events/<token>).
+ * Only the token is kept: the hub never follows a URL from an answer, it asks its own base URL.
+ */
+function pageToken(url: unknown): string | null {
+  if (typeof url !== "string") return null;
+  const token = /\/events\/([^/?#]+)$/.exec(url.split(/[?#]/)[0]!)?.[1];
+  return token && PageToken.safeParse(token).success ? token : null;
+}
 
 /**
  * Mailgun's error reader: `{message}` (documentation.mailgun.com, "API Responses"); a wrong key is a
@@ -71,60 +85,55 @@ export const mailgun = definePlatform<MailgunConfig>({
       method: "POST",
       path: "/v3/{domain}/messages",
       encoding: "form",
-      body: (args) => ({
-        from: args.from,
-        to: joined(args.to),
-        cc: joined(args.cc),
-        bcc: joined(args.bcc),
-        subject: args.subject,
-        text: args.text,
-        html: args.html,
-        template: args.template,
-        "t:variables": args.template_variables ? JSON.stringify(args.template_variables) : undefined,
-        "h:Reply-To": args.reply_to,
-        ...Object.fromEntries((args.tags ?? []).map((tag, i) => [`o:tag[${i}]`, tag])),
-        ...Object.fromEntries(Object.entries(args.variables ?? {}).map(([name, value]) => [`v:${name}`, value])),
-      }),
+      body: (args) => {
+        const form = formBody({
+          from: args.from,
+          to: joined(args.to),
+          cc: joined(args.cc),
+          bcc: joined(args.bcc),
+          subject: args.subject,
+          text: args.text,
+          html: args.html,
+          template: args.template,
+          "t:variables": args.template_variables ? JSON.stringify(args.template_variables) : undefined,
+          "h:Reply-To": args.reply_to,
+          ...Object.fromEntries(Object.entries(args.variables ?? {}).map(([name, value]) => [`v:${name}`, value])),
+        });
+        // Mailgun reads the field o:tag once per tag ("Tagging"); an indexed o:tag[0] is not a tag.
+        for (const tag of args.tags ?? []) form.append("o:tag", tag);
+        return form;
+      },
       result: (a) => ({ id: a.id, message: a.message }),
     }),
     requestTool({
       action: "list_events",
       title: "List Mailgun events",
       description:
-        "Lists the domain's delivery events newest first (GET /v3/{domain}/events): accepted, delivered, failed, opened, clicked, complained…; filter by event or recipient, and pass next_cursor for the next page.",
+        "Lists the domain's delivery events newest first (GET /v3/{domain}/events): accepted, delivered, failed, opened, clicked, complained…, each with its tags; filter by event or recipient. For the next page pass next_cursor, Mailgun's page token (GET /v3/{domain}/events/{token}), which keeps the first page's filters and limit; next_cursor is null once a page comes back empty.",
       input: z.object({
         domain: Domain.optional(),
         event: z.string().max(50).optional(),
         recipient: z.string().max(320).optional(),
         limit: z.number().int().min(1).max(300).default(100),
-        cursor: z
-          .string()
-          .regex(/^[A-Za-z0-9_=-]{1,2000}$/)
-          .optional()
-          .describe("The previous page's next_cursor."),
+        cursor: PageToken.optional().describe("The previous page's next_cursor; event, recipient and limit then come from it."),
       }),
       method: "GET",
-      path: "/v3/{domain}/events",
-      query: (args) => ({ limit: args.limit, event: args.event, recipient: args.recipient, ascending: "no", page: args.cursor }),
-      result: (a, args) => ({
+      path: (args) => (args.cursor ? "/v3/{domain}/events/{cursor}" : "/v3/{domain}/events"),
+      // A page token carries the query it was made for: Mailgun's next link has no parameters.
+      query: (args) => (args.cursor ? {} : { limit: args.limit, event: args.event, recipient: args.recipient, ascending: "no" }),
+      result: (a) => ({
         events: (a.items ?? []).map((e: any) => ({
           id: e.id,
           event: e.event,
           recipient: e.recipient ?? null,
           timestamp: e.timestamp,
           message_id: e.message?.headers?.["message-id"] ?? null,
+          tags: Array.isArray(e.tags) ? e.tags : [],
           severity: e.severity ?? null,
           reason: e["delivery-status"]?.message || e.reason || null,
         })),
-        // Mailgun always links a next page; a short page is the last one.
-        next_cursor:
-          (a.items?.length ?? 0) < args.limit
-            ? null
-            : (String(a.paging?.next ?? "")
-                .split("/")
-                .pop() ??
-                null) ||
-              null,
+        // Mailgun links a next page even from the last one; it is the empty page that ends the list.
+        next_cursor: (a.items?.length ?? 0) === 0 ? null : pageToken(a.paging?.next),
       }),
     }),
     requestTool({

@@ -1,4 +1,5 @@
 import type { z } from "@hono/zod-openapi";
+import { pathSegment } from "./path-segment";
 import { PlatformError, type PlatformRequest, type PlatformTool, platformTool } from "./types";
 
 type Args = Record<string, unknown>;
@@ -16,8 +17,12 @@ export interface RequestToolSpec<S extends z.ZodType> {
   description: string;
   input: S;
   method: PlatformRequest["method"];
-  /** Appended to the base URL, e.g. "/v1/customers/{customer_id}"; each value is URL-encoded. Never name a secret field. */
-  path: string;
+  /**
+   * Appended to the base URL, e.g. "/v1/customers/{customer_id}", or a function of the arguments
+   * that picks one such template (a cursor that is a path segment). Each value is URL-encoded as one
+   * segment; "." and ".." are refused. Never name a secret field.
+   */
+  path: string | ((args: z.infer<S>) => string);
   /** The query: these argument names, or a function of the arguments. */
   query?: readonly string[] | ((args: z.infer<S>) => Query);
   /** The body: a function of the arguments, or "none"; by default the arguments left after path and query. */
@@ -32,7 +37,6 @@ export interface RequestToolSpec<S extends z.ZodType> {
 const PLACEHOLDER = /\{(\w+)\}/g;
 
 export function requestTool<C = any, S extends z.ZodType = z.ZodType>(spec: RequestToolSpec<S>): PlatformTool<C, S> {
-  const inPath = new Set([...spec.path.matchAll(PLACEHOLDER)].map((m) => m[1]!));
   const reads = spec.method === "GET" || spec.method === "DELETE";
   return platformTool<C, S>({
     action: spec.action,
@@ -41,11 +45,14 @@ export function requestTool<C = any, S extends z.ZodType = z.ZodType>(spec: Requ
     input: spec.input,
     async run(client, parsed) {
       const args = (parsed ?? {}) as Args;
-      const path = spec.path.replace(PLACEHOLDER, (_, name: string) => {
+      const template = typeof spec.path === "function" ? spec.path(parsed) : spec.path;
+      const inPath = new Set([...template.matchAll(PLACEHOLDER)].map((m) => m[1]!));
+      const path = template.replace(PLACEHOLDER, (_, name: string) => {
         // An argument of that name, else the connection's config field (Mailgun's domain, Twilio's account).
         const value = args[name] ?? (client.config as Args)[name];
         if (value === undefined || value === null || value === "") throw new PlatformError(`Give \`${name}\`.`, 400);
-        return encodeURIComponent(String(value));
+        // One segment, never a dot segment: Sheets' range ".." would otherwise read the spreadsheet itself.
+        return pathSegment(name, String(value));
       });
       const rest = Object.fromEntries(Object.entries(args).filter(([name, value]) => !inPath.has(name) && value !== undefined));
       const queryNames = Array.isArray(spec.query) ? new Set<string>(spec.query) : undefined;

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { PlatformError, type PlatformFailure, baseUrlField, definePlatform, platformTool, secret } from "./types";
 import { oauthConfigFields } from "./oauth-spec";
+import { slackThreadTools } from "./slack-threads";
 
 type SlackConfig = { bot_token: string; default_channel?: string; base_url?: string };
 
@@ -103,19 +104,37 @@ export const slack = definePlatform<SlackConfig>({
     platformTool({
       action: "list_channels",
       title: "List Slack channels",
-      description: "Lists public channels the bot can see (conversations.list).",
-      input: z.object({ limit: z.number().int().min(1).max(1000).default(100), cursor: z.string().max(200).optional() }),
+      description: "Lists public channels the bot can see (conversations.list), and with include_private the private ones it is in (groups:read scope).",
+      input: z.object({
+        limit: z.number().int().min(1).max(1000).default(100),
+        cursor: z.string().max(200).optional(),
+        include_private: z.boolean().default(false),
+      }),
       async run(client, args) {
-        const page = await client.request<{ channels: { id: string; name: string; is_member: boolean }[]; response_metadata?: { next_cursor?: string } }>({
+        const page = await client.request<{
+          channels: { id: string; name: string; is_member: boolean; is_private?: boolean }[];
+          response_metadata?: { next_cursor?: string };
+        }>({
           method: "GET",
           path: "/conversations.list",
-          query: { limit: args.limit, cursor: args.cursor, exclude_archived: true, types: "public_channel" },
+          query: {
+            limit: args.limit,
+            cursor: args.cursor,
+            exclude_archived: true,
+            types: args.include_private ? "public_channel,private_channel" : "public_channel",
+          },
         });
         return {
-          channels: page.channels.map((c) => ({ id: c.id, name: c.name, is_member: c.is_member })),
+          channels: page.channels.map((c) => ({
+            id: c.id,
+            name: c.name,
+            is_member: c.is_member,
+            ...(args.include_private ? { is_private: c.is_private ?? false } : {}),
+          })),
           next_cursor: page.response_metadata?.next_cursor || null,
         };
       },
     }),
+    ...slackThreadTools,
   ],
 });
