@@ -1007,7 +1007,7 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_type: "webhook",
     trigger_config: { verify: "stripe", event_types: ["charge.succeeded"] },
     variables: {
-      spreadsheet_id: v("", "The spreadsheet's id (from its URL, /spreadsheets/d/<id>/)"),
+      spreadsheet_id: v(null, "The spreadsheet's id (from its URL, /spreadsheets/d/<id>/); required"),
       range: v("Payments!A:E", "Sheet and columns the row is appended to"),
       channel: v("#sales", "Slack channel"),
       slack_min_amount: v(0, "Payments below this amount (in the currency's units) are logged in the sheet only"),
@@ -1284,7 +1284,7 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_type: "webhook",
     trigger_config: {},
     variables: {
-      price_id: v("", "The Stripe price (price_…) the link sells"),
+      price_id: v(null, "The Stripe price (price_…) the link sells; required"),
       success_url: v("https://acme.com/thanks", "Where buyers land after paying"),
       sender: v("Acme <sales@acme.com>", "A Postmark sender signature"),
       subject: v("Your order link", "Subject of the email"),
@@ -1365,7 +1365,7 @@ export const TEMPLATES: TemplateDefinition[] = [
     trigger_type: "webhook",
     trigger_config: {},
     variables: {
-      list_id: v("", "The SendGrid marketing list's id"),
+      list_id: v(null, "The SendGrid marketing list's id; required"),
       sender: v("news@acme.com", "A verified SendGrid sender address"),
       subject: v("Welcome to the newsletter", "Subject of the welcome email"),
     },

@@ -2,6 +2,7 @@
 // price, prefilled with the lead's email and landing on the chosen page, is emailed through
 // Postmark from the chosen sender. Stripe's refusal of an unknown price fails the run unsent.
 import { describe, expect, it } from "vitest";
+import { call, json } from "../../helpers/api";
 import { settled } from "../../helpers/runs";
 import { calls, connect, expectNoPlaceholders, newTenant, script, sentTo, useTemplate } from "./harness";
 import { deliver } from "./hub-delivery";
@@ -51,6 +52,19 @@ describe("stripe-payment-link-by-email", () => {
     expect(formBody(sent[2]).customer_email).toBe("grace@example.com");
     expect(sent[3].body).toEqual(email("grace@example.com", "there"));
     expectNoPlaceholders(sent);
+  });
+
+  it("cannot be used without a price: 422 naming price_id, and nothing is created", async () => {
+    const tenant = await newTenant("paylink");
+    const stripe = await connect(tenant.key, "stripe", { secret_key: "sk_test_paylink0123456789", base_url: tenant.base_url });
+    const postmark = await connect(tenant.key, "postmark", { server_token: "pm-paylink-token-0123456789", base_url: tenant.base_url });
+    const response = await call("/v1/templates/stripe-payment-link-by-email/use", {
+      token: tenant.key,
+      json: { deploy: true, connections: { stripe, postmark } },
+    });
+    expect(response.status).toBe(422);
+    expect((await json(response)).errors).toEqual([{ location: "body", field: "variables.price_id", message: expect.stringContaining("Stripe price") }]);
+    expect((await json(await call("/v1/workflows", { token: tenant.key }))).data).toEqual([]);
   });
 
   it("fails with Stripe's reason for a price that does not exist, and emails nobody", async () => {
