@@ -63,6 +63,30 @@ describe("Google Sheets", () => {
     expectCall(requests[2]!, "GET", `/v4/spreadsheets/${SHEET}`, { fields: "spreadsheetId,properties.title,sheets.properties" });
   });
 
+  it("refuses a range that is a dot segment before calling Google, so it cannot reach the spreadsheet itself", async () => {
+    const { execute, scenario } = await connectedWithOAuth("google_sheets");
+    // GET …/values/.. would be read as GET /v4/spreadsheets/{id}: the spreadsheet's metadata, not a range.
+    for (const range of ["..", ".", "%2E%2E"]) {
+      const out = await execute("google_sheets_get_values", { spreadsheet_id: SHEET, range });
+      expect(out, range).toMatchObject({
+        success: false,
+        error_status: 400,
+        retryable: false,
+        error_message: `The path parameter range cannot be "${range}".`,
+      });
+    }
+    const written = await execute("google_sheets_update_values", { spreadsheet_id: SHEET, range: "..", rows: [["x"]] });
+    expect(written).toMatchObject({ success: false, error_status: 400, error_message: 'The path parameter range cannot be "..".' });
+    expect(await requestsOf(scenario)).toEqual([]);
+    // A range that merely holds dots is still a range.
+    const dotted = await execute("google_sheets_get_values", { spreadsheet_id: SHEET, range: "'Q1..Q2'!A1" });
+    expect(dotted).toMatchObject({ success: false, error_status: 400, error_message: "Google Sheets answered 400: Unable to parse range: 'Q1..Q2'!A1" });
+    expectCall((await requestsOf(scenario))[0]!, "GET", `/v4/spreadsheets/${SHEET}/values/'Q1..Q2'!A1`, {
+      majorDimension: "ROWS",
+      valueRenderOption: "FORMATTED_VALUE",
+    });
+  });
+
   it("a sheet that does not exist is Google's 400 'Unable to parse range', not retried", async () => {
     const { execute } = await connectedWithOAuth("google_sheets");
     const out = await execute("google_sheets_append_rows", { spreadsheet_id: SHEET, range: "Nope!A:C", rows: [["x"]] });
