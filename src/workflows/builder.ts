@@ -10,6 +10,7 @@ import { createWorkflow } from "./service";
 import { validateSteps, type Step } from "./steps";
 import { fencedBlock } from "../lib/fenced-block";
 import { triggerFromDescription } from "./trigger-from-description";
+import { EarlierResults } from "./offline-links";
 import { STEP_GUIDE, danglingLinks, workflowAnswerSchema } from "./builder-prompt";
 import { type Trigger, checkedTrigger } from "./triggers";
 
@@ -62,6 +63,7 @@ export function buildLocally(description: string, catalog: ToolInfo[], writer?: 
   const steps: Step[] = [];
   const variables: Record<string, unknown> = {};
   const taken = new Set<string>();
+  const earlier = new EarlierResults();
   const uniqueId = (base: string) => {
     const clean = base.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40);
     const start = /^[A-Za-z]/.test(clean) ? clean : `step_${clean}`;
@@ -82,11 +84,10 @@ export function buildLocally(description: string, catalog: ToolInfo[], writer?: 
     if (!best || best.score < MIN_SCORE) return undefined;
     const filled = fillArguments(sentence, best.tool.input_schema);
     const args: Record<string, unknown> = { ...filled.args };
-    if (!filled.ok) {
-      for (const field of filled.missing) {
-        args[field] = `{{${field}}}`;
-        variables[field] = null;
-      }
+    // What an earlier step is known to return is linked; the rest becomes a variable to fill in.
+    for (const field of earlier.link(args, filled.ok ? [] : filled.missing, best.tool.input_schema, sentence)) {
+      args[field] = `{{${field}}}`;
+      variables[field] = null;
     }
     return { id: uniqueId(best.tool.name.replace(/^mcp_\d+_/, "")), type: "tool", name: sentence.slice(0, 200), tool: best.tool.name, arguments: args };
   };
@@ -123,7 +124,9 @@ export function buildLocally(description: string, catalog: ToolInfo[], writer?: 
       }
     }
     const step = stepFor(sentence);
-    if (step) steps.push(step);
+    if (!step) continue;
+    steps.push(step);
+    if (step.type === "tool") earlier.add(step);
   }
   if (steps.length === 0) {
     throw new HubError("validation_failed", "No sentence of the description names a tool this account can use. Name tools (GET /v1/tools), one per sentence.", {

@@ -54,6 +54,59 @@ describe("building workflows", () => {
     ]);
   });
 
+  it("offline, links a later step's argument to what an earlier step is known to return, and guesses no other path", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = newScenario("build-links");
+    for (const [platform, config] of [
+      ["hubspot", { access_token: "pat-na1-test-0123456789", base_url: `${FAKE()}/s/${scenario}` }],
+      ["slack", { bot_token: "xoxb-test-0123456789", base_url: `${FAKE()}/s/${scenario}` }],
+    ] as const) {
+      expect((await call("/v1/connections", { token: key, json: { platform, name: platform, config } })).status).toBe(201);
+    }
+    const description = [
+      "Create a HubSpot contact, email: ada@example.com.",
+      "Then add a HubSpot note to it, body: Met at the fair.",
+      "Then create a HubSpot deal, dealname: Fair leads.",
+      "Then send a Slack message, channel: #general, text: New lead.",
+      "Then send a Slack reply in its thread, text: Details follow.",
+      "Then react to the Slack message, name: white_check_mark.",
+    ].join(" ");
+    const built = await json(await call("/v1/workflows/build", { token: key, json: { description } }));
+    expect(built.steps.map((s: any) => [s.id, s.arguments])).toEqual([
+      ["hubspot_create_contact", { email: "ada@example.com" }],
+      // "to it": the contact just created.
+      ["hubspot_create_note", { body: "Met at the fair", contact_id: "{{steps.hubspot_create_contact.result.id}}" }],
+      // No word ties the deal to the contact, and its contact_id is optional: nothing is guessed.
+      ["hubspot_create_deal", { dealname: "Fair leads" }],
+      ["slack_send_message", { channel: "#general", text: "New lead" }],
+      // "its thread": the message just sent, in the channel Slack says it went to.
+      [
+        "slack_send_message_2",
+        {
+          text: "Details follow",
+          channel: "{{steps.slack_send_message.result.channel}}",
+          thread_ts: "{{steps.slack_send_message.result.ts}}",
+        },
+      ],
+      // Required arguments no sentence gives, which the latest message returned.
+      [
+        "slack_add_reaction",
+        { name: "white_check_mark", channel: "{{steps.slack_send_message_2.result.channel}}", timestamp: "{{steps.slack_send_message_2.result.ts}}" },
+      ],
+    ]);
+    expect(built.variables).toEqual({});
+
+    // The links hold at run time: each step gets what the one before it returned.
+    const run = await settled(key, await execute(key, built.id));
+    expect(run.status).toBe("succeeded");
+    const sent = await (await fetch(`${FAKE()}/__requests/${scenario}`)).json<any[]>();
+    const contactId = run.steps[0].result.id;
+    expect(sent.find((r) => r.path === "/crm/v3/objects/notes").body.associations[0].to).toEqual({ id: contactId });
+    const posts = sent.filter((r) => r.path === "/chat.postMessage");
+    expect(posts[1].body).toEqual({ channel: "C0GENERAL", text: "Details follow", thread_ts: "1763800000.000100" });
+    expect(sent.find((r) => r.path === "/reactions.add").body).toMatchObject({ channel: "C0GENERAL", timestamp: "1763800000.000100" });
+  });
+
   it("refuses a description that names no tool", async () => {
     const { key } = await newApiKey(await newUser());
     await expectProblem(await call("/v1/workflows/build", { token: key, json: { description: "Make marketing great again." } }), 422, "validation_failed");
