@@ -24,6 +24,7 @@ import { shopifyRoutes } from "./platforms/shopify.mjs";
 import { slackThreadRoutes } from "./platforms/slack-threads.mjs";
 import { stripeRoutes } from "./platforms/stripe.mjs";
 import { twilioRoutes } from "./platforms/twilio.mjs";
+import { segmentRoutes } from "./platforms/segment.mjs";
 
 const requests = new Map();
 const overrides = new Map();
@@ -234,6 +235,7 @@ const ROUTES = [
   ...hubspotCrmRoutes,
   ...slackThreadRoutes,
   ...mailchimpCampaignRoutes,
+  ...segmentRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

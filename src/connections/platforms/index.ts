@@ -13,6 +13,7 @@ import { notion } from "./notion";
 import { oauth2 } from "./oauth2";
 import { postmark } from "./postmark";
 import { resend } from "./resend";
+import { segment } from "./segment";
 import { sendgrid } from "./sendgrid";
 import { shopify } from "./shopify";
 import { slack } from "./slack";
@@ -42,6 +43,7 @@ export const PLATFORMS: Platform[] = [
   mailgun,
   postmark,
   twilio,
+  segment,
   webhook,
   httpApi,
   oauth2,
