@@ -1390,4 +1390,71 @@ export const TEMPLATES: TemplateDefinition[] = [
       ),
     ],
   },
+  {
+    id: "web-lead-to-hubspot-deal-and-email",
+    name: "Demo request → HubSpot contact + deal → Postmark email",
+    description:
+      'When a demo-request form posts {"email", "first_name"?, "company"?, "budget"?} to the webhook, create (or update) the HubSpot contact, open a deal for it in the chosen pipeline and stage (named after the company, its amount the budget, 0 when not given), and email the lead a confirmation through Postmark.',
+    category: "lead-management",
+    difficulty: "intermediate",
+    required_connections: ["hubspot", "postmark"],
+    tags: ["lead", "crm", "deal", "hubspot", "postmark", "webhook", "sales"],
+    featured: false,
+    trigger_type: "webhook",
+    trigger_config: {},
+    variables: {
+      pipeline: v("default", "The HubSpot pipeline the deal opens in"),
+      dealstage: v("appointmentscheduled", "The pipeline stage the deal opens in (its internal name)"),
+      sender: v("Acme Sales <sales@acme.com>", "A Postmark sender signature"),
+      calendar_url: v("https://acme.com/book-a-demo", "Where the lead books the demo"),
+    },
+    steps: [
+      tool(
+        "contact",
+        "hubspot_create_contact",
+        {
+          email: "{{input.email}}",
+          firstname: '{{input.first_name | default: ""}}',
+          company: '{{input.company | default: ""}}',
+          lifecyclestage: "salesqualifiedlead",
+          if_exists: "update",
+        },
+        retry,
+      ),
+      // A form sends the budget as text ("$12,000"), or not at all: the deal's amount is a number, 0 when unknown.
+      {
+        id: "deal_fields",
+        type: "code",
+        input: { budget: '{{input.budget | default: ""}}', company: '{{input.company | default: ""}}', email: "{{input.email}}" },
+        code: [
+          "const n = Number(String(input.budget).replace(/[^0-9.]/g, ''));",
+          "return { amount: Number.isFinite(n) ? n : 0, name: (input.company || input.email) + ' demo' };",
+        ].join("\n"),
+      },
+      tool(
+        "deal",
+        "hubspot_create_deal",
+        {
+          dealname: "{{steps.deal_fields.result.name}}",
+          amount: "{{steps.deal_fields.result.amount}}",
+          pipeline: "{{pipeline}}",
+          dealstage: "{{dealstage}}",
+          contact_id: "{{steps.contact.result.id}}",
+        },
+        retry,
+      ),
+      tool(
+        "confirm",
+        "postmark_send_email",
+        {
+          from: "{{sender}}",
+          to: "{{input.email}}",
+          subject: "Your demo request",
+          text: 'Hi {{input.first_name | default: "there"}}, thanks for asking for a demo. Pick a time that suits you: {{calendar_url}}',
+          tag: "demo-request",
+        },
+        retry,
+      ),
+    ],
+  },
 ];
