@@ -25,6 +25,7 @@ import { slackThreadRoutes } from "./platforms/slack-threads.mjs";
 import { stripeRoutes } from "./platforms/stripe.mjs";
 import { twilioRoutes } from "./platforms/twilio.mjs";
 import { segmentRoutes } from "./platforms/segment.mjs";
+import { feedsRoutes } from "./platforms/feeds.mjs";
 
 const requests = new Map();
 const overrides = new Map();
@@ -236,6 +237,7 @@ const ROUTES = [
   ...slackThreadRoutes,
   ...mailchimpCampaignRoutes,
   ...segmentRoutes,
+  ...feedsRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

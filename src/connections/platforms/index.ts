@@ -1,5 +1,6 @@
 import { airtable } from "./airtable";
 import { discord } from "./discord";
+import { feeds } from "./feeds";
 import { gmail } from "./gmail";
 import { google } from "./google";
 import { googleSheets } from "./google-sheets";
@@ -44,6 +45,7 @@ export const PLATFORMS: Platform[] = [
   postmark,
   twilio,
   segment,
+  feeds,
   webhook,
   httpApi,
   oauth2,
