@@ -24,6 +24,7 @@ import { shopifyRoutes } from "./platforms/shopify.mjs";
 import { slackThreadRoutes } from "./platforms/slack-threads.mjs";
 import { stripeRoutes } from "./platforms/stripe.mjs";
 import { twilioRoutes } from "./platforms/twilio.mjs";
+import { typeformRoutes } from "./platforms/typeform.mjs";
 import { segmentRoutes } from "./platforms/segment.mjs";
 import { feedsRoutes } from "./platforms/feeds.mjs";
 
@@ -238,6 +239,7 @@ const ROUTES = [
   ...mailchimpCampaignRoutes,
   ...segmentRoutes,
   ...feedsRoutes,
+  ...typeformRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

@@ -21,6 +21,7 @@ import { slack } from "./slack";
 import { stripe } from "./stripe";
 import { telegram } from "./telegram";
 import { twilio } from "./twilio";
+import { typeform } from "./typeform";
 import type { Platform } from "./types";
 import { webhook } from "./webhook";
 
@@ -46,6 +47,7 @@ export const PLATFORMS: Platform[] = [
   twilio,
   segment,
   feeds,
+  typeform,
   webhook,
   httpApi,
   oauth2,

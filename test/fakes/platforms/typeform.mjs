@@ -1,0 +1,56 @@
+// Typeform's Create and Responses APIs (developer.typeform.com): responses newest first paged
+// with `before=<token>`, answers typed by field, errors as {code, description}.
+import { Answer } from "../fake-kit.mjs";
+
+const FORM = "lT4Z3j";
+const RESPONSES = [3, 2, 1].map((n) => ({
+  landing_id: `tok${n}`,
+  token: `tok${n}`,
+  response_id: `tok${n}`,
+  landed_at: `2026-11-2${n}T08:59:00Z`,
+  submitted_at: `2026-11-2${n}T09:00:00Z`,
+  hidden: { utm_source: "newsletter" },
+  answers: [
+    { field: { id: "f1", type: "email", ref: "email" }, type: "email", email: `lead${n}@example.com` },
+    { field: { id: "f2", type: "multiple_choice", ref: "plan" }, type: "choice", choice: { label: n === 3 ? "Pro" : "Free" } },
+    { field: { id: "f3", type: "opinion_scale" }, type: "number", number: n + 6 },
+  ],
+}));
+
+const notFound = () => new Answer(404, { code: "FORM_NOT_FOUND", description: "Non existing form with uid lTnope" });
+
+function responses(req, m) {
+  if (m[1] !== FORM) return notFound();
+  const start = req.query.before ? RESPONSES.findIndex((r) => r.token === req.query.before) + 1 : 0;
+  const size = Number(req.query.page_size ?? 25);
+  return { total_items: RESPONSES.length, page_count: Math.ceil(RESPONSES.length / size), items: RESPONSES.slice(start, start + size) };
+}
+
+export const typeformRoutes = [
+  ["GET", /^\/me$/, () => ({ alias: "acme", email: "forms@acme.example", language: "en" })],
+  ["GET", /^\/forms\/(\w+)\/responses$/, responses],
+  [
+    "GET",
+    /^\/forms$/,
+    () => ({
+      total_items: 1,
+      page_count: 1,
+      items: [{ id: FORM, title: "Demo request", last_updated_at: "2026-11-01T09:00:00Z", _links: { display: `https://acme.typeform.com/to/${FORM}` } }],
+    }),
+  ],
+  [
+    "GET",
+    /^\/forms\/(\w+)$/,
+    (_req, m) =>
+      m[1] === FORM
+        ? {
+            id: FORM,
+            title: "Demo request",
+            fields: [
+              { id: "f1", ref: "email", type: "email", title: "Your work email?" },
+              { id: "f2", ref: "plan", type: "multiple_choice", title: "Which plan?" },
+            ],
+          }
+        : notFound(),
+  ],
+];
