@@ -27,6 +27,7 @@ import { twilioRoutes } from "./platforms/twilio.mjs";
 import { typeformRoutes } from "./platforms/typeform.mjs";
 import { segmentRoutes } from "./platforms/segment.mjs";
 import { feedsRoutes } from "./platforms/feeds.mjs";
+import { googleAnalyticsRoutes } from "./platforms/google-analytics.mjs";
 
 const requests = new Map();
 const overrides = new Map();
@@ -240,6 +241,7 @@ const ROUTES = [
   ...segmentRoutes,
   ...feedsRoutes,
   ...typeformRoutes,
+  ...googleAnalyticsRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

@@ -3,6 +3,7 @@ import { discord } from "./discord";
 import { feeds } from "./feeds";
 import { gmail } from "./gmail";
 import { google } from "./google";
+import { googleAnalytics } from "./google-analytics";
 import { googleSheets } from "./google-sheets";
 import { httpApi } from "./http-api";
 import { hubspot } from "./hubspot";
@@ -48,6 +49,7 @@ export const PLATFORMS: Platform[] = [
   segment,
   feeds,
   typeform,
+  googleAnalytics,
   webhook,
   httpApi,
   oauth2,
