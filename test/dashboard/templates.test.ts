@@ -162,6 +162,17 @@ describe("the dashboard's templates page", () => {
     expect((await json(await call("/v1/workflows", { token: key }))).data).toHaveLength(2);
   });
 
+  it("asks for a variable with no default as a required field, and shows the refusal when it is left empty", async () => {
+    const browser = await signedIn();
+    const html = await (await browser.request(usePath("scheduled-social-posts-discord"))).text();
+    expect(html).toMatch(/<code>channel_id<\/code> \(required\)/);
+    expect(html).toMatch(/<input type="text" value=""[^>]*required=""[^>]*name="var.channel_id"/);
+    const refused = await use(browser, "scheduled-social-posts-discord", { "var.channel_id": "" });
+    expect(refused.status).not.toBe(303);
+    expect(await refused.text()).toContain("channel_id");
+    expect(await json(await call("/v1/workflows", { token: await browser.apiKey() }))).toMatchObject({ data: [] });
+  });
+
   it("refuses a use without the CSRF token, creating nothing", async () => {
     const browser = await signedIn();
     const key = await browser.apiKey();

@@ -17,6 +17,8 @@ export interface VariableSpec {
   kind: VariableKind;
   /** The default, as the form shows it. */
   initial: string;
+  /** No default (null in the catalog): `use` refuses the template without a value. */
+  required?: boolean;
 }
 
 /** What "Use and deploy" asks for: a connection per platform the steps call, and the variables. */
@@ -42,6 +44,7 @@ export function deployPlanOf(template: Template, minIntervalSeconds: number): De
 
 function specOf(name: string, value: unknown, description: unknown): VariableSpec {
   const described = typeof description === "string" ? description : "";
+  if (value === null) return { name, description: described, kind: "text", initial: "", required: true };
   if (typeof value === "string") return { name, description: described, kind: "text", initial: value };
   if (typeof value === "number") return { name, description: described, kind: "number", initial: String(value) };
   if (typeof value === "boolean") return { name, description: described, kind: "boolean", initial: String(value) };

@@ -189,6 +189,7 @@ function VariableField(props: { spec: VariableSpec; index: number; value?: strin
       <label for={id}>
         <code>{spec.name}</code>
         {kindHint}
+        {spec.required ? " (required)" : ""}
       </label>
       {spec.description ? (
         <p class="hint" id={`${id}-hint`}>
@@ -219,6 +220,7 @@ function VariableField(props: { spec: VariableSpec; index: number; value?: strin
           inputmode={spec.kind === "number" ? "decimal" : undefined}
           value={value}
           maxlength={MAX_VARIABLE_CHARS}
+          required={spec.required}
           autocomplete="off"
           {...common}
         />
