@@ -93,7 +93,7 @@ describe("bounds and bad documents", () => {
     for (let i = 0; i < 501; i++) paths[`/things/${i}`] = { get: { operationId: `getThing${i}`, responses: { 200: { description: "ok" } } } };
     const document = { openapi: "3.1.0", info: { title: "Many", version: "1" }, servers: [{ url: "https://api.example.com" }], paths };
     const problem = await expectProblem(await addPlatform(key, document), 422, "validation_failed");
-    expect(problem.detail).toContain("501 operations");
+    expect(problem.detail).toContain("more than 500 operations");
   });
 
   it("says what is wrong with a document that is not OpenAPI 3, has no server, or has unresolvable references", async () => {

@@ -7,6 +7,7 @@ import type { CustomPlatformRow } from "../../db/schema";
 import { UserSchemaValidator } from "../../lib/user-json-schema";
 import type { PlatformOAuth } from "../platforms/oauth-spec";
 import { baseUrlField, PlatformError, secret, type AuthKind, type Platform, type PlatformTool } from "../platforms/types";
+import { credentialHeadersOf, withoutCredentialHeaders } from "./credential-headers";
 import type { CustomAuth, ToolDeclaration } from "./declarations";
 
 type CustomConfig = Record<string, any>;
@@ -111,9 +112,11 @@ export function requestFor(declaration: ToolDeclaration, args: Record<string, un
   let path = declaration.path;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
+  const reserved = credentialHeadersOf(auth);
   for (const parameter of declaration.parameters) {
     const value = args[parameter.property];
     if (value === undefined || value === null) continue;
+    if (parameter.in === "header" && reserved.has(parameter.name.toLowerCase())) continue;
     const text = (v: unknown) => (typeof v === "object" ? JSON.stringify(v) : String(v));
     if (parameter.in === "path") path = path.replaceAll(`{${parameter.name}}`, pathSegment(parameter.name, text(value)));
     else if (parameter.in === "header") headers[parameter.name] = text(value).replace(/[\r\n]/g, " ");
@@ -134,7 +137,8 @@ export function requestFor(declaration: ToolDeclaration, args: Record<string, un
 export function platformOf(row: CustomPlatformRow): Platform {
   const auth = row.auth as CustomAuth;
   const { config, secretFields, authKind } = configFor(auth);
-  const declarations = row.tools as ToolDeclaration[];
+  const reserved = credentialHeadersOf(auth);
+  const declarations = (row.tools as ToolDeclaration[]).map((declaration) => withoutCredentialHeaders(declaration, reserved));
   const tools: PlatformTool[] = declarations.map((declaration) => ({
     action: declaration.action,
     title: declaration.title,

@@ -10,13 +10,18 @@ import type { JsonSchema } from "../../lib/json-schema";
 import { schemaProblems } from "../../lib/user-json-schema";
 import type { AddressPolicy } from "../../net/address-policy";
 import { checkUrl, OutboundRefused } from "../../net/safe-fetch";
+import { credentialHeadersOf } from "./credential-headers";
 import type { CustomAuth, HttpMethod, ParameterDeclaration, PlatformDeclaration, ToolDeclaration } from "./declarations";
-import { SchemaBudget, toInputSchema } from "./input-schema";
+import { DocumentBudget, SchemaBudget, toInputSchema } from "./input-schema";
+import { utf8Bytes } from "./utf8-bytes";
 
 export const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
 export const MAX_OPERATIONS = 500;
-/** The stored declarations of one platform, as JSON (a document of 500 operations with large bodies fits). */
-export const MAX_DECLARATION_BYTES = 4 * 1024 * 1024;
+/**
+ * The stored declarations of one platform, as JSON in UTF-8 bytes: D1 refuses a string or row over
+ * 2,000,000 bytes, so this leaves room for the row's other columns.
+ */
+export const MAX_DECLARATION_BYTES = 1_900_000;
 const TOOL_NAME_ROOM = 64 - "cp_12345678_".length;
 
 const METHODS: Record<string, HttpMethod> = { get: "GET", post: "POST", put: "PUT", patch: "PATCH", delete: "DELETE" };
@@ -44,6 +49,7 @@ export function importOpenApi(document: unknown, options: { name?: string; polic
   if (!isObject(document.info) || typeof document.info.title !== "string" || !document.info.title.trim())
     throw invalid("The document has no `info.title`.", [{ location: "body", field: "openapi.info.title", message: "Required." }]);
   if (!isObject(document.paths)) throw invalid("The document has no `paths`.", [{ location: "body", field: "openapi.paths", message: "Required." }]);
+  // Counted before and after resolving: a path item can be a `$ref`, which counts as nothing before.
   countOperations(document.paths);
 
   const resolved = dereference(structuredClone(document));
@@ -54,11 +60,12 @@ export function importOpenApi(document: unknown, options: { name?: string; polic
     throw invalid(`The document's references cannot be resolved: ${resolved.errors[0]!.message.slice(0, 300)}`, errors);
   }
   const spec = resolved.schema as Obj;
+  countOperations(isObject(spec.paths) ? spec.paths : {});
   const serverUrl = firstServer(spec, options.policy);
   const auth = authOf(spec);
   if (auth.kind === "oauth2")
     for (const url of [auth.authorize_url, auth.token_url]) allowedUrl(url, `openapi.components.securitySchemes.${auth.scheme}`, options.policy);
-  const tools = toolsOf(spec);
+  const tools = toolsOf(spec, auth);
   if (tools.length === 0) throw invalid("The document has no operations the hub can call (GET, POST, PUT, PATCH or DELETE).");
   const declaration: PlatformDeclaration = {
     name: (options.name ?? spec.info.title).trim().slice(0, 100),
@@ -71,19 +78,22 @@ export function importOpenApi(document: unknown, options: { name?: string; polic
     auth,
     tools,
   };
-  if (JSON.stringify(declaration).length > MAX_DECLARATION_BYTES)
-    throw invalid(`The document's operations and schemas are too large to keep (over ${MAX_DECLARATION_BYTES} bytes once read).`);
+  const bytes = utf8Bytes(JSON.stringify(declaration));
+  if (bytes > MAX_DECLARATION_BYTES)
+    throw invalid(`The document's operations and schemas are too large to keep: ${bytes} bytes once read, over the limit of ${MAX_DECLARATION_BYTES} bytes.`);
   return declaration;
 }
 
+/** Refuses a document past MAX_OPERATIONS, stopping at the first operation over (a count of all could be large). */
 function countOperations(paths: Obj): void {
   let count = 0;
   for (const item of Object.values(paths)) {
     if (!isObject(item)) continue;
     for (const method of [...Object.keys(METHODS), ...OTHER_METHODS]) if (isObject(item[method])) count++;
+    if (count > MAX_OPERATIONS) break;
   }
   if (count > MAX_OPERATIONS)
-    throw invalid(`The document has ${count} operations; a custom platform takes at most ${MAX_OPERATIONS}.`, [
+    throw invalid(`The document has more than ${MAX_OPERATIONS} operations; a custom platform takes at most ${MAX_OPERATIONS}.`, [
       { location: "body", field: "openapi.paths", message: `At most ${MAX_OPERATIONS} operations.` },
     ]);
 }
@@ -156,9 +166,11 @@ function usableScheme(name: string, scheme: unknown): CustomAuth | undefined {
   return undefined;
 }
 
-function toolsOf(spec: Obj): ToolDeclaration[] {
+function toolsOf(spec: Obj, auth: CustomAuth): ToolDeclaration[] {
   const tools: ToolDeclaration[] = [];
-  const taken = new Set<string>();
+  const taken = new TakenActions();
+  const documentBudget = new DocumentBudget(MAX_DECLARATION_BYTES);
+  const credentialHeaders = credentialHeadersOf(auth);
   for (const [path, item] of Object.entries(spec.paths as Obj)) {
     if (!isObject(item) || !path.startsWith("/")) continue;
     for (const [method, verb] of Object.entries(METHODS)) {
@@ -167,12 +179,12 @@ function toolsOf(spec: Obj): ToolDeclaration[] {
       const operationId = typeof operation.operationId === "string" && operation.operationId ? operation.operationId : `${method} ${path}`;
       const action = uniqueAction(snakeCase(operationId), taken);
       const where = `openapi.paths.${path}.${method}`;
-      const parameters = parametersOf([
-        ...(Array.isArray(item.parameters) ? item.parameters : []),
-        ...(Array.isArray(operation.parameters) ? operation.parameters : []),
-      ]);
+      const parameters = parametersOf(
+        [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(operation.parameters) ? operation.parameters : [])],
+        credentialHeaders,
+      );
       const bodySchema = jsonBodySchema(operation.requestBody);
-      const budget = new SchemaBudget();
+      const budget = new SchemaBudget(documentBudget);
       const properties: Record<string, JsonSchema> = {};
       const required: string[] = [];
       for (const parameter of parameters) {
@@ -209,12 +221,17 @@ function toolsOf(spec: Obj): ToolDeclaration[] {
   return tools;
 }
 
-/** Path, query and header parameters (an operation's override the path item's of the same name and place); cookies are not sent. */
-function parametersOf(list: unknown[]): { declaration: ParameterDeclaration; source: Obj }[] {
+/**
+ * Path, query and header parameters (an operation's override the path item's of the same name and
+ * place); cookies are not sent, nor a header that carries the credential (the model's value would
+ * replace the connection's key).
+ */
+function parametersOf(list: unknown[], credentialHeaders: Set<string>): { declaration: ParameterDeclaration; source: Obj }[] {
   const byKey = new Map<string, Obj>();
   for (const parameter of list) {
     if (!isObject(parameter) || typeof parameter.name !== "string" || !["path", "query", "header"].includes(parameter.in)) continue;
     if (!usableName(parameter.in, parameter.name)) continue;
+    if (parameter.in === "header" && credentialHeaders.has(parameter.name.toLowerCase())) continue;
     byKey.set(`${parameter.in}:${parameter.name}`, parameter);
   }
   const names = [...byKey.values()].map((p) => p.name as string);
@@ -256,10 +273,23 @@ export function snakeCase(text: string): string {
   return snake || "operation";
 }
 
+/** The actions given so far, and for each name the next suffix to try, so repeats cost no rescans. */
+class TakenActions {
+  readonly names = new Set<string>();
+  readonly nextSuffix = new Map<string, number>();
+}
+
 /** The action as it fits in a tool name, made unique among the platform's (a short suffix where two meet). */
-function uniqueAction(action: string, taken: Set<string>): string {
-  let candidate = action.slice(0, TOOL_NAME_ROOM).replace(/_+$/, "");
-  for (let n = 2; taken.has(candidate); n++) candidate = `${action.slice(0, TOOL_NAME_ROOM - String(n).length - 1).replace(/_+$/, "")}_${n}`;
-  taken.add(candidate);
+function uniqueAction(action: string, taken: TakenActions): string {
+  const base = action.slice(0, TOOL_NAME_ROOM).replace(/_+$/, "");
+  let candidate = base;
+  let n = taken.nextSuffix.get(base) ?? 2;
+  // Usually one step: only a name that happens to equal an earlier suffixed one moves further.
+  while (taken.names.has(candidate)) {
+    candidate = `${action.slice(0, TOOL_NAME_ROOM - String(n).length - 1).replace(/_+$/, "")}_${n}`;
+    n++;
+  }
+  if (candidate !== base) taken.nextSuffix.set(base, n);
+  taken.names.add(candidate);
   return candidate;
 }

@@ -1,7 +1,9 @@
 // Where a platform is looked up with a person in hand: the declared platforms (a static registry),
-// else that person's custom platforms from D1. Loaded once per request (keyed by the request's
-// database handle) and only when an id has the custom form, so calls on declared platforms cost
-// no query.
+// else that person's custom platforms from D1. Loaded only when an id has the custom form, so calls
+// on declared platforms cost no query, and at most once per request: the cache is keyed on the
+// request's own context object (a ServiceContext, or the lookup a Durable Object builds), so it is
+// dropped with the request. Nothing is kept across requests, so a platform created or deleted in
+// one isolate is seen by every other at its next request, and parsed documents never pile up.
 
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
@@ -17,14 +19,15 @@ export interface PlatformLookup {
   user: { id: number };
 }
 
-const loaded = new WeakMap<Db, Map<number, Promise<Map<string, Platform>>>>();
+/** Per request context, per person (a context acts for one person; the map keeps that explicit). */
+const loaded = new WeakMap<PlatformLookup, Map<number, Promise<Map<string, Platform>>>>();
 
 /** Every custom platform of the person, by id, loaded once per request. */
 export function customPlatformsOf(lookup: PlatformLookup): Promise<Map<string, Platform>> {
-  let perUser = loaded.get(lookup.db);
+  let perUser = loaded.get(lookup);
   if (!perUser) {
     perUser = new Map();
-    loaded.set(lookup.db, perUser);
+    loaded.set(lookup, perUser);
   }
   let platforms = perUser.get(lookup.user.id);
   if (!platforms) {
@@ -49,7 +52,7 @@ export async function resolvePlatform(lookup: PlatformLookup, id: string): Promi
 
 /** After a create or delete: the request's later lookups read D1 again. */
 export function forgetCustomPlatforms(lookup: PlatformLookup): void {
-  loaded.get(lookup.db)?.delete(lookup.user.id);
+  loaded.get(lookup)?.delete(lookup.user.id);
 }
 
 /** Loads one custom platform of the person without the rest (a Durable Object refreshing a token). */

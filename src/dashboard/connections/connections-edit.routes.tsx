@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { csrfToken } from "../../auth/browser-session";
-import { findPlatform } from "../../connections/platforms";
+import { resolvePlatform } from "../../connections/custom/resolve";
 import type { Platform } from "../../connections/platforms/types";
 import { platformFor } from "../../connections/platforms/oauth-spec";
 import { getConnection, presentConnection, updateConnection } from "../../connections/service";
@@ -73,7 +73,8 @@ async function ownedConnection(signedIn: SignedIn, param: string | undefined): P
   if (!id) return undefined;
   try {
     const connection = await getConnection(signedIn.ctx, id);
-    const platform = findPlatform(connection.platform);
+    // A declared platform, or one of the person's custom platforms.
+    const platform = await resolvePlatform(signedIn.ctx, connection.platform);
     // A connection made with OAuth has the settings of that kind (no pasted token).
     return platform ? { connection, platform: platformFor(platform, connection.authMode) } : undefined;
   } catch (error) {

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { findPlatform } from "../../connections/platforms";
+import { resolvePlatform } from "../../connections/custom/resolve";
 import { deleteConnection, getConnection } from "../../connections/service";
 import { testConnectionConfig } from "../../connections/test-connection";
 import { HubError } from "../../core/errors";
@@ -42,7 +42,8 @@ export const connectionsPages = new Hono<AppEnv>()
     if (!signedIn) return c.redirect("/", 303);
     const id = c.req.query("platform");
     if (!id) return renderNew(c, signedIn, { fields: [], name: "", values: {}, errors: {} });
-    const platform = findPlatform(id);
+    // A declared platform, or one of the person's custom platforms.
+    const platform = await resolvePlatform(signedIn.ctx, id);
     if (!platform)
       return renderNew(c, signedIn, { fields: [], name: "", values: {}, errors: {}, error: "There is no such platform; choose one from the list." }, 404);
     const fields = configFieldsOf(platform);
@@ -61,7 +62,7 @@ export const connectionsPages = new Hono<AppEnv>()
     const { signedIn, form } = posted;
     const step = str(form.step);
     if (step !== "test" && step !== "save") return renderError(c, "Unknown form action.", 400);
-    const platform = findPlatform(str(form.platform) ?? "");
+    const platform = await resolvePlatform(signedIn.ctx, str(form.platform) ?? "");
     if (!platform) return renderNew(c, signedIn, { fields: [], name: "", values: {}, errors: {}, error: "Choose one of the platforms listed." }, 422);
     const fields = configFieldsOf(platform);
     const read = readForm(fields, form);
