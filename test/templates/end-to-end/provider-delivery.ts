@@ -5,8 +5,11 @@ import { expect } from "vitest";
 import { call, json } from "../../helpers/api";
 import { signStripe, signTypeform } from "../../helpers/provider-signatures";
 
-async function post(agentId: string, signed: { body: string; headers: Record<string, string> }): Promise<string> {
-  const response = await call(`/v1/hooks/agents/${agentId}`, { body: signed.body, headers: signed.headers });
+type Signed = { body: string; headers: Record<string, string> };
+const postSigned = (agentId: string, signed: Signed) => call(`/v1/hooks/agents/${agentId}`, { body: signed.body, headers: signed.headers });
+
+async function post(agentId: string, signed: Signed): Promise<string> {
+  const response = await postSigned(agentId, signed);
   expect(response.status).toBe(202);
   return (await json(response)).execution_id;
 }
@@ -15,11 +18,15 @@ async function setSecret(key: string, agentId: string, secret: string) {
   expect((await call(`/v1/agents/${agentId}/webhook-secret`, { method: "PUT", token: key, json: { secret } })).status).toBe(204);
 }
 
-/** Sends Stripe events (`{id, object: "event", type, data: {object}}`) signed with the endpoint's whsec_ secret; answers the run's id. */
+/**
+ * Sends Stripe events (`{id, object: "event", type, data: {object}}`) signed with the endpoint's
+ * whsec_ secret; answers the run's id. `.raw` answers the hub's response instead (an event type the
+ * trigger does not take is 200 `{ignored: true}`).
+ */
 export async function stripeSender(key: string, agentId: string) {
   const secret = `whsec_${crypto.randomUUID().replace(/-/g, "")}`;
   await setSecret(key, agentId, secret);
-  return async (type: string, object: Record<string, unknown>) => {
+  const signed = (type: string, object: Record<string, unknown>) => {
     const event = {
       id: `evt_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`,
       object: "event",
@@ -29,8 +36,11 @@ export async function stripeSender(key: string, agentId: string) {
       type,
       data: { object },
     };
-    return post(agentId, await signStripe({ secret, body: JSON.stringify(event) }));
+    return signStripe({ secret, body: JSON.stringify(event) });
   };
+  const send = async (type: string, object: Record<string, unknown>) => post(agentId, await signed(type, object));
+  send.raw = async (type: string, object: Record<string, unknown>) => postSigned(agentId, await signed(type, object));
+  return send;
 }
 
 /** Sends Typeform form responses with `answers`, signed with the webhook's secret; answers the run's id. */

@@ -54,6 +54,12 @@ describe("stripe-payment-to-sheet-and-slack", () => {
     expect(sent[3].body.values).toEqual([["2025-11-22", "yuki@example.jp", "5000", "JPY", "ch_3Q3abcdef"]]);
     expect(sent[4].body).toEqual({ channel: "#payments", text: "Payment: 5000 JPY from yuki@example.jp (ch_3Q3abcdef)" });
     expectNoPlaceholders(sent);
+
+    // Another event of the same endpoint (a refund) starts no run and writes nothing.
+    const refunded = await send.raw("charge.refunded", { ...charge(5, 12050, "eur", "ada@example.com"), refunded: true });
+    expect(refunded.status).toBe(200);
+    expect(await refunded.json()).toEqual({ ignored: true });
+    expect(await sentTo(scenario)).toHaveLength(5);
   });
 
   it("fails with Google's 400 when the range names a sheet the spreadsheet does not have, and posts nothing", async () => {

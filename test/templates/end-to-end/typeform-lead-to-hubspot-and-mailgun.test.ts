@@ -44,7 +44,7 @@ describe("typeform-lead-to-hubspot-and-mailgun", () => {
       to: "ada@bigco.example",
       subject: "Thanks, we got your request",
       text: "Hi Ada, thanks for your message. We will get back to you within one business day.",
-      "o:tag[0]": "typeform-lead",
+      "o:tag": "typeform-lead",
     });
     expectNoPlaceholders(sent);
   });
