@@ -1457,4 +1457,34 @@ export const TEMPLATES: TemplateDefinition[] = [
       ),
     ],
   },
+  {
+    id: "shopify-vip-customer-tag",
+    name: "Big Shopify order → tag the customer VIP + Slack",
+    description:
+      "When Shopify sends orders/create with a total at or above the threshold, tag the order's customer with vip_tag in Shopify (for VIP segments and email flows; a guest checkout has no customer to tag) and tell the channel. Reads the order's name, total_price, currency, email and customer.admin_graphql_api_id.",
+    category: "e-commerce",
+    difficulty: "beginner",
+    required_connections: ["shopify", "slack"],
+    tags: ["shopify", "vip", "segmentation", "orders", "slack"],
+    featured: false,
+    // Shopify's orders/create webhook, verified Shopify's way: the order is `input.event`.
+    trigger_type: "webhook",
+    trigger_config: { verify: "shopify", event_types: ["orders/create"] },
+    variables: {
+      threshold: v(500, "Order total (in the shop's currency) that makes a customer VIP"),
+      vip_tag: v("VIP", "The Shopify customer tag to add"),
+      channel: v("#vip-customers", "Slack channel"),
+    },
+    steps: [
+      when("big", { field: "input.event.total_price", operator: "greater_than_or_equal", value: "{{threshold}}" }, [
+        when("has_customer", { field: "input.event.customer.admin_graphql_api_id", operator: "is_not_empty" }, [
+          tool("tag", "shopify_add_tags", { id: "{{input.event.customer.admin_graphql_api_id}}", tags: ["{{vip_tag}}"] }, retry),
+        ]),
+        tool("alert", "slack_send_message", {
+          channel: "{{channel}}",
+          text: 'VIP order {{input.event.name}}: {{input.event.total_price}} {{input.event.currency}} from {{input.event.email | default: "a guest"}}',
+        }),
+      ]),
+    ],
+  },
 ];
