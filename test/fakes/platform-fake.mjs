@@ -28,6 +28,7 @@ import { typeformRoutes } from "./platforms/typeform.mjs";
 import { segmentRoutes } from "./platforms/segment.mjs";
 import { feedsRoutes } from "./platforms/feeds.mjs";
 import { googleAnalyticsRoutes } from "./platforms/google-analytics.mjs";
+import { calendlyRoutes } from "./platforms/calendly.mjs";
 
 const requests = new Map();
 const overrides = new Map();
@@ -242,6 +243,7 @@ const ROUTES = [
   ...feedsRoutes,
   ...typeformRoutes,
   ...googleAnalyticsRoutes,
+  ...calendlyRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

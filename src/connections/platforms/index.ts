@@ -1,4 +1,5 @@
 import { airtable } from "./airtable";
+import { calendly } from "./calendly";
 import { discord } from "./discord";
 import { feeds } from "./feeds";
 import { gmail } from "./gmail";
@@ -50,6 +51,7 @@ export const PLATFORMS: Platform[] = [
   feeds,
   typeform,
   googleAnalytics,
+  calendly,
   webhook,
   httpApi,
   oauth2,
