@@ -34,7 +34,7 @@ describe("the connections pages", () => {
     expect(list).toContain("<h1>Connections</h1>");
     expect(list).toContain("No connections yet.");
     expect(list).toContain('<form method="get" action="/app/connections/new"><label for="platform">Platform</label>');
-    expect(list).toMatch(/<option value="mcp">MCP server<\/option>/);
+    expect(list).toMatch(/<optgroup label="MCP servers"><option value="mcp">MCP server<\/option>/);
     expect(list).toMatch(/<button type="submit" class="secondary">Choose<\/button>/);
     // The chooser's answer on the list's own address leads to the form.
     const redirected = await browser.request("/app/connections?platform=mcp");
@@ -58,6 +58,33 @@ describe("the connections pages", () => {
     expect(slack).toMatch(/<input type="password"[^>]*required=""[^>]*id="config-bot_token"/);
     expect(slack).toContain('<label for="config-base_url">Base URL</label>');
     expect((await browser.request("/app/connections/new?platform=nothing")).status).toBe(404);
+  });
+
+  it("groups the platforms by category and searches them by name, purpose or category", async () => {
+    const browser = await signedIn();
+    const list = await (await browser.request("/app/connections")).text();
+    // Categories in a marketer's order, each platform under its own.
+    const email = list.indexOf('<optgroup label="Email">');
+    const messaging = list.indexOf('<optgroup label="Messaging">');
+    const crm = list.indexOf('<optgroup label="CRM">');
+    expect(email).toBeGreaterThan(-1);
+    expect(messaging).toBeGreaterThan(email);
+    expect(crm).toBeGreaterThan(messaging);
+    expect(list.slice(email, messaging)).toContain('<option value="resend">');
+    expect(list.slice(messaging, crm)).toContain('<option value="slack">');
+    expect(list).toContain('<input type="search" id="platform-search" name="q"');
+
+    // A search keeps the platforms whose name, description or category has every word.
+    const found = await (await browser.request("/app/connections/new?q=crm")).text();
+    expect(found).toContain('<option value="hubspot">');
+    expect(found).not.toContain('<option value="slack">');
+    expect(found).toMatch(/Choose one of \d+ matching…/);
+    const byPurpose = await (await browser.request(`/app/connections/new?q=${encodeURIComponent("send email")}`)).text();
+    expect(byPurpose).toContain('<option value="resend">');
+    expect(byPurpose).not.toContain('<option value="discord">');
+    const none = await (await browser.request("/app/connections/new?q=zzzz-nothing")).text();
+    expect(none).toContain("No platform matches “zzzz-nothing”.");
+    expect(none).not.toContain('<select id="platform"');
   });
 
   it("tests the reference MCP server without saving, then saves it and lists it as active", async () => {

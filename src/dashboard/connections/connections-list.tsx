@@ -1,6 +1,7 @@
 import type { presentConnection } from "../../connections/service";
 import type { ConnectionTestResult } from "../../connections/test-connection";
-import { CONNECTIONS_STYLE, type PlatformChoice, PlatformChooser, TestOutcome } from "./connections-new";
+import { CONNECTIONS_STYLE, TestOutcome } from "./connections-new";
+import { type PlatformChoice, PlatformChooser } from "./platform-chooser";
 import { DataTable, PostButton, formatTime } from "../common";
 import { ErrorNote, Page } from "../layout";
 

@@ -4,16 +4,7 @@ import type { FieldErrors, FormField, FormValues } from "../forms/form-field";
 import { ConnectionNameInput } from "./connections-name";
 import { ConnectWith } from "./connections-connect";
 import { ErrorNote, Page } from "../layout";
-
-export interface PlatformChoice {
-  id: string;
-  name: string;
-  description: string;
-  /** Connects with OAuth ("Connect with …"). */
-  oauth?: boolean;
-  /** Connects only with OAuth: no settings form to test and save. */
-  oauthOnly?: boolean;
-}
+import { type PlatformChoice, PlatformChooser } from "./platform-chooser";
 
 /** The connections pages' own CSS (controls, hints, action rows and fact lists are the layout's). */
 export const CONNECTIONS_STYLE = `
@@ -24,30 +15,12 @@ td,dd,li{overflow-wrap:anywhere}
 /** Tools listed after a test; an MCP server may offer many more. */
 const TOOLS_SHOWN = 100;
 
-/** A GET form: choosing a platform only shows its form, it changes nothing. */
-export function PlatformChooser(props: { platforms: PlatformChoice[]; selected?: string }) {
-  return (
-    <form method="get" action="/app/connections/new">
-      <label for="platform">Platform</label>
-      <select id="platform" name="platform" required>
-        {props.selected ? null : <option value="">Choose a platform…</option>}
-        {props.platforms.map((platform) => (
-          <option value={platform.id} selected={platform.id === props.selected}>
-            {platform.name}
-          </option>
-        ))}
-      </select>{" "}
-      <button type="submit" class="secondary">
-        Choose
-      </button>
-    </form>
-  );
-}
-
 export interface NewConnectionProps {
   email: string;
   csrf: string;
   platforms: PlatformChoice[];
+  /** What the platform search was given (`?q=`). */
+  query?: string;
   /** The chosen platform and its fields; absent until one is chosen. */
   platform?: PlatformChoice;
   fields: FormField[];
@@ -80,7 +53,7 @@ export function NewConnectionPage(props: NewConnectionProps) {
       ) : null}
       <section class="card" aria-labelledby="choose-platform">
         <h2 id="choose-platform">Choose a platform</h2>
-        <PlatformChooser platforms={props.platforms} selected={platform?.id} />
+        <PlatformChooser platforms={props.platforms} selected={platform?.id} query={props.query} />
       </section>
       {platform && props.connect ? <ConnectWith csrf={props.csrf} platform={platform} {...props.connect} alternative={!platform.oauthOnly} /> : null}
       {platform && !platform.oauthOnly ? (

@@ -13,7 +13,8 @@ import { schemaFields } from "../forms/schema-fields";
 import { type RefusalStatus, renderNotFound as notFound } from "../common";
 import { ConnectionPage, type ConnectionPageProps } from "./connections-detail";
 import { type ConnectionView, ConnectionsPage, type ConnectionsPageProps } from "./connections-list";
-import { NewConnectionPage, type NewConnectionProps, type PlatformChoice } from "./connections-new";
+import { NewConnectionPage, type NewConnectionProps } from "./connections-new";
+import type { PlatformChoice } from "./platform-chooser";
 import { type SignedIn, page } from "../kit";
 
 export type Status = 200 | RefusalStatus;
@@ -32,6 +33,7 @@ export const choiceOf = (platform: Platform): PlatformChoice => ({
   id: platform.id,
   name: platform.name,
   description: platform.description,
+  category: platform.category,
   oauth: Boolean(platform.oauth),
   oauthOnly: platform.authKind === "oauth2",
 });
@@ -82,7 +84,10 @@ export function renderNotFound(c: Context<AppEnv>, signedIn: SignedIn) {
 
 export async function renderNew(c: Context<AppEnv>, signedIn: SignedIn, props: Omit<NewConnectionProps, "email" | "csrf" | "platforms">, status: Status = 200) {
   const csrf = await csrfToken(c, signedIn.ctx.user.id);
-  return allowingProviders(c, page(c, <NewConnectionPage email={signedIn.email} csrf={csrf} platforms={platformChoices()} {...props} />, status));
+  return allowingProviders(
+    c,
+    page(c, <NewConnectionPage email={signedIn.email} csrf={csrf} platforms={platformChoices()} query={c.req.query("q")} {...props} />, status),
+  );
 }
 
 const toolName = (tool: unknown) =>
