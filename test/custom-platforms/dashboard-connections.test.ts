@@ -36,7 +36,10 @@ describe("custom-platform connections in the dashboard", () => {
 
     const detail = await browser.request(`/app/connections/${connectionId}`);
     expect(detail.status).toBe(200);
-    expect(await detail.text()).not.toContain(secret);
+    const detailHtml = await detail.text();
+    expect(detailHtml).not.toContain(secret);
+    // The platform goes by the name its document gives, not by its id.
+    expect(detailHtml).toContain("Swagger Petstore - OpenAPI 3.0");
 
     const editPath = `/app/connections/${connectionId}/edit`;
     const editing = await browser.request(editPath);

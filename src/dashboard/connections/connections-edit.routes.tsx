@@ -90,7 +90,7 @@ async function renderEdit(
   props: Omit<EditConnectionProps, "email" | "csrf" | "connection">,
   status: Status = 200,
 ) {
-  const view = await viewOf(connection, await signedIn.ctx.secrets());
+  const view = await viewOf(connection, await signedIn.ctx.secrets(), signedIn.ctx);
   const csrf = await csrfToken(c, signedIn.ctx.user.id);
   return page(c, <EditConnectionPage email={signedIn.email} csrf={csrf} connection={view} {...props} />, status);
 }

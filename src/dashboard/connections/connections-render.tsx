@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { csrfToken } from "../../auth/browser-session";
-import { PLATFORMS, findPlatform } from "../../connections/platforms";
+import { type PlatformLookup, resolvePlatform } from "../../connections/custom/resolve";
+import { PLATFORMS } from "../../connections/platforms";
 import type { Platform } from "../../connections/platforms/types";
 import { platformFor } from "../../connections/platforms/oauth-spec";
 import { allConnections, presentConnection } from "../../connections/service";
@@ -53,8 +54,10 @@ async function allowingProviders(c: Context<AppEnv>, response: Response | Promis
 }
 
 /** The API's presentation (secrets masked by presentConnection), plus the platform's display name. */
-export async function viewOf(connection: Connection, box: SecretBox): Promise<ConnectionView> {
-  return { ...(await presentConnection(connection, box)), platform_name: findPlatform(connection.platform)?.name ?? connection.platform };
+export async function viewOf(connection: Connection, box: SecretBox, lookup: PlatformLookup): Promise<ConnectionView> {
+  // A custom platform's name is the person's own, read as the API reads it.
+  const platform = await resolvePlatform(lookup, connection.platform);
+  return { ...(await presentConnection(connection, box)), platform_name: platform?.name ?? connection.platform };
 }
 
 export async function renderList(
@@ -65,14 +68,14 @@ export async function renderList(
 ) {
   const { ctx } = signedIn;
   const box = await ctx.secrets();
-  const connections = await Promise.all((await allConnections(ctx)).map((row) => viewOf(row, box)));
+  const connections = await Promise.all((await allConnections(ctx)).map((row) => viewOf(row, box, ctx)));
   const csrf = await csrfToken(c, ctx.user.id);
   return page(c, <ConnectionsPage email={signedIn.email} csrf={csrf} connections={connections} platforms={platformChoices()} {...extra} />, status);
 }
 
 export async function renderDetail(c: Context<AppEnv>, signedIn: SignedIn, connection: Connection, extra: Pick<ConnectionPageProps, "outcome"> = {}) {
   const { ctx } = signedIn;
-  const view = await viewOf(connection, await ctx.secrets());
+  const view = await viewOf(connection, await ctx.secrets(), ctx);
   const tools = connection.platform === "mcp" && Array.isArray(connection.toolsCache) ? connection.toolsCache.map(toolName) : undefined;
   const csrf = await csrfToken(c, ctx.user.id);
   return allowingProviders(c, page(c, <ConnectionPage email={signedIn.email} csrf={csrf} connection={view} tools={tools} {...extra} />));
