@@ -29,6 +29,7 @@ import { segmentRoutes } from "./platforms/segment.mjs";
 import { feedsRoutes } from "./platforms/feeds.mjs";
 import { googleAnalyticsRoutes } from "./platforms/google-analytics.mjs";
 import { calendlyRoutes } from "./platforms/calendly.mjs";
+import { zendeskRoutes } from "./platforms/zendesk.mjs";
 
 const requests = new Map();
 const overrides = new Map();
@@ -244,6 +245,7 @@ const ROUTES = [
   ...typeformRoutes,
   ...googleAnalyticsRoutes,
   ...calendlyRoutes,
+  ...zendeskRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

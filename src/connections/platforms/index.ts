@@ -26,6 +26,7 @@ import { twilio } from "./twilio";
 import { typeform } from "./typeform";
 import type { Platform } from "./types";
 import { webhook } from "./webhook";
+import { zendesk } from "./zendesk";
 
 /** Every platform a connection can be made to, in the order the registry lists them. */
 export const PLATFORMS: Platform[] = [
@@ -52,6 +53,7 @@ export const PLATFORMS: Platform[] = [
   typeform,
   googleAnalytics,
   calendly,
+  zendesk,
   webhook,
   httpApi,
   oauth2,
