@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, json } from "../helpers/api";
 import { CALLBACK, CLIENT_SECRET, authorizeAt, newClientId, providerStats, signedInPerson, startOAuth } from "../connections/oauth-helpers";
+import { Browser, newEmail } from "../dashboard/browser";
 import { addPlatform } from "./helpers";
 
 const oauthDocument = () => ({
@@ -79,5 +80,30 @@ describe("a custom platform with OAuth 2.0 authorization code", () => {
     document.components.securitySchemes.provider_auth.flows.authorizationCode.tokenUrl = "http://169.254.169.254/token";
     const problem = await expectProblem(await addPlatform(person.key, document), 422, "validation_failed");
     expect(problem.detail).toContain("OAuth endpoint is not allowed");
+  });
+
+  it("connects from the dashboard's Connect with form too", async () => {
+    const browser = new Browser();
+    await browser.register(newEmail());
+    const key = await browser.apiKey();
+    const platform = await json(await addPlatform(key, oauthDocument()));
+    const clientId = newClientId();
+    const form = `/app/connections/new?platform=${platform.platform_id}`;
+    const posted = await browser.request("/app/connections/connect", {
+      form: {
+        csrf_token: await browser.csrf(form),
+        platform: platform.platform_id,
+        name: "Provider from the dashboard",
+        "config.client_id": clientId,
+        "config.client_secret": CLIENT_SECRET,
+      },
+    });
+    expect(posted.status, await posted.clone().text()).toBe(303);
+    const authorizeUrl = posted.headers.get("Location")!;
+    expect(authorizeUrl.startsWith(`${env.TEST_OAUTH_URL}/authorize?`)).toBe(true);
+    const back = await browser.request(await authorizeAt(authorizeUrl));
+    expect(back.headers.get("Location")).toBe("/app/connections");
+    const [connection] = (await json(await call("/v1/connections", { token: key }))).data;
+    expect(connection).toMatchObject({ platform: platform.platform_id, name: "Provider from the dashboard", status: "active" });
   });
 });

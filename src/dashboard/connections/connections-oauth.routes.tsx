@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { completeAuthorization } from "../../connections/oauth-callback";
 import { CALLBACK_PATH, startOAuthConnection } from "../../connections/oauth-flow";
-import { findPlatform } from "../../connections/platforms";
+import { resolvePlatform } from "../../connections/custom/resolve";
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
 import { placeErrors } from "../forms/place-errors";
@@ -27,7 +27,8 @@ export const connectionOAuthPages = new Hono<AppEnv>()
     const posted = await signedInForm(c);
     if ("response" in posted) return posted.response;
     const { signedIn, form } = posted;
-    const platform = findPlatform(str(form.platform) ?? "");
+    // A custom platform whose document declares OAuth connects here too.
+    const platform = await resolvePlatform(signedIn.ctx, str(form.platform) ?? "");
     if (!platform?.oauth)
       return renderNew(c, signedIn, { fields: [], name: "", values: {}, errors: {}, error: "Choose a platform that connects with OAuth." }, 422);
     const fields = connectFieldsOf(oauthFieldsOf(platform));
