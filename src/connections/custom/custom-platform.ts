@@ -6,7 +6,8 @@ import { z } from "@hono/zod-openapi";
 import type { CustomPlatformRow } from "../../db/schema";
 import { UserSchemaValidator } from "../../lib/user-json-schema";
 import type { PlatformOAuth } from "../platforms/oauth-spec";
-import { baseUrlField, PlatformError, secret, type AuthKind, type Platform, type PlatformTool } from "../platforms/types";
+import { pathSegment } from "../platforms/path-segment";
+import { baseUrlField, secret, type AuthKind, type Platform, type PlatformTool } from "../platforms/types";
 import { credentialHeadersOf, withoutCredentialHeaders } from "./credential-headers";
 import type { CustomAuth, ToolDeclaration } from "./declarations";
 
@@ -167,12 +168,3 @@ export function platformOf(row: CustomPlatformRow): Platform {
 
 /** Base64 of the text's UTF-8 bytes (RFC 7617 credentials may hold any character). */
 const base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
-
-/**
- * A path parameter's value as one segment, percent-encoded. "." and ".." stay dot segments even
- * encoded (URL parsing reads "%2e%2e" as ".."), which would reach another operation's path: refused.
- */
-function pathSegment(name: string, value: string): string {
-  if (/^(\.|%2e){1,2}$/i.test(value)) throw new PlatformError(`The path parameter ${name} cannot be "${value}".`, 0, undefined, { retryable: false });
-  return encodeURIComponent(value);
-}
