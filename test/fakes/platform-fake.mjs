@@ -30,6 +30,7 @@ import { feedsRoutes } from "./platforms/feeds.mjs";
 import { googleAnalyticsRoutes } from "./platforms/google-analytics.mjs";
 import { calendlyRoutes } from "./platforms/calendly.mjs";
 import { zendeskRoutes } from "./platforms/zendesk.mjs";
+import { intercomRoutes } from "./platforms/intercom.mjs";
 
 const requests = new Map();
 const overrides = new Map();
@@ -246,6 +247,7 @@ const ROUTES = [
   ...googleAnalyticsRoutes,
   ...calendlyRoutes,
   ...zendeskRoutes,
+  ...intercomRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

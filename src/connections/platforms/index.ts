@@ -8,6 +8,7 @@ import { googleAnalytics } from "./google-analytics";
 import { googleSheets } from "./google-sheets";
 import { httpApi } from "./http-api";
 import { hubspot } from "./hubspot";
+import { intercom } from "./intercom";
 import { mailchimp } from "./mailchimp";
 import { mailgun } from "./mailgun";
 import { mcp } from "./mcp";
@@ -54,6 +55,7 @@ export const PLATFORMS: Platform[] = [
   googleAnalytics,
   calendly,
   zendesk,
+  intercom,
   webhook,
   httpApi,
   oauth2,
