@@ -1,5 +1,6 @@
 import type { StepTestResult } from "../../workflows/test-step";
 import { JsonBlock } from "../common";
+import { StepProblems } from "./step-problems";
 import type { StepErrorGroup } from "./workflow-fields";
 
 /** What "Run this step" was given, and what it answered (a run's outcome, or why it did not run). */
@@ -107,18 +108,7 @@ export function PlaceholderWarnings(props: { groups?: StepErrorGroup[]; anyway?:
         {props.groups.map((group) => (
           <li>
             <strong>{group.label}</strong>
-            <ul>
-              {group.problems.map((problem) => (
-                <li>
-                  {problem.field ? (
-                    <>
-                      <code>{problem.field}</code>:{" "}
-                    </>
-                  ) : null}
-                  {problem.message}
-                </li>
-              ))}
-            </ul>
+            <StepProblems problems={group.problems} />
           </li>
         ))}
       </ul>

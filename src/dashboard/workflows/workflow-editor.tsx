@@ -1,3 +1,4 @@
+import { StepProblems } from "./step-problems";
 import { MAX_DESCRIPTION, MAX_NAME, type StepErrorGroup, stepAnchor } from "./workflow-fields";
 
 /** What the person typed into a workflow form, given back to them when it is refused. */
@@ -24,18 +25,7 @@ export function WorkflowErrors(props: { message?: string; groups?: StepErrorGrou
           {props.groups.map((group) => (
             <li>
               {props.linkSteps && group.path ? <a href={`#${stepAnchor(group.path)}`}>{group.label}</a> : <strong>{group.label}</strong>}
-              <ul>
-                {group.problems.map((problem) => (
-                  <li>
-                    {problem.field ? (
-                      <>
-                        <code>{problem.field}</code>:{" "}
-                      </>
-                    ) : null}
-                    {problem.message}
-                  </li>
-                ))}
-              </ul>
+              <StepProblems problems={group.problems} />
             </li>
           ))}
         </ul>
