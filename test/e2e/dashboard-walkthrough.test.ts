@@ -61,7 +61,7 @@ describe("a new person's first session in the dashboard", () => {
 
     // Connect the reference MCP server: test first, then save.
     await page.getByRole("link", { name: "Connections" }).first().click();
-    await page.getByLabel("Platform").selectOption("mcp");
+    await page.getByLabel("Platform", { exact: true }).selectOption("mcp");
     await page.getByRole("button", { name: "Choose" }).click();
     await page.getByLabel("Name", { exact: true }).fill("Everything");
     await page.getByLabel(/^URL/i).fill(mcp!.url);
