@@ -32,7 +32,8 @@ export interface Env extends WranglerEnv {
   /** DNS-over-HTTPS resolver (JSON API) for user-given host names; "off" disables. Default: Cloudflare's on production, off elsewhere. */
   DNS_RESOLVER_URL?: string;
   /**
-   * The deployment's own OAuth apps, for "Connect with Slack / HubSpot / Google" (a connection's
+   * The deployment's own OAuth apps, for "Connect with Slack / HubSpot / Google / Salesforce / LinkedIn / X /
+   * Microsoft Teams" (a connection's
    * config may bring its own client instead). The redirect URI to register with each provider is
    * `<origin>/connections/oauth/callback`.
    */
@@ -42,4 +43,12 @@ export interface Env extends WranglerEnv {
   OAUTH_HUBSPOT_CLIENT_SECRET?: string;
   OAUTH_GOOGLE_CLIENT_ID?: string;
   OAUTH_GOOGLE_CLIENT_SECRET?: string;
+  OAUTH_SALESFORCE_CLIENT_ID?: string;
+  OAUTH_SALESFORCE_CLIENT_SECRET?: string;
+  OAUTH_LINKEDIN_CLIENT_ID?: string;
+  OAUTH_LINKEDIN_CLIENT_SECRET?: string;
+  OAUTH_X_CLIENT_ID?: string;
+  OAUTH_X_CLIENT_SECRET?: string;
+  OAUTH_MICROSOFT_TEAMS_CLIENT_ID?: string;
+  OAUTH_MICROSOFT_TEAMS_CLIENT_SECRET?: string;
 }

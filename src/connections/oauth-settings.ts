@@ -33,8 +33,9 @@ export function oauthSettingsFor(platform: Platform, config: Record<string, unkn
   if (!spec) throw new HubError("validation_failed", `${platform.name} does not connect with OAuth; create the connection with its credentials instead.`);
   const text = (field: string) => (typeof config[field] === "string" && config[field] ? (config[field] as string) : undefined);
   const errors: FieldError[] = [];
-  const authorizeUrl = text("authorize_url") ?? spec.authorizeUrl;
-  const tokenUrl = text("token_url") ?? spec.tokenUrl;
+  const own = spec.endpointsFor?.(config);
+  const authorizeUrl = text("authorize_url") ?? own?.authorizeUrl ?? spec.authorizeUrl;
+  const tokenUrl = text("token_url") ?? own?.tokenUrl ?? spec.tokenUrl;
   if (!authorizeUrl) errors.push({ location: "body", field: "config.authorize_url", message: "Give the provider's authorization endpoint." });
   if (!tokenUrl) errors.push({ location: "body", field: "config.token_url", message: "Give the provider's token endpoint." });
   const overridden = Boolean(text("authorize_url") || text("token_url"));

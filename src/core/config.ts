@@ -70,7 +70,7 @@ export interface Config {
 }
 
 /** Platforms whose OAuth client the deployment may configure. */
-export const OAUTH_CLIENT_PLATFORMS = ["slack", "hubspot", "google"] as const;
+export const OAUTH_CLIENT_PLATFORMS = ["slack", "hubspot", "google", "salesforce", "linkedin", "x", "microsoft_teams"] as const;
 export type OAuthClientPlatform = (typeof OAUTH_CLIENT_PLATFORMS)[number];
 
 const parsed = new WeakMap<Env, Config>();
@@ -139,6 +139,10 @@ function oauthClientsOf(env: Env): Config["oauthClients"] {
     slack: [env.OAUTH_SLACK_CLIENT_ID, env.OAUTH_SLACK_CLIENT_SECRET],
     hubspot: [env.OAUTH_HUBSPOT_CLIENT_ID, env.OAUTH_HUBSPOT_CLIENT_SECRET],
     google: [env.OAUTH_GOOGLE_CLIENT_ID, env.OAUTH_GOOGLE_CLIENT_SECRET],
+    salesforce: [env.OAUTH_SALESFORCE_CLIENT_ID, env.OAUTH_SALESFORCE_CLIENT_SECRET],
+    linkedin: [env.OAUTH_LINKEDIN_CLIENT_ID, env.OAUTH_LINKEDIN_CLIENT_SECRET],
+    x: [env.OAUTH_X_CLIENT_ID, env.OAUTH_X_CLIENT_SECRET],
+    microsoft_teams: [env.OAUTH_MICROSOFT_TEAMS_CLIENT_ID, env.OAUTH_MICROSOFT_TEAMS_CLIENT_SECRET],
   };
   const clients: Config["oauthClients"] = {};
   for (const platform of OAUTH_CLIENT_PLATFORMS) {

@@ -13,24 +13,32 @@
 import http from "node:http";
 import { petstoreAnswer } from "./petstore.mjs";
 import { Answer, b64, pageOf, unb64 } from "./fake-kit.mjs";
+import { brevoRoutes } from "./platforms/brevo.mjs";
+import { calendlyRoutes } from "./platforms/calendly.mjs";
+import { feedsRoutes } from "./platforms/feeds.mjs";
 import { gmailRoutes } from "./platforms/gmail.mjs";
+import { googleAnalyticsRoutes } from "./platforms/google-analytics.mjs";
 import { hubspotCrmRoutes } from "./platforms/hubspot-crm.mjs";
+import { intercomRoutes } from "./platforms/intercom.mjs";
+import { klaviyoRoutes } from "./platforms/klaviyo.mjs";
 import { googleSheetsRoutes } from "./platforms/google-sheets.mjs";
 import { mailchimpCampaignRoutes } from "./platforms/mailchimp-campaigns.mjs";
 import { mailgunRoutes } from "./platforms/mailgun.mjs";
+import { pipedriveRoutes } from "./platforms/pipedrive.mjs";
 import { postmarkRoutes } from "./platforms/postmark.mjs";
+import { segmentRoutes } from "./platforms/segment.mjs";
 import { sendgridRoutes } from "./platforms/sendgrid.mjs";
 import { shopifyRoutes } from "./platforms/shopify.mjs";
 import { slackThreadRoutes } from "./platforms/slack-threads.mjs";
 import { stripeRoutes } from "./platforms/stripe.mjs";
 import { twilioRoutes } from "./platforms/twilio.mjs";
-import { typeformRoutes } from "./platforms/typeform.mjs";
-import { segmentRoutes } from "./platforms/segment.mjs";
-import { feedsRoutes } from "./platforms/feeds.mjs";
-import { googleAnalyticsRoutes } from "./platforms/google-analytics.mjs";
-import { calendlyRoutes } from "./platforms/calendly.mjs";
 import { zendeskRoutes } from "./platforms/zendesk.mjs";
-import { intercomRoutes } from "./platforms/intercom.mjs";
+import { salesforceRoutes } from "./platforms/salesforce.mjs";
+import { typeformRoutes } from "./platforms/typeform.mjs";
+import { linkedinRoutes } from "./platforms/linkedin.mjs";
+import { xRoutes } from "./platforms/x.mjs";
+import { activecampaignRoutes } from "./platforms/activecampaign.mjs";
+import { microsoftTeamsRoutes } from "./platforms/microsoft-teams.mjs";
 
 const requests = new Map();
 const overrides = new Map();
@@ -237,17 +245,25 @@ const ROUTES = [
   ...mailgunRoutes,
   ...postmarkRoutes,
   ...twilioRoutes,
-  ...shopifyRoutes,
-  ...hubspotCrmRoutes,
-  ...slackThreadRoutes,
-  ...mailchimpCampaignRoutes,
   ...segmentRoutes,
-  ...feedsRoutes,
-  ...typeformRoutes,
   ...googleAnalyticsRoutes,
   ...calendlyRoutes,
   ...zendeskRoutes,
   ...intercomRoutes,
+  ...pipedriveRoutes,
+  ...shopifyRoutes,
+  ...hubspotCrmRoutes,
+  ...slackThreadRoutes,
+  ...mailchimpCampaignRoutes,
+  ...feedsRoutes,
+  ...typeformRoutes,
+  ...klaviyoRoutes,
+  ...linkedinRoutes,
+  ...xRoutes,
+  ...salesforceRoutes,
+  ...activecampaignRoutes,
+  ...microsoftTeamsRoutes,
+  ...brevoRoutes,
 ];
 
 /** A DNS-over-HTTPS (JSON API) resolver with a few fixed names, for the outbound address checks. */

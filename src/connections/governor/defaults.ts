@@ -43,4 +43,11 @@ export const PLATFORM_PACES: Readonly<Record<string, Pace>> = {
   // one message per second per chat, 20 per minute per group).
   // https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this
   telegram: { limit: 30, windowMs: 1000 },
+  // "A rate limit of 5 requests per second per account" on API v3, with no rate-limit fields on
+  // its answers. https://developers.activecampaign.com/reference/rate-limits
+  activecampaign: { limit: 5, windowMs: 1000 },
+  // Limits per endpoint: the /contacts family 36,000 requests an hour (10 a second); sending email
+  // 1,000 and SMS 150 a second. Its answers' x-sib-ratelimit-* fields are not ones headers.ts reads,
+  // so the tightest the tools meet is kept. https://developers.brevo.com/docs/api-limits
+  brevo: { limit: 10, windowMs: 1000 },
 };

@@ -44,7 +44,8 @@ export function platformClient<C extends Record<string, any>>(
         headers.set("Content-Type", "application/x-www-form-urlencoded");
         body = formBody(request.body).toString();
       } else if (request.body !== undefined) {
-        headers.set("Content-Type", "application/json");
+        // A JSON media type of the API's own, named by the request, is kept (JSON:API's application/vnd.api+json).
+        if (!request.headers?.["Content-Type"]) headers.set("Content-Type", "application/json");
         body = JSON.stringify(request.body);
       }
       let response: SafeResponse;
@@ -71,6 +72,10 @@ export function platformClient<C extends Record<string, any>>(
       // The platform's reader sees 2xx answers too: some APIs report failures with 200.
       const failure = platform.readError?.(response.status, parsed);
       if (failure || response.status >= 400) throw httpFailure(platform.name, response.status, parsed, failure, response.headers.get("Retry-After"));
+      if (request.responseHeaders) {
+        const picked = Object.fromEntries(request.responseHeaders.map((name) => [name.toLowerCase(), response.headers.get(name)]));
+        return { body: parsed, headers: picked } as T;
+      }
       return parsed as T;
     },
   };

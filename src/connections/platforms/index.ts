@@ -1,4 +1,5 @@
 import { airtable } from "./airtable";
+import { brevo } from "./brevo";
 import { calendly } from "./calendly";
 import { discord } from "./discord";
 import { feeds } from "./feeds";
@@ -7,14 +8,16 @@ import { google } from "./google";
 import { googleAnalytics } from "./google-analytics";
 import { googleSheets } from "./google-sheets";
 import { httpApi } from "./http-api";
-import { hubspot } from "./hubspot";
 import { intercom } from "./intercom";
+import { klaviyo } from "./klaviyo";
+import { hubspot } from "./hubspot";
 import { mailchimp } from "./mailchimp";
 import { mailgun } from "./mailgun";
 import { mcp } from "./mcp";
 import { anthropic, openai } from "./model-providers";
 import { notion } from "./notion";
 import { oauth2 } from "./oauth2";
+import { pipedrive } from "./pipedrive";
 import { postmark } from "./postmark";
 import { resend } from "./resend";
 import { segment } from "./segment";
@@ -25,6 +28,11 @@ import { stripe } from "./stripe";
 import { telegram } from "./telegram";
 import { twilio } from "./twilio";
 import { typeform } from "./typeform";
+import { linkedin } from "./linkedin";
+import { x } from "./x";
+import { salesforce } from "./salesforce";
+import { activecampaign } from "./activecampaign";
+import { microsoftTeams } from "./microsoft-teams";
 import type { Platform } from "./types";
 import { webhook } from "./webhook";
 import { zendesk } from "./zendesk";
@@ -45,17 +53,25 @@ export const PLATFORMS: Platform[] = [
   googleSheets,
   stripe,
   shopify,
+  feeds,
+  typeform,
   sendgrid,
   mailgun,
   postmark,
   twilio,
   segment,
-  feeds,
-  typeform,
   googleAnalytics,
   calendly,
   zendesk,
   intercom,
+  pipedrive,
+  klaviyo,
+  linkedin,
+  x,
+  salesforce,
+  activecampaign,
+  microsoftTeams,
+  brevo,
   webhook,
   httpApi,
   oauth2,

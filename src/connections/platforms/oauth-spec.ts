@@ -13,6 +13,12 @@ export interface PlatformOAuth {
   authorizeUrl?: string;
   /** The provider's token endpoint; a config's `token_url` overrides it. Absent: the config must give it. */
   tokenUrl?: string;
+  /**
+   * The provider's own endpoints for one connection's config, where they depend on it (Microsoft's
+   * tenant in the path); `authorizeUrl`/`tokenUrl` otherwise. The config's `authorize_url` and
+   * `token_url` still win. They must stay the provider's, as the deployment's client secret may go there.
+   */
+  endpointsFor?(config: Record<string, unknown>): { authorizeUrl: string; tokenUrl: string };
   /** The `iss` the provider puts on its authorization responses (RFC 9207), where it sends one. */
   issuer?: string;
   /** Scopes asked for when neither the start nor the config names any. */

@@ -95,6 +95,12 @@ export interface PlatformRequest {
    */
   encoding?: "json" | "form";
   headers?: Record<string, string>;
+  /**
+   * Answer headers the tool needs, for APIs that answer with an id in a header and no body
+   * (LinkedIn's `x-restli-id` on a created post): the answer is then `{body, headers}`, with
+   * these headers only (lowercase names, null when absent).
+   */
+  responseHeaders?: readonly string[];
 }
 
 /** A connection's decrypted config plus a request function bound to it. */

@@ -51,8 +51,10 @@ export async function failed(hub: Hub, tool: string, args: Record<string, unknow
 /**
  * A person who connected `platform` with OAuth (start → the fake provider → the callback), its
  * API calls going to a fresh scenario of the platform fake; `execute` runs a tool as them.
+ * `extraConfig` adds settings of the platform's own (LinkedIn's api_version) to the connection's config.
+ * It may be a function of the scenario's base URL, for an API served under a path of it (Salesforce's /services/data/v62.0).
  */
-export async function connectedWithOAuth(platform: string) {
+export async function connectedWithOAuth(platform: string, extraConfig: Record<string, unknown> | ((baseUrl: string) => Record<string, unknown>) = {}) {
   const person = await signedInPerson();
   const clientId = newClientId();
   const scenario = newScenario();
@@ -65,6 +67,7 @@ export async function connectedWithOAuth(platform: string) {
       client_id: clientId,
       client_secret: CLIENT_SECRET,
       base_url: scenarioUrl(scenario),
+      ...(typeof extraConfig === "function" ? extraConfig(scenarioUrl(scenario)) : extraConfig),
     },
   });
   const authorize = Object.fromEntries(new URL(started.authorize_url).searchParams);
@@ -75,5 +78,5 @@ export async function connectedWithOAuth(platform: string) {
     expect(response.status, JSON.stringify(body)).toBe(200);
     return body;
   };
-  return { person, scenario, authorize, connectionId: started.connection_id, execute };
+  return { person, scenario, authorize, clientId, connectionId: started.connection_id, execute };
 }
