@@ -1487,4 +1487,147 @@ export const TEMPLATES: TemplateDefinition[] = [
       ]),
     ],
   },
+  {
+    id: "typeform-lead-to-pipedrive-deal",
+    name: "Typeform lead → Pipedrive person + deal → Brevo email",
+    description:
+      'When Typeform sends a form response, read the answers whose field refs are email_ref, name_ref and company_ref, find the Pipedrive person with that email (or add one), open a deal for them in stage_id worth deal_value in currency (titled "<company> deal", else after the name), and email the lead a confirmation through Brevo from the sender. A response without an email answer fails the run before anything is sent.',
+    category: "lead-management",
+    difficulty: "intermediate",
+    required_connections: ["pipedrive", "brevo"],
+    tags: ["typeform", "lead", "crm", "deal", "pipedrive", "brevo", "email", "webhook", "sales"],
+    featured: false,
+    trigger_type: "webhook",
+    trigger_config: { verify: "typeform", event_types: ["form_response"] },
+    variables: {
+      email_ref: v("email", "The ref of the form's email question"),
+      name_ref: v("name", "The ref of the form's name question"),
+      company_ref: v("company", "The ref of the form's company question"),
+      stage_id: v(null, "The id of the Pipedrive stage new deals open in (in the stage's URL, or from GET /api/v2/stages); required"),
+      deal_value: v(0, "What each new deal is worth, in currency"),
+      currency: v("USD", "The deal value's 3-letter currency code"),
+      sender_email: v("sales@acme.com", "A sender address verified in Brevo"),
+      sender_name: v("Acme Sales", "The name the email comes from"),
+      subject: v("Thanks for reaching out", "Subject of the confirmation email"),
+    },
+    steps: [
+      {
+        id: "lead",
+        type: "code",
+        input: {
+          answers: "{{input.event.form_response.answers}}",
+          refs: { email: "{{email_ref}}", name: "{{name_ref}}", company: "{{company_ref}}" },
+        },
+        code: [
+          // Typeform keeps each answer's value under its type's name (email, text, phone_number, choice…).
+          "const value = (ref) => { const a = (input.answers || []).find((x) => x.field && x.field.ref === ref); if (!a) return ''; const v = a[a.type]; return v && typeof v === 'object' ? (v.label ?? '') : String(v ?? ''); };",
+          "const email = value(input.refs.email).trim();",
+          "if (!email) throw new Error('The response has no answer to the question ' + input.refs.email);",
+          "const name = value(input.refs.name).trim();",
+          "const company = value(input.refs.company).trim();",
+          // Pipedrive needs a name for a person, and titles deals "<organization or person> deal" itself.
+          "return { email, name: name || email, first_name: name.split(/\\s+/)[0], title: (company || name || email) + ' deal' };",
+        ].join("\n"),
+      },
+      // A lead who wrote before is already a person: the new deal goes on their record, not a duplicate's.
+      tool("find", "pipedrive_find_persons", { term: "{{steps.lead.result.email}}", fields: "email", exact_match: true, limit: 1 }, retry),
+      when(
+        "known",
+        { field: "steps.find.result.persons", operator: "is_not_empty" },
+        [{ id: "existing", type: "set", values: { person_id: "{{steps.find.result.persons.0.id}}" } }],
+        [
+          tool("person", "pipedrive_create_person", { name: "{{steps.lead.result.name}}", emails: ["{{steps.lead.result.email}}"] }, retry),
+          { id: "added", type: "set", values: { person_id: "{{steps.person.result.id}}" } },
+        ],
+      ),
+      tool(
+        "deal",
+        "pipedrive_create_deal",
+        { title: "{{steps.lead.result.title}}", value: "{{deal_value}}", currency: "{{currency}}", person_id: "{{person_id}}", stage_id: "{{stage_id}}" },
+        retry,
+      ),
+      tool(
+        "confirm",
+        "brevo_send_transactional_email",
+        {
+          sender_email: "{{sender_email}}",
+          sender_name: "{{sender_name}}",
+          to: [{ email: "{{steps.lead.result.email}}" }],
+          subject: "{{subject}}",
+          text_content: 'Hi {{steps.lead.result.first_name | default: "there"}}, thanks for your message. We will get back to you within one business day.',
+          tags: ["typeform-lead"],
+        },
+        retry,
+      ),
+    ],
+  },
+  {
+    id: "shopify-order-to-klaviyo",
+    name: "Shopify order → Klaviyo Placed Order event + profile",
+    description:
+      "When Shopify sends orders/create for an order with an email, update (or create) the buyer's Klaviyo profile with their first and last name (an order without both leaves the profile as it is) and record a metric_name event for them: the order's total as its value in the order's currency, dated when the order was placed, its id as the event's unique id (a redelivered order is recorded once), its name, items and discount codes as properties. A guest checkout without an email sends nothing.",
+    category: "e-commerce",
+    difficulty: "intermediate",
+    required_connections: ["klaviyo"],
+    tags: ["shopify", "klaviyo", "orders", "ecommerce", "segmentation", "webhook"],
+    featured: false,
+    // Shopify's orders/create webhook, verified Shopify's way: the order is `input.event`.
+    trigger_type: "webhook",
+    trigger_config: { verify: "shopify", event_types: ["orders/create"] },
+    variables: {
+      metric_name: v(
+        "Placed Order",
+        "The Klaviyo metric orders are recorded as; use another name if Klaviyo's own Shopify integration already records Placed Order",
+      ),
+    },
+    steps: [
+      when("has_email", { field: "input.event.email", operator: "is_not_empty" }, [
+        {
+          id: "order",
+          type: "code",
+          input: { order: "{{input.event}}" },
+          code: [
+            "const o = input.order;",
+            "const buyer = o.customer || {};",
+            "const address = o.billing_address || o.shipping_address || {};",
+            "const first_name = buyer.first_name || address.first_name || '';",
+            "const last_name = buyer.last_name || address.last_name || '';",
+            // Klaviyo's Placed Order properties (OrderId, ItemNames, Items…), as its flows and catalog reports read them.
+            "const items = (o.line_items || []).map((li) => ({ ProductID: li.product_id ?? null, SKU: li.sku || '', ProductName: li.title, Quantity: li.quantity, ItemPrice: Number(li.price) }));",
+            "return {",
+            "  first_name, last_name, named: Boolean(first_name && last_name),",
+            // Shopify sends amounts as strings and ids as numbers; Klaviyo wants a number and a string.
+            "  value: Number(o.total_price), unique_id: String(o.id),",
+            "  properties: { OrderId: String(o.id), OrderName: o.name, ItemNames: items.map((i) => i.ProductName), Items: items, DiscountCodes: (o.discount_codes || []).map((d) => d.code) },",
+            "};",
+          ].join("\n"),
+        },
+        // Before the event, so flows it starts greet the buyer by name. An order without both names
+        // leaves the profile's as they are (an empty one would clear them).
+        when("named", { field: "steps.order.result.named", operator: "equals", value: true }, [
+          tool(
+            "profile",
+            "klaviyo_create_or_update_profile",
+            { email: "{{input.event.email}}", first_name: "{{steps.order.result.first_name}}", last_name: "{{steps.order.result.last_name}}" },
+            retry,
+          ),
+        ]),
+        tool(
+          "event",
+          "klaviyo_create_event",
+          {
+            metric_name: "{{metric_name}}",
+            profile: { email: "{{input.event.email}}" },
+            value: "{{steps.order.result.value}}",
+            value_currency: "{{input.event.currency}}",
+            // When the order was placed, not when the webhook arrived (Shopify redelivers a failed one hours later).
+            time: "{{input.event.created_at}}",
+            unique_id: "{{steps.order.result.unique_id}}",
+            properties: "{{steps.order.result.properties}}",
+          },
+          retry,
+        ),
+      ]),
+    ],
+  },
 ];

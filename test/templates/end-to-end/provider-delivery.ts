@@ -1,9 +1,9 @@
 // Deliveries to a deployed webhook template in a provider's own scheme: the agent's secret is set
 // to the provider's signing secret (PUT /v1/agents/{id}/webhook-secret), and each delivery is
-// signed as Stripe or Typeform signs it.
+// signed as Stripe, Typeform or Shopify signs it.
 import { expect } from "vitest";
 import { call, json } from "../../helpers/api";
-import { signStripe, signTypeform } from "../../helpers/provider-signatures";
+import { signShopify, signStripe, signTypeform } from "../../helpers/provider-signatures";
 
 type Signed = { body: string; headers: Record<string, string> };
 const postSigned = (agentId: string, signed: Signed) => call(`/v1/hooks/agents/${agentId}`, { body: signed.body, headers: signed.headers });
@@ -55,6 +55,14 @@ export async function typeformSender(key: string, agentId: string) {
     };
     return post(agentId, await signTypeform({ secret, body: JSON.stringify(response) }));
   };
+}
+
+/** Sends Shopify webhooks of `topic` (the body is the resource itself), signed with the app's secret; answers the run's id. */
+export async function shopifySender(key: string, agentId: string, topic: string) {
+  const secret = `shpss_${crypto.randomUUID().replace(/-/g, "")}`;
+  await setSecret(key, agentId, secret);
+  return async (resource: Record<string, unknown>) =>
+    post(agentId, await signShopify({ secret, body: JSON.stringify(resource), topic, webhookId: crypto.randomUUID() }));
 }
 
 /** A form-encoded body (Stripe, Twilio, Mailgun) as {key: value}. */
