@@ -34,6 +34,16 @@ describe("reading a platform's rate-limit fields", () => {
     expect(read(200, { ...fields, "X-RateLimit-Reset": String(NOW / 1000 + 30), "X-RateLimit-Reset-After": "0.25" }).resetAt).toBe(NOW + 250);
   });
 
+  it("reads X's x-rate-limit-* fields (one more hyphen), the reset an epoch in seconds", () => {
+    const reset = String(NOW / 1000 + 900);
+    expect(read(429, { "x-rate-limit-limit": "100", "x-rate-limit-remaining": "0", "x-rate-limit-reset": reset })).toEqual({
+      status: 429,
+      limit: 100,
+      remaining: 0,
+      resetAt: NOW + 900_000,
+    });
+  });
+
   it("reads the IETF fields of every draft: combined, structured with a policy, and separate", () => {
     expect(read(200, { RateLimit: "limit=10, remaining=3, reset=1", "RateLimit-Policy": "10;w=1" })).toEqual({
       status: 200,

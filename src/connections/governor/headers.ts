@@ -80,6 +80,11 @@ export function readLimitSignal(status: number, headers: Headers, now = Date.now
   const resetAfter = number(headers.get("X-RateLimit-Reset-After"));
   if (signal.resetAt === undefined && resetAfter !== undefined) signal.resetAt = now + Math.min(resetAfter * 1000, MAX_HOLD_MS);
   signal.resetAt ??= resetFrom(number(headers.get("X-RateLimit-Reset")), now);
+  // X's API v2 spells them with one more hyphen, the reset as epoch seconds
+  // (docs.x.com/x-api/fundamentals/rate-limits).
+  signal.limit ??= number(headers.get("x-rate-limit-limit"));
+  signal.remaining ??= number(headers.get("x-rate-limit-remaining"));
+  signal.resetAt ??= resetFrom(number(headers.get("x-rate-limit-reset")), now);
   for (const key of Object.keys(signal) as (keyof LimitSignal)[]) if (signal[key] === undefined) delete signal[key];
   return signal;
 }

@@ -110,7 +110,7 @@ export const klaviyo = definePlatform<KlaviyoConfig>({
   category: "marketing",
   authKind: "api_key",
   config: z.object({
-    private_key: secret("A private API key (pk_…) from Settings → Account → API keys, with profiles, events, lists and subscriptions scopes."),
+    private_key: secret("A private API key (pk_…) from Settings → Account → API keys, with accounts (read), profiles, events, lists and subscriptions scopes."),
     base_url: baseUrlField,
   }),
   secretFields: ["private_key"],

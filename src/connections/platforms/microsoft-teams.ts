@@ -126,8 +126,10 @@ export const microsoftTeams = definePlatform<TeamsConfig>({
     ...endpointsOf("common"),
     endpointsFor: (config) => endpointsOf(typeof config.tenant === "string" && Tenant.safeParse(config.tenant).success ? config.tenant : "common"),
     // Delegated permissions (learn.microsoft.com/graph/permissions-reference); offline_access for a
-    // refresh token. ChannelMessage.Read.All needs an administrator's consent in most tenants.
-    defaultScopes: ["offline_access", "User.Read", "Team.ReadBasic.All", "Channel.ReadBasic.All", "ChannelMessage.Send", "ChannelMessage.Read.All"],
+    // refresh token. ChannelMessage.Read.All (for list_channel_messages) needs an administrator's
+    // consent in most tenants, so it is not asked for by default: a person without an admin could
+    // not finish signing in. Name it in the start's scopes to read messages.
+    defaultScopes: ["offline_access", "User.Read", "Team.ReadBasic.All", "Channel.ReadBasic.All", "ChannelMessage.Send"],
     tokenField: "access_token",
     deploymentClient: true,
   },

@@ -55,8 +55,6 @@ export function fieldsOf(record: any): Record<string, unknown> {
 
 /** Error codes a later try can pass although their status says otherwise. */
 const TRANSIENT = new Set([
-  // 403: the org's rolling 24-hour API allocation, or too many concurrent long requests (errorcodes.htm).
-  "REQUEST_LIMIT_EXCEEDED",
   // 400: another transaction holds the record's lock (a trigger, a bulk job); it is released within seconds.
   "UNABLE_TO_LOCK_ROW",
 ]);
@@ -78,8 +76,18 @@ export function readSalesforceError(status: number, body: any): PlatformFailure 
     message: errors.slice(0, 5).map(describe).filter(Boolean).join("; "),
     code,
     authFailure: status === 401 ? "error" : null,
-    retryable: code && TRANSIENT.has(code) ? true : undefined,
+    retryable: (code && TRANSIENT.has(code)) || concurrentLimit(code, errors[0]?.message) ? true : undefined,
   };
+}
+
+/**
+ * 403 REQUEST_LIMIT_EXCEEDED is two limits (errorcodes.htm): too many concurrent long requests
+ * ("ConcurrentPerOrgLongTxn"), which passes in seconds, or the org's rolling 24-hour API
+ * allocation ("TotalRequests Limit exceeded"), which a retry seconds later only spends: that one
+ * stays permanent.
+ */
+function concurrentLimit(code: string | undefined, message: unknown): boolean {
+  return code === "REQUEST_LIMIT_EXCEEDED" && typeof message === "string" && /concurrent/i.test(message.slice(0, 400));
 }
 
 function describe(error: any): string {

@@ -153,7 +153,7 @@ export const salesforce = definePlatform<SalesforceConfig>({
           total_size: page.totalSize,
           done: page.done,
           records: (page.records ?? []).map(fieldsOf),
-          next_cursor: page.done ? null : locatorOf(page.nextRecordsUrl),
+          next_cursor: page.done ? null : nextCursorOf(page.nextRecordsUrl),
         };
       },
     }),
@@ -209,3 +209,11 @@ export const salesforce = definePlatform<SalesforceConfig>({
     }),
   ],
 });
+
+/** A page that is not the last must hand on a cursor: a null one would read as "no more records". */
+function nextCursorOf(nextRecordsUrl: unknown): string {
+  const locator = locatorOf(nextRecordsUrl);
+  if (!locator)
+    throw new PlatformError("Salesforce's next page link is not one this tool can pass on; narrow the query.", 502, undefined, { retryable: false });
+  return locator;
+}

@@ -171,7 +171,22 @@ export function platformTool<C, S extends z.ZodType>(tool: PlatformTool<C, S>): 
 }
 
 /** A secret config field: write-only in the schema, encrypted at rest, masked in responses. */
-export const secret = (description: string) => z.string().min(1).max(4096).meta({ description, writeOnly: true, "x-secret": true });
+/** A control character (a line break, say) in a pasted credential: it would break the header it goes into. */
+const hasControlCharacter = (value: string) => {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+};
+
+export const secret = (description: string) =>
+  z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine((value) => !hasControlCharacter(value), "Paste the credential alone: no line breaks or other control characters.")
+    .meta({ description, writeOnly: true, "x-secret": true });
 
 export const baseUrlField = z
   .string()

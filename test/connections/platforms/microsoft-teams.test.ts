@@ -11,7 +11,7 @@ import { connectedWithOAuth, expectCall, jsonOf, requestsOf, respondWith } from 
 const TEAM = "172b0cce-e65d-44ce-9a49-91d9f2e8493a";
 const GENERAL = "19:561fbdbbfca848a484f0a6f00ce9dbbd@thread.tacv2";
 const GENERAL_PATH = `/v1.0/teams/${TEAM}/channels/${encodeURIComponent(GENERAL)}`;
-const SCOPES = "offline_access User.Read Team.ReadBasic.All Channel.ReadBasic.All ChannelMessage.Send ChannelMessage.Read.All";
+const SCOPES = "offline_access User.Read Team.ReadBasic.All Channel.ReadBasic.All ChannelMessage.Send";
 
 describe("Microsoft Teams", () => {
   it("asks for the delegated scopes, and reads who is signed in, their teams and a team's channels with the bearer token", async () => {

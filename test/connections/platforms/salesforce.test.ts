@@ -200,14 +200,16 @@ describe("Salesforce", () => {
     });
   });
 
-  it("REQUEST_LIMIT_EXCEEDED is a 403 worth retrying; a refused token is renewed once, then the connection's failure", async () => {
+  it("REQUEST_LIMIT_EXCEEDED is retried for the concurrent limit, not for a spent daily allowance; a refused token is renewed once, then the connection's failure", async () => {
     const { failed, scenario } = await org();
     await respondWith(scenario, 403, [{ message: "TotalRequests Limit exceeded.", errorCode: "REQUEST_LIMIT_EXCEEDED" }]);
     expect(await failed("list_new_leads", {})).toMatchObject({
       error_status: 403,
-      retryable: true,
+      retryable: false,
       error_message: "Salesforce answered 403: REQUEST_LIMIT_EXCEEDED: TotalRequests Limit exceeded.",
     });
+    await respondWith(scenario, 403, [{ message: "ConcurrentPerOrgLongTxn Limit exceeded.", errorCode: "REQUEST_LIMIT_EXCEEDED" }]);
+    expect(await failed("list_new_leads", {})).toMatchObject({ error_status: 403, retryable: true });
 
     await respondWith(scenario, 401, [{ message: "Session expired or invalid", errorCode: "INVALID_SESSION_ID" }]);
     expect(await failed("get_record", { sobject: "Lead", record_id: "00QDn0000000001AAX" })).toMatchObject({
@@ -215,7 +217,7 @@ describe("Salesforce", () => {
       retryable: false,
       error_message: "Salesforce answered 401: INVALID_SESSION_ID: Session expired or invalid",
     });
-    const [, refused, retried] = await requestsOf(scenario);
+    const [, , refused, retried] = await requestsOf(scenario);
     expectCall(refused!, "GET", `${ROOT}/sobjects/Lead/00QDn0000000001AAX`);
     expectCall(retried!, "GET", `${ROOT}/sobjects/Lead/00QDn0000000001AAX`);
     expect(retried!.headers.authorization).toMatch(/^Bearer at_/);
