@@ -1,7 +1,11 @@
 import { z } from "@hono/zod-openapi";
+import { OffsetCursor, offsetCursor, offsetOf } from "./cursor";
 import { text } from "./failures";
 import { requestTool } from "./request-tool";
 import { type PlatformFailure, baseUrlField, definePlatform, secret } from "./types";
+
+/** The page of forms a cursor names (the first without one). */
+const pageOf = (cursor: string | undefined) => Math.max(1, offsetOf(cursor));
 
 type TypeformConfig = { access_token: string; base_url?: string };
 
@@ -85,18 +89,24 @@ export const typeform = definePlatform<TypeformConfig>({
     requestTool({
       action: "list_forms",
       title: "List Typeform forms",
-      description: "Lists the account's forms (GET /forms), optionally matching a search.",
+      description: "Lists the account's forms (GET /forms), optionally matching a search, a page at a time: pass next_cursor as cursor (null: no more).",
       input: z.object({
         search: z.string().max(200).optional(),
-        page: z.number().int().min(1).max(10_000).default(1),
         page_size: z.number().int().min(1).max(200).default(50),
+        cursor: OffsetCursor.optional(),
       }),
       method: "GET",
       path: "/forms",
-      result: (a) => ({
-        forms: (a.items ?? []).map((f: any) => ({ id: f.id, title: f.title, last_updated_at: f.last_updated_at ?? null, url: f._links?.display ?? null })),
-        page_count: a.page_count ?? 1,
-      }),
+      // Typeform pages forms by number (page, page_size) and says how many pages there are: the
+      // cursor carries the next page's number.
+      query: (args) => ({ search: args.search, page: pageOf(args.cursor), page_size: args.page_size }),
+      result: (a, args) => {
+        const page = pageOf(args.cursor);
+        return {
+          forms: (a.items ?? []).map((f: any) => ({ id: f.id, title: f.title, last_updated_at: f.last_updated_at ?? null, url: f._links?.display ?? null })),
+          next_cursor: page < (Number(a.page_count) || 1) ? offsetCursor(page + 1) : null,
+        };
+      },
     }),
     requestTool({
       action: "get_form",

@@ -33,9 +33,13 @@ describe("Typeform", () => {
 
   it("lists forms and reads one's fields; an unknown form is Typeform's 404 FORM_NOT_FOUND", async () => {
     const { hub, scenario } = await setup();
-    expect(await ok(hub, "typeform_list_forms", { search: "demo" })).toEqual({
-      forms: [{ id: "lT4Z3j", title: "Demo request", last_updated_at: "2026-11-01T09:00:00Z", url: "https://acme.typeform.com/to/lT4Z3j" }],
-      page_count: 1,
+    const demo = { id: "lT4Z3j", title: "Demo request", last_updated_at: "2026-11-01T09:00:00Z", url: "https://acme.typeform.com/to/lT4Z3j" };
+    expect(await ok(hub, "typeform_list_forms", { search: "demo" })).toEqual({ forms: [demo], next_cursor: null });
+    const first = await ok(hub, "typeform_list_forms", { page_size: 1 });
+    expect(first).toEqual({ forms: [demo], next_cursor: expect.any(String) });
+    expect(await ok(hub, "typeform_list_forms", { page_size: 1, cursor: first.next_cursor })).toEqual({
+      forms: [{ id: "nPs0Q1", title: "NPS survey", last_updated_at: "2026-10-12T08:00:00Z", url: "https://acme.typeform.com/to/nPs0Q1" }],
+      next_cursor: null,
     });
     expect(await ok(hub, "typeform_get_form", { form_id: "lT4Z3j" })).toEqual({
       id: "lT4Z3j",
@@ -45,7 +49,10 @@ describe("Typeform", () => {
         { id: "f2", ref: "plan", type: "multiple_choice", title: "Which plan?" },
       ],
     });
-    expectCall((await requestsOf(scenario))[0]!, "GET", "/forms", { search: "demo", page: "1", page_size: "50" });
+    const [searched, page1, page2] = await requestsOf(scenario);
+    expectCall(searched!, "GET", "/forms", { search: "demo", page: "1", page_size: "50" });
+    expectCall(page1!, "GET", "/forms", { page: "1", page_size: "1" });
+    expectCall(page2!, "GET", "/forms", { page: "2", page_size: "1" });
     const missing = await failed(hub, "typeform_get_form", { form_id: "lTnope" });
     expect(missing).toMatchObject({ error_status: 404, retryable: false, error_message: "Typeform answered 404: Non existing form with uid lTnope" });
   });

@@ -26,17 +26,25 @@ function responses(req, m) {
   return { total_items: RESPONSES.length, page_count: Math.ceil(RESPONSES.length / size), items: RESPONSES.slice(start, start + size) };
 }
 
+const FORMS = [
+  { id: FORM, title: "Demo request", last_updated_at: "2026-11-01T09:00:00Z", _links: { display: `https://acme.typeform.com/to/${FORM}` } },
+  { id: "nPs0Q1", title: "NPS survey", last_updated_at: "2026-10-12T08:00:00Z", _links: { display: "https://acme.typeform.com/to/nPs0Q1" } },
+];
+
 export const typeformRoutes = [
   ["GET", /^\/me$/, () => ({ alias: "acme", email: "forms@acme.example", language: "en" })],
   ["GET", /^\/forms\/(\w+)\/responses$/, responses],
   [
     "GET",
     /^\/forms$/,
-    () => ({
-      total_items: 1,
-      page_count: 1,
-      items: [{ id: FORM, title: "Demo request", last_updated_at: "2026-11-01T09:00:00Z", _links: { display: `https://acme.typeform.com/to/${FORM}` } }],
-    }),
+    // Pages by number, as Typeform does: page and page_size in, page_count out.
+    (req) => {
+      const size = Number(req.query.page_size ?? 10);
+      const page = Number(req.query.page ?? 1);
+      const search = String(req.query.search ?? "").toLowerCase();
+      const found = FORMS.filter((form) => form.title.toLowerCase().includes(search));
+      return { total_items: found.length, page_count: Math.max(1, Math.ceil(found.length / size)), items: found.slice((page - 1) * size, page * size) };
+    },
   ],
   [
     "GET",
