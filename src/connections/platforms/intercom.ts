@@ -95,12 +95,26 @@ export const intercom = definePlatform<IntercomConfig>({
     requestTool({
       action: "find_contacts",
       title: "Find Intercom contacts by email",
-      description: "Searches contacts whose email is exactly this one (POST /contacts/search); users and leads alike.",
-      input: z.object({ email: z.string().email().max(320), limit: z.number().int().min(1).max(150).default(10) }),
+      description:
+        "Searches contacts whose email is exactly this one (POST /contacts/search); users and leads alike (a lead may share a user's email), a page at a time: pass next_cursor as cursor (null: no more).",
+      input: z.object({
+        email: z.string().email().max(320),
+        limit: z.number().int().min(1).max(150).default(10),
+        cursor: z
+          .string()
+          .regex(/^[A-Za-z0-9+/=_-]{1,500}$/, "Pass the next_cursor of the previous page as it was given.")
+          .optional()
+          .describe("The previous page's next_cursor."),
+      }),
       method: "POST",
       path: "/contacts/search",
-      body: (args) => ({ query: { field: "email", operator: "=", value: args.email }, pagination: { per_page: args.limit } }),
-      result: (a) => ({ contacts: (a.data ?? []).map(contact), total: a.total_count ?? 0 }),
+      // Search pages by starting_after in, pages.next.starting_after out
+      // (developers.intercom.com/docs/references/rest-api/api.intercom.io/contacts/searchcontacts).
+      body: (args) => ({
+        query: { field: "email", operator: "=", value: args.email },
+        pagination: { per_page: args.limit, ...(args.cursor ? { starting_after: args.cursor } : {}) },
+      }),
+      result: (a) => ({ contacts: (a.data ?? []).map(contact), total: a.total_count ?? 0, next_cursor: a.pages?.next?.starting_after ?? null }),
     }),
     platformTool({
       action: "send_message",

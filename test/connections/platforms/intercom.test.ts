@@ -34,7 +34,7 @@ describe("Intercom", () => {
     const updated = await ok(hub, "intercom_update_contact", { contact_id: created.id, phone: "+14155550100", custom_attributes: { seats: 5 } });
     expect(updated).toMatchObject({ id: created.id, phone: "+14155550100", custom_attributes: { plan: "pro", seats: 5 } });
     const found = await ok(hub, "intercom_find_contacts", { email: "grace@example.com" });
-    expect(found).toMatchObject({ total: 1, contacts: [{ id: created.id, email: "grace@example.com" }] });
+    expect(found).toMatchObject({ total: 1, contacts: [{ id: created.id, email: "grace@example.com" }], next_cursor: null });
 
     const [create, update, search] = await requestsOf(scenario);
     expectCall(create!, "POST", "/intercom/contacts");
@@ -51,6 +51,18 @@ describe("Intercom", () => {
     expect(jsonOf(update!)).toEqual({ phone: "+14155550100", custom_attributes: { seats: 5 } });
     expectCall(search!, "POST", "/intercom/contacts/search");
     expect(jsonOf(search!)).toEqual({ query: { field: "email", operator: "=", value: "grace@example.com" }, pagination: { per_page: 10 } });
+  });
+
+  it("pages a search by starting_after: a user and a lead sharing an email, one per page", async () => {
+    const { hub, scenario } = await setup();
+    const user = await ok(hub, "intercom_create_contact", { role: "user", email: "ada@example.com", name: "Ada" });
+    const lead = await ok(hub, "intercom_create_contact", { role: "lead", email: "ada@example.com" });
+    const first = await ok(hub, "intercom_find_contacts", { email: "ada@example.com", limit: 1 });
+    expect(first).toMatchObject({ total: 2, contacts: [{ id: lead.id, role: "lead" }], next_cursor: expect.any(String) });
+    const second = await ok(hub, "intercom_find_contacts", { email: "ada@example.com", limit: 1, cursor: first.next_cursor });
+    expect(second).toMatchObject({ total: 2, contacts: [{ id: user.id, role: "user" }], next_cursor: null });
+    const searches = (await requestsOf(scenario)).filter((r) => r.path === "/intercom/contacts/search");
+    expect(jsonOf(searches[1]!).pagination).toEqual({ per_page: 1, starting_after: first.next_cursor });
   });
 
   it("sends an email message from the default admin, and lists the admins", async () => {

@@ -19,7 +19,9 @@ function refused(req) {
 
 function create(req) {
   const body = req.body ?? {};
-  const existing = body.email && contacts.find(req.scenario, (c) => c.email === body.email);
+  // Intercom refuses a second user with an email; a lead may share a user's.
+  const role = body.role ?? "user";
+  const existing = body.email && contacts.find(req.scenario, (c) => c.email === body.email && c.role === role);
   if (existing) return refuse(409, "conflict", `A contact matching those details already exists with id=${existing.id}`);
   const at = 1745312400 + next;
   return contacts.add(req.scenario, {
@@ -45,10 +47,19 @@ function update(req, id) {
   return found;
 }
 
+/** Search pages with an opaque starting_after (here the next offset, encoded) and hands the next one out in pages.next. */
 function search(req) {
   const value = req.body?.query?.value;
-  const data = contacts.list(req.scenario).filter((c) => c.email === value);
-  return { type: "list", data, total_count: data.length, pages: { type: "pages", page: 1, per_page: req.body?.pagination?.per_page ?? 50, total_pages: 1 } };
+  const found = contacts.list(req.scenario).filter((c) => c.email === value);
+  const perPage = req.body?.pagination?.per_page ?? 50;
+  const after = req.body?.pagination?.starting_after;
+  const start = after ? JSON.parse(Buffer.from(after, "base64").toString())[0] : 0;
+  const data = found.slice(start, start + perPage);
+  const more = start + perPage < found.length;
+  const page = Math.floor(start / perPage) + 1;
+  const pages = { type: "pages", page, per_page: perPage, total_pages: Math.max(1, Math.ceil(found.length / perPage)) };
+  if (more) pages.next = { per_page: perPage, starting_after: Buffer.from(JSON.stringify([start + perPage])).toString("base64") };
+  return { type: "list", data, total_count: found.length, pages };
 }
 
 function message(req) {
