@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { OffsetCursor, nextOffsetCursor, offsetOf } from "./cursor";
 import { googleOAuth, readGoogleError } from "./google-api";
 import { oauthConfigFields } from "./oauth-spec";
 import { requestTool } from "./request-tool";
@@ -21,22 +22,24 @@ const InputOption = z
  * rows are appended below) and, when the first row holds column names, its values by name; the
  * newest (lowest) rows first.
  */
-function rowsOf(answer: { range: string; values?: unknown[][] }, args: { header_row: boolean; limit: number }) {
+function rowsOf(answer: { range: string; values?: unknown[][] }, args: { header_row: boolean; limit: number; cursor?: string }) {
   const values = answer.values ?? [];
   const first = firstRowNumber(answer.range);
   const names = args.header_row ? (values[0] ?? []).map((v) => String(v ?? "")) : undefined;
   const rows = values.map((cells, index) => ({ cells, row_number: first + index })).slice(names ? 1 : 0);
+  // Google answers the whole range at once: a page is a slice of it, newest first, from the
+  // cursor's offset (rows appended between pages shift it; a poll reads only the first page).
+  const offset = offsetOf(args.cursor);
+  const page = rows.reverse().slice(offset, offset + args.limit);
   return {
     range: answer.range,
     columns: names ?? null,
-    rows: rows
-      .reverse()
-      .slice(0, args.limit)
-      .map(({ cells, row_number }) => ({
-        row_number,
-        values: cells,
-        ...(names ? { fields: Object.fromEntries(names.map((name, i) => [name || `column_${i + 1}`, cells[i] ?? null])) } : {}),
-      })),
+    rows: page.map(({ cells, row_number }) => ({
+      row_number,
+      values: cells,
+      ...(names ? { fields: Object.fromEntries(names.map((name, i) => [name || `column_${i + 1}`, cells[i] ?? null])) } : {}),
+    })),
+    next_cursor: nextOffsetCursor(offset, page.length, args.limit, rows.length),
   };
 }
 
@@ -92,12 +95,13 @@ export const googleSheets = definePlatform<SheetsConfig>({
       action: "list_rows",
       title: "List a sheet's rows, newest first",
       description:
-        "Reads a range's rows with their row numbers, the last rows first, and their values by column name when the first row holds the names. Row numbers are the ids of a 'new row' poll trigger (items_path: rows, id_path: row_number).",
+        "Reads a range's rows with their row numbers, the last rows first, and their values by column name when the first row holds the names. Row numbers are the ids of a 'new row' poll trigger (items_path: rows, id_path: row_number). A page at a time: pass next_cursor as cursor (null: no more).",
       input: z.object({
         spreadsheet_id: SpreadsheetId,
         range: Range,
         header_row: z.boolean().default(true).describe("The range's first row names the columns."),
         limit: z.number().int().min(1).max(1000).default(100),
+        cursor: OffsetCursor.optional(),
       }),
       method: "GET",
       path: "/v4/spreadsheets/{spreadsheet_id}/values/{range}",

@@ -33,7 +33,11 @@ describe("Google Sheets", () => {
         { row_number: 4, values: ["Linus", "linus@example.com", "70"], fields: { Name: "Linus", Email: "linus@example.com", Score: "70" } },
         { row_number: 3, values: ["Grace", "grace@example.com", "85"], fields: { Name: "Grace", Email: "grace@example.com", Score: "85" } },
       ],
+      next_cursor: expect.any(String),
     });
+    // The rest of the range on the next page, and no page after it.
+    const rest = await execute("google_sheets_list_rows", { spreadsheet_id: SHEET, range: "Leads", limit: 2, cursor: listed.result.next_cursor });
+    expect(rest.result).toMatchObject({ rows: [{ row_number: 2, values: ["Ada", "ada@example.com", "90"] }], next_cursor: null });
     expectCall((await requestsOf(scenario))[1]!, "GET", `/v4/spreadsheets/${SHEET}/values/Leads`, {
       majorDimension: "ROWS",
       valueRenderOption: "FORMATTED_VALUE",
