@@ -86,4 +86,19 @@ describe("parameters", () => {
     expect(snakeCase("get /pet/{petId}")).toBe("get_pet_pet_id");
     expect(snakeCase("---")).toBe("operation");
   });
+
+  it("makes a name from the first 200 characters of an operationId as long as the document", () => {
+    // Runs of capitals and of punctuation are what would make the naming rules slow on a long id.
+    expect(snakeCase("A".repeat(1_000_000))).toBe("a".repeat(200));
+    expect(snakeCase(`x${"-".repeat(1_000_000)}x`)).toBe("x");
+    const document = documentWith({});
+    (document.paths["/items/{id}"].get as any).operationId = `list${"Z".repeat(500_000)}`;
+    expect(importOpenApi(document, { policy }).tools[0]!.action).toMatch(/^list_z+$/);
+  });
+
+  it("refuses an operation declaring more than 1,000 parameters, naming it", () => {
+    const document = documentWith({});
+    document.paths["/items/{id}"].get.parameters = Array.from({ length: 1001 }, (_, i) => ({ name: `p${i}`, in: "query", schema: { type: "string" } }));
+    expect(() => importOpenApi(document, { policy })).toThrow(/declares 1002 parameters; an operation takes at most 1000/);
+  });
 });

@@ -179,10 +179,14 @@ function toolsOf(spec: Obj, auth: CustomAuth): ToolDeclaration[] {
       const operationId = typeof operation.operationId === "string" && operation.operationId ? operation.operationId : `${method} ${path}`;
       const action = uniqueAction(snakeCase(operationId), taken);
       const where = `openapi.paths.${path}.${method}`;
-      const parameters = parametersOf(
-        [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(operation.parameters) ? operation.parameters : [])],
-        credentialHeaders,
-      );
+      const declared = [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(operation.parameters) ? operation.parameters : [])];
+      // Refused rather than cut: which of the parameters would be kept is not the person's choice.
+      if (declared.length > MAX_DECLARED_PARAMETERS)
+        throw invalid(
+          `${method.toUpperCase()} ${path.slice(0, 200)} declares ${declared.length} parameters; an operation takes at most ${MAX_DECLARED_PARAMETERS}.`,
+          [{ location: "body", field: `${where}.parameters`, message: `At most ${MAX_DECLARED_PARAMETERS}.` }],
+        );
+      const parameters = parametersOf(declared, credentialHeaders);
       const bodySchema = jsonBodySchema(operation.requestBody);
       const budget = new SchemaBudget(documentBudget);
       const properties: Record<string, JsonSchema> = {};
@@ -226,6 +230,10 @@ function toolsOf(spec: Obj, auth: CustomAuth): ToolDeclaration[] {
  * place); cookies are not sent, nor a header that carries the credential (the model's value would
  * replace the connection's key).
  */
+const MAX_PARAMETERS = 200;
+/** Parameters one operation may declare, its path item's included (a path item shared by $ref repeats its list per operation). */
+const MAX_DECLARED_PARAMETERS = 1000;
+
 function parametersOf(list: unknown[], credentialHeaders: Set<string>): { declaration: ParameterDeclaration; source: Obj }[] {
   const byKey = new Map<string, Obj>();
   for (const parameter of list) {
@@ -234,10 +242,14 @@ function parametersOf(list: unknown[], credentialHeaders: Set<string>): { declar
     if (parameter.in === "header" && credentialHeaders.has(parameter.name.toLowerCase())) continue;
     byKey.set(`${parameter.in}:${parameter.name}`, parameter);
   }
-  const names = [...byKey.values()].map((p) => p.name as string);
-  return [...byKey.values()].slice(0, 200).map((source) => {
+  // At most 200 parameters an operation, counted once: a name used in two places (a path and a
+  // query `id`) gets its place as a prefix.
+  const kept = [...byKey.values()].slice(0, MAX_PARAMETERS);
+  const uses = new Map<string, number>();
+  for (const p of kept) uses.set(p.name as string, (uses.get(p.name as string) ?? 0) + 1);
+  return kept.map((source) => {
     const name = source.name as string;
-    const shared = names.filter((n) => n === name).length > 1 || name === "body" || name === "connection_id";
+    const shared = (uses.get(name) ?? 0) > 1 || name === "body" || name === "connection_id";
     const isArray = source.schema?.type === "array";
     return {
       source,
@@ -262,9 +274,15 @@ function jsonBodySchema(requestBody: unknown): unknown {
   return type ? (requestBody.content[type]?.schema ?? {}) : undefined;
 }
 
+/** Characters of an operationId (or method and path) a tool's name is made from. */
+const MAX_NAME_INPUT = 200;
+
 /** `findPetsByStatus` → `find_pets_by_status`; `get /pet/{petId}` → `get_pet_pet_id`; bounded to fit a tool name. */
 export function snakeCase(text: string): string {
+  // Bounded before any regex: two of these take time that grows with the square of a run of
+  // capitals or punctuation, and an operationId may be as long as the document.
   const snake = text
+    .slice(0, MAX_NAME_INPUT)
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
     .toLowerCase()
