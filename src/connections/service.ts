@@ -187,8 +187,12 @@ export async function updateConnection(
   return row!;
 }
 
-/** Config fields that say where requests (and tokens) go. */
-const URL_FIELDS = ["url", "base_url", "authorize_url", "token_url"];
+/**
+ * Config fields that say where requests (and tokens) go: URLs, and the account, domain, region or
+ * tenant a platform builds its host from (Salesforce's instance_url, Pipedrive's company_domain,
+ * Shopify's shop, Zendesk's subdomain, ActiveCampaign's account, Microsoft's tenant).
+ */
+const URL_FIELDS = ["url", "base_url", "authorize_url", "token_url", "instance_url", "company_domain", "shop", "subdomain", "account", "region", "tenant"];
 
 const sentMasked = (value: unknown) =>
   (typeof value === "string" && value.startsWith(MASK)) || (Boolean(value) && typeof value === "object" && Object.values(value as object).includes(MASK));

@@ -139,6 +139,24 @@ describe("connections", () => {
     expect(same.status).toBe(200);
   });
 
+  it("counts a field a platform builds its host from as a move too (Pipedrive's company_domain)", async () => {
+    const { key } = await newApiKey(await newUser());
+    const created = await json(
+      await call("/v1/connections", {
+        token: key,
+        json: { platform: "pipedrive", name: "CRM", config: { company_domain: "acme", api_token: "pd-0123456789abcdef" } },
+      }),
+    );
+    const moved = { name: "CRM", status: "active", config: { ...created.config, company_domain: "another-company" } };
+    const problem = await expectProblem(
+      await call(`/v1/connections/${created.connection_id}`, { method: "PUT", token: key, json: moved }),
+      422,
+      "validation_failed",
+    );
+    expect(problem.detail).toContain("company_domain");
+    expect(problem.errors).toEqual([expect.objectContaining({ field: "config.api_token" })]);
+  });
+
   it("keeps connections private: another user gets 404 on update and delete, and never sees them listed", async () => {
     const owner = await newApiKey(await newUser());
     const stranger = await newApiKey(await newUser());
