@@ -89,7 +89,9 @@ export async function deliverWebhook(runtime: Runtime, request: WebhookRequest):
   try {
     // The workflow read with the agent (its owner's): the run's insert need not read it again.
     // The signature's spend and the events-log row go in the start's own transaction, once the run is in.
-    const idempotency = eventId ? await triggerKey(agent.id, "webhook", eventId) : undefined;
+    // Deduplicated by the event id, or where the id is not signed by the body's MAC (see replayKey).
+    const sameEvent = verdict.replayKey ?? eventId;
+    const idempotency = sameEvent ? await triggerKey(agent.id, "webhook", sameEvent) : undefined;
     const signatureKey = verdict.signature ? await hubSignatureKey(verdict.signature) : null;
     const also = {
       after: (executionId: string) => [

@@ -129,6 +129,25 @@ describe("provider webhooks", () => {
     expect(runs.data).toHaveLength(0);
   });
 
+  for (const scheme of ["github", "shopify"] as const) {
+    it(`${scheme}: a captured delivery sent again under a new id starts nothing (the id header is not signed; the body is)`, async () => {
+      const { key, agent, hookUrl } = await providerAgent(scheme);
+      const first = await deliver(hookUrl, await signSample(scheme, hookUrl));
+      expect(first.status).toBe(202);
+      const { execution_id } = await json(first);
+      const idHeader = scheme === "github" ? "X-GitHub-Delivery" : "X-Shopify-Webhook-Id";
+      const replayed = withHeaders(await signSample(scheme, hookUrl), { [idHeader]: "00000000-0000-4000-8000-000000000000" });
+      const again = await deliver(hookUrl, replayed);
+      expect(again.status).toBe(200);
+      expect(await json(again)).toEqual({ duplicate: true, execution_id });
+      // Another event (another body) still starts its own run.
+      const other = await deliver(hookUrl, await signSample(scheme, hookUrl, SECRET, JSON.stringify({ ...(SAMPLES[scheme].body as object), note: "another" })));
+      expect(other.status).toBe(202);
+      const runs = await json(await call(`/v1/workflows/${agent.workflow_id}/executions`, { token: key }));
+      expect(runs.data).toHaveLength(2);
+    });
+  }
+
   it("github: a ping is answered 200 and starts nothing", async () => {
     const { key, agent, hookUrl } = await providerAgent("github");
     const ping = await deliver(

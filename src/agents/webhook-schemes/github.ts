@@ -23,5 +23,6 @@ export const verifyGithub: SchemeVerifier = async (secret, delivery) => {
   if (json === null) return rejected("The form body has no payload field.");
   const parsed = parseJson(json);
   if (parsed.kind === "rejected") return parsed;
-  return { kind: "event", event: parsed.value, eventId: optionalHeader(delivery.headers, "X-GitHub-Delivery"), eventType };
+  const eventId = optionalHeader(delivery.headers, "X-GitHub-Delivery");
+  return { kind: "event", event: parsed.value, eventId, eventType, replayKey: `mac:${presented.toLowerCase()}` };
 };

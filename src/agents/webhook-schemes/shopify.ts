@@ -19,5 +19,5 @@ export const verifyShopify: SchemeVerifier = async (secret, delivery) => {
   if (parsed.kind === "rejected") return parsed;
   const { headers } = delivery;
   const eventId = optionalHeader(headers, "X-Shopify-Webhook-Id") ?? optionalHeader(headers, "X-Shopify-Event-Id");
-  return { kind: "event", event: parsed.value, eventId, eventType: optionalHeader(headers, "X-Shopify-Topic") };
+  return { kind: "event", event: parsed.value, eventId, eventType: optionalHeader(headers, "X-Shopify-Topic"), replayKey: `mac:${presented}` };
 };

@@ -21,7 +21,19 @@ export type SchemeOutcome =
   | { kind: "rejected"; reason: string }
   /** Verified and answered 200 with this body; no run (Slack's url_verification, GitHub's ping). */
   | { kind: "reply"; body: Record<string, unknown> }
-  | { kind: "event"; event: unknown; eventId: string | null; eventType: string | null };
+  | {
+      kind: "event";
+      event: unknown;
+      eventId: string | null;
+      eventType: string | null;
+      /**
+       * What makes a delivery the same one again, where the event id is not signed: a scheme with
+       * no timestamp (GitHub, Shopify) signs only the body, so a captured delivery sent again with
+       * a fresh id header would otherwise start a new run every time. The body's MAC is the key:
+       * a provider's own retry sends the same body, hence the same MAC.
+       */
+      replayKey?: string;
+    };
 
 export type Rejected = Extract<SchemeOutcome, { kind: "rejected" }>;
 
