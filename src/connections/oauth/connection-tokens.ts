@@ -30,17 +30,30 @@ import { platformFor } from "../platforms/oauth-spec";
 const IN_FLIGHT = "refreshing";
 
 /**
+ * A refresh's answer, kept in the object's storage until D1 has it: the provider has already
+ * retired the refresh token that was sent, so if the D1 write fails the answer must not be lost.
+ * `over` is the sealed tokens it replaces; it is written only over those.
+ */
+export const PENDING_WRITE = "pending-write";
+export interface PendingWrite {
+  over: string;
+  change: TokenChange;
+}
+
+/**
  * One per OAuth connection (named by its uid): the only place its tokens are refreshed, so a
  * refresh is single-flight across the whole deployment. Requests are served one after another:
  * of twenty calls that find the token running out, the first refreshes and the others read what
  * it stored. The tokens themselves live in D1 (sealed), where calls read them without asking
  * this object while they have more than a minute left.
  *
- * A refresh token is sent at most once. A rotated one is stored in the same write as the new
+ * A refresh token is sent at most once per answer (one whose request got no answer at all, a
+ * timeout, is tried again on a later call). A rotated one is stored in the same write as the new
  * access token, and only over the tokens the refresh started from (a reconnect meanwhile wins).
  * Before sending, the token's hash is noted in this object's storage and cleared once the answer
  * is handled: finding it still there (the object was restarted mid-refresh, so the answer is
- * lost) marks the connection expired rather than sending the token again. A refusal of the
+ * lost) marks the connection expired rather than sending the token again. The answer is kept
+ * in this object's storage until D1 has it, so a failed D1 write loses no rotated token. A refusal of the
  * refresh (invalid_grant or any other OAuth error) marks it expired with a message telling the
  * person to reconnect; a provider that cannot be reached (or answers 5xx) is tried again on a
  * later call.
@@ -63,6 +76,14 @@ export class ConnectionTokens extends DurableObject<Env> {
       .get();
     if (!row || row.uid !== request.uid || row.authMode !== "oauth2") {
       return { ok: false, status: "error", message: "The connection does not exist, or is not connected with OAuth.", retryable: false };
+    }
+    const pending = await this.ctx.storage.get<PendingWrite>(PENDING_WRITE);
+    if (pending) {
+      // A refresh answered, but its write to D1 failed: write it now (only over the tokens it
+      // replaces: a reconnect meanwhile wins), then serve from what is stored.
+      if (pending.over === row.oauthTokens) await this.store(runtime, row.id, pending);
+      await this.ctx.storage.delete(PENDING_WRITE);
+      return this.serve(request);
     }
     const platformName = findPlatform(row.platform)?.name ?? row.platform;
     if (row.status === "expired") {
@@ -127,15 +148,28 @@ export class ConnectionTokens extends DurableObject<Env> {
       oauthScopes: issued.scopes ?? row.oauthScopes,
       oauthRefreshedAt: new Date(),
     };
+    // The answer goes into this object's storage with the marker cleared, in one write, before D1
+    // is asked: a failed D1 write then leaves it here for the next call to store (see serve).
+    const pending: PendingWrite = { over: row.oauthTokens!, change };
+    await this.ctx.storage.transaction(async (txn) => {
+      await txn.put(PENDING_WRITE, pending);
+      await txn.delete(IN_FLIGHT);
+    });
+    const written = await this.store(runtime, row.id, pending);
+    await this.ctx.storage.delete(PENDING_WRITE);
+    // Reconnected (or edited) while the refresh was under way: what is stored now wins.
+    if (!written) return this.serve({ ...request, refused: undefined });
+    return { ok: true, accessToken: issued.accessToken, change };
+  }
+
+  /** Writes a refresh's tokens over the ones it replaces; false when those are no longer stored. */
+  private async store(runtime: Runtime, connectionId: number, pending: PendingWrite): Promise<boolean> {
     const written = await runtime.db
       .update(connections)
-      .set({ ...change, updatedAt: new Date() })
-      .where(and(eq(connections.id, row.id), eq(connections.oauthTokens, row.oauthTokens!)))
+      .set({ ...pending.change, updatedAt: new Date() })
+      .where(and(eq(connections.id, connectionId), eq(connections.oauthTokens, pending.over)))
       .returning({ id: connections.id });
-    await this.ctx.storage.delete(IN_FLIGHT);
-    // Reconnected (or edited) while the refresh was under way: what is stored now wins.
-    if (written.length === 0) return this.serve({ ...request, refused: undefined });
-    return { ok: true, accessToken: issued.accessToken, change };
+    return written.length > 0;
   }
 
   private async grant(runtime: Runtime, row: Connection, refreshToken: string): Promise<IssuedTokens> {
