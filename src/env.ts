@@ -32,10 +32,9 @@ export interface Env extends WranglerEnv {
   /** DNS-over-HTTPS resolver (JSON API) for user-given host names; "off" disables. Default: Cloudflare's on production, off elsewhere. */
   DNS_RESOLVER_URL?: string;
   /**
-   * The deployment's own OAuth apps, for "Connect with Slack / HubSpot / Google / Salesforce / LinkedIn / X /
-   * Microsoft Teams" (a connection's
-   * config may bring its own client instead). The redirect URI to register with each provider is
-   * `<origin>/connections/oauth/callback`.
+   * The deployment's own OAuth apps, for "Connect with Slack / HubSpot / Google / Salesforce /
+   * LinkedIn / X / Microsoft Teams" (a connection's config may bring its own client instead). The
+   * redirect URI to register with each provider is `<origin>/connections/oauth/callback`.
    */
   OAUTH_SLACK_CLIENT_ID?: string;
   OAUTH_SLACK_CLIENT_SECRET?: string;
