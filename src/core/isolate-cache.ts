@@ -81,6 +81,14 @@ export class IsolateCache<V> {
     return value;
   }
 
+  /**
+   * The cached value however old, without reading: for a caller that checks the value against
+   * the database itself when it uses it (see webhook-targets.ts).
+   */
+  peek(key: string): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
   /** Replaces a record with what this isolate just wrote (e.g. an account after PATCH /v1/me). */
   set(key: string, value: V) {
     this.changes++;
@@ -105,6 +113,12 @@ export class IsolateCache<V> {
     if (!entry) return;
     this.entries.delete(key);
     this.weight -= entry.weight;
+  }
+
+  /** Forgets one record. */
+  forgetKey(key: string) {
+    this.changes++;
+    this.drop(key);
   }
 
   /** Forgets every record the predicate picks (a revocation in this isolate). */

@@ -13,7 +13,14 @@ export class DeferredStart {
   private resolve!: () => void;
   private reject!: (error: unknown) => void;
 
-  constructor(private readonly statements: [insert: D1PreparedStatement, overQuota: D1PreparedStatement]) {
+  /**
+   * `statements` start the run; `read` reads their results and answers why nothing was started,
+   * if so (by default: the insert and the quota check of `startStatements`).
+   */
+  constructor(
+    private readonly statements: D1PreparedStatement[],
+    private readonly read: (results: D1Result[]) => Error | undefined = readPlainStart,
+  ) {
     this.settled = new Promise<void>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
@@ -34,9 +41,9 @@ export class DeferredStart {
   }
 
   /** Reads the start's results in the batch that carried it; throws when nothing was started. */
-  check([inserted, overQuota]: D1Result[]): void {
-    if (!inserted || inserted.results.length === 0) this.refuse(new StartRefused());
-    if (overQuota && overQuota.results.length > 0) this.refuse(new StartOverQuota());
+  check(results: D1Result[]): void {
+    const refusal = this.read(results);
+    if (refusal) this.refuse(refusal);
     this.written = true;
     this.resolve();
   }
@@ -66,5 +73,19 @@ export class StartRefused extends Error {
 export class StartOverQuota extends Error {
   constructor() {
     super("The account is over its quota of unfinished runs.");
+  }
+}
+
+/** The insert answers its row, the quota check the row it took back out. */
+function readPlainStart([inserted, overQuota]: D1Result[]): Error | undefined {
+  if (!inserted || inserted.results.length === 0) return new StartRefused();
+  if (overQuota && overQuota.results.length > 0) return new StartOverQuota();
+  return undefined;
+}
+
+/** The idempotency key was already another run's (a replay): the new row was taken back out. */
+export class StartReplayed extends Error {
+  constructor() {
+    super("The idempotency key had started another run.");
   }
 }

@@ -54,6 +54,24 @@ export async function runAndWait(runtime: Runtime, execution: Execution, token: 
   return watchUntil(runtime, execution.id, deadline);
 }
 
+/**
+ * Runs a new execution whose start is deferred (deferred-start.ts) and returns once its start is
+ * written, with the run itself going on in the background. Throws when nothing was started: the
+ * start was refused, or the run failed before its first write.
+ */
+export async function runUntilStarted(runtime: Runtime, execution: Execution, token: string, start: DeferredStart): Promise<void> {
+  const running = runNow(runtime, execution, token, start).catch((error): DriveOutcome => {
+    if (!start.written) throw error;
+    logInlineFailure(execution.id, error);
+    return { done: true };
+  });
+  runtime.waitUntil(running.catch(() => undefined));
+  await Promise.race([start.settled, running]);
+  // A run writes before it ends or pauses, so it cannot be over with its start unwritten; were
+  // it, nothing would have started.
+  if (!start.written) throw new Error("The run ended without writing its start.");
+}
+
 /** Waits up to `seconds` for a run someone else drives to end (an idempotent replay, say). */
 export function watchUntilEnded(runtime: Runtime, executionId: string, seconds: number): Promise<EndedRun | undefined> {
   return watchUntil(runtime, executionId, Date.now() + Math.min(seconds, MAX_WAIT_SECONDS) * 1000);

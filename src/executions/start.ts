@@ -87,15 +87,9 @@ export async function insertExecution(
   }
   // With a key, in the same transaction: forget the key if it is past its time, claim it, and
   // take the new row back out if the key already belonged to another run (a replay).
-  const [insert, overQuota] = startStatements(ctx, workflowId, values);
-  const key = { owner: ctx.user.id, key: idempotency.key, id };
   const results = await d1.batch([
     ...around.before,
-    prepareOnce(d1, "start:key-expire", () => keyExpiry(db).toSQL(), { ...key, before: now - (idempotency.ttlMs ?? IDEMPOTENCY_KEY_TTL_MS) }),
-    insert,
-    prepareOnce(d1, "start:key-claim", () => keyClaim(db).toSQL(), { ...key, hash: idempotency.requestHash }),
-    prepareOnce(d1, "start:key-replayed", () => replayedRunRemoval(db).toSQL(), key),
-    overQuota,
+    ...keyedStartStatements(ctx, startStatements(ctx, workflowId, values), idempotency, id, now),
     ...around.after,
   ]);
   const [, inserted, claimed, , refused] = results.slice(before.length);
@@ -104,6 +98,31 @@ export async function insertExecution(
   if (claimed!.results.length === 0) return { execution: await firstRunOf(ctx, idempotency), replayed: true };
   if (refused!.results.length) throw quotaExceeded(limit);
   return { execution: decodeRow(row), replayed: false };
+}
+
+/**
+ * A start with an idempotency key, in one transaction: forget the key if it is past its time,
+ * insert the run, claim the key for it, take the row back out if the key was already another
+ * run's (a replay), then the quota check. Results in that order: the insert answers the row, the
+ * claim answers nothing on a replay, the quota check answers the row it took out.
+ */
+export function keyedStartStatements(
+  ctx: ServiceContext,
+  [insert, overQuota]: [insert: D1PreparedStatement, overQuota: D1PreparedStatement],
+  idempotency: IdempotencyKey,
+  id: string,
+  now: number,
+): [expire: D1PreparedStatement, insert: D1PreparedStatement, claim: D1PreparedStatement, replayed: D1PreparedStatement, overQuota: D1PreparedStatement] {
+  const { db } = ctx;
+  const d1 = db.$client;
+  const key = { owner: ctx.user.id, key: idempotency.key, id };
+  return [
+    prepareOnce(d1, "start:key-expire", () => keyExpiry(db).toSQL(), { ...key, before: now - (idempotency.ttlMs ?? IDEMPOTENCY_KEY_TTL_MS) }),
+    insert,
+    prepareOnce(d1, "start:key-claim", () => keyClaim(db).toSQL(), { ...key, hash: idempotency.requestHash }),
+    prepareOnce(d1, "start:key-replayed", () => replayedRunRemoval(db).toSQL(), key),
+    overQuota,
+  ];
 }
 
 /** The caller's key, if it is older than its time to live (`before`): a stale key starts afresh. */
@@ -155,6 +174,26 @@ export function newRunValues(ctx: ServiceContext, run: RunRequest, now: number, 
     ...(run.child ? { rootExecutionId: run.child.rootExecutionId } : {}),
     // A run started inline never waits in the queue: it is running from the start.
     ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
+  };
+}
+
+/** The row a start will insert, as a runner needs it before it is written (a deferred start). */
+export function executionFrom(workflow: Workflow, values: ReturnType<typeof newRunValues> & { createdAt: Date; updatedAt: Date }): Execution {
+  return {
+    errorMessage: null,
+    failedStepId: null,
+    leaseToken: null,
+    leaseUntil: null,
+    startedAt: null,
+    finishedAt: null,
+    retryOf: null,
+    tokensUsed: 0,
+    storedBytes: 0,
+    rootExecutionId: null,
+    descendants: 0,
+    status: "queued",
+    ...values,
+    ...copiedFrom(workflow),
   };
 }
 
@@ -232,6 +271,17 @@ async function startFromWorkflow(
 }
 
 /**
+ * One more condition on a start's insert, from the door that starts it (a webhook's agent still
+ * as the caller read it): built once under `name` (its text must not vary), with its named slots'
+ * `values` given per start. It may refer to the workflow's row (`workflows`).
+ */
+export interface StartGuard {
+  name: string;
+  condition: () => SQL;
+  values: Record<string, unknown>;
+}
+
+/**
  * The two statements that start a run by workflow id: the insert, which copies the caller's
  * workflow if it may run (and, with `copyOf`, only if it is still that version of it), and the
  * quota check that takes the row back out. Their text is built once per set of values given (see
@@ -242,6 +292,7 @@ export function startStatements(
   workflowId: number,
   values: Partial<Record<keyof Execution, unknown>>,
   copyOf?: Pick<Workflow, "version" | "updatedAt">,
+  guard?: StartGuard,
 ): [insert: D1PreparedStatement, overQuota: D1PreparedStatement] {
   const given = Object.keys(values).filter((key) => values[key as keyof Execution] !== undefined) as (keyof Execution)[];
   const d1 = ctx.db.$client;
@@ -249,7 +300,7 @@ export function startStatements(
   const encoded = Object.fromEntries(given.map((key) => [key, encodeFor(EXECUTION_COLUMNS[key], values[key])]));
   const insert = prepareOnce(
     d1,
-    `start:${given.join(",")}${copyOf ? ":copy" : ""}`,
+    `start:${given.join(",")}${copyOf ? ":copy" : ""}${guard ? `:${guard.name}` : ""}`,
     () =>
       ctx.db
         .insert(executions)
@@ -273,6 +324,7 @@ export function startStatements(
             // Stamps written by SQL carry fractions of a millisecond that a Date drops: same millisecond, same save.
             copyOf ? and(eq(workflows.version, slot("version")), sql`abs(${workflows.updatedAt} - ${slot("updatedAt")}) < 1`) : undefined,
             given.includes("rootExecutionId") ? treeHasRoom(slot("rootExecutionId"), slot("descendantLimit")) : undefined,
+            guard?.condition(),
           )}`,
         )
         .returning()
@@ -283,6 +335,7 @@ export function startStatements(
       owner: ctx.user.id,
       ...(copyOf ? { version: copyOf.version, updatedAt: encodeFor(workflows.updatedAt, copyOf.updatedAt) } : {}),
       ...(given.includes("rootExecutionId") ? { descendantLimit: ctx.config.quotas.runDescendants } : {}),
+      ...guard?.values,
     },
   );
   const overQuota = prepareOnce(

@@ -1,8 +1,8 @@
 import type { ServiceContext } from "../core/context";
 import { and, eq } from "drizzle-orm";
-import { workflows, type Execution, type Workflow } from "../db/schema";
+import { workflows } from "../db/schema";
 import { copyOfWorkflow, forgetCachedWorkflows } from "../workflows/cached";
-import { type RunRequest, copiedFrom, newRunValues, quotaExceeded, startStatements } from "./start";
+import { type RunRequest, executionFrom, newRunValues, quotaExceeded, startStatements } from "./start";
 import type { StartedRun } from "./start-and-run";
 import { runAndWait } from "./run-now";
 import { newLeaseToken } from "./lease";
@@ -50,24 +50,4 @@ export async function runWithDeferredStart(ctx: ServiceContext, workflowId: numb
     if (error instanceof StartOverQuota) throw quotaExceeded(ctx.config.quotas.runningExecutionsPerUser);
     throw error;
   }
-}
-
-/** The row the start will insert, as the runner needs it before it is written. */
-function executionFrom(workflow: Workflow, values: ReturnType<typeof newRunValues> & { createdAt: Date; updatedAt: Date }): Execution {
-  return {
-    errorMessage: null,
-    failedStepId: null,
-    leaseToken: null,
-    leaseUntil: null,
-    startedAt: null,
-    finishedAt: null,
-    retryOf: null,
-    tokensUsed: 0,
-    storedBytes: 0,
-    rootExecutionId: null,
-    descendants: 0,
-    status: "queued",
-    ...values,
-    ...copiedFrom(workflow),
-  };
 }

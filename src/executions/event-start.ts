@@ -1,0 +1,68 @@
+import type { ServiceContext } from "../core/context";
+import type { Execution, Workflow } from "../db/schema";
+import type { WorkflowSettings } from "../workflows/steps";
+import { DeferredStart, StartOverQuota, StartRefused, StartReplayed } from "./deferred-start";
+import { newLeaseToken } from "./lease";
+import { runUntilStarted } from "./run-now";
+import { asStatement } from "./run-statements";
+import {
+  type IdempotencyKey,
+  type RunRequest,
+  type StartAlongside,
+  type StartGuard,
+  executionFrom,
+  keyedStartStatements,
+  newRunValues,
+  startStatements,
+} from "./start";
+
+export interface EventStartOptions {
+  idempotency?: IdempotencyKey;
+  also?: StartAlongside;
+  /** What else must still hold when the start is written (the agent as the caller read it). */
+  guard?: StartGuard;
+}
+
+/**
+ * Starts a run for a trigger's event from a copy of its workflow the caller holds (read earlier,
+ * in this isolate), with the start written together with the run's first write rather than
+ * before it: a run of pure steps that ends at once is one D1 write in all, the event's
+ * idempotency key, its `also` statements and the start included. Returns once the start is
+ * written (the caller may acknowledge the event then); the run goes on in the background.
+ *
+ * The insert copies the workflow only if it is still the version of the copy, may run, and
+ * `guard` holds, so a stale copy never runs. Whenever nothing was started (a stale copy, a key
+ * already used, the quota full, a failed write) the answer is `undefined` and nothing is left
+ * behind: the caller starts the usual way, which reads afresh and says why. Every step that is not
+ * pure runs only after the start is written.
+ */
+export async function startEventRun(ctx: ServiceContext, copy: Workflow, run: RunRequest, options: EventStartOptions = {}): Promise<Execution | undefined> {
+  // A workflow that limits its concurrent runs queues them: the usual start hands them over.
+  if (copy.status === "paused" || copy.status === "archived" || (copy.settings as WorkflowSettings).concurrency) return undefined;
+  const now = Date.now();
+  const token = newLeaseToken();
+  const values = { ...newRunValues(ctx, run, now, token), createdAt: new Date(now), updatedAt: new Date(now) };
+  const d1 = ctx.db.$client;
+  const before = (options.also?.before ?? []).map((item) => asStatement(d1, item));
+  const after = (options.also?.after?.(values.id) ?? []).map((item) => asStatement(d1, item));
+  const plain = startStatements(ctx, copy.id, values, copy, options.guard);
+  const statements = options.idempotency ? keyedStartStatements(ctx, plain, options.idempotency, values.id, now) : plain;
+  const read = (results: D1Result[]) => readStart(results.slice(before.length), Boolean(options.idempotency));
+  const start = new DeferredStart([...before, ...statements, ...after], read);
+  const execution = executionFrom(copy, values);
+  try {
+    await runUntilStarted(ctx, execution, token, start);
+    return execution;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the start's statements started nothing, if they did not (see keyedStartStatements for the order). */
+function readStart(results: D1Result[], keyed: boolean): Error | undefined {
+  const [inserted, claimed, refused] = keyed ? [results[1], results[2], results[4]] : [results[0], undefined, results[1]];
+  if (!inserted || inserted.results.length === 0) return new StartRefused();
+  if (claimed && claimed.results.length === 0) return new StartReplayed();
+  if (refused && refused.results.length > 0) return new StartOverQuota();
+  return undefined;
+}
