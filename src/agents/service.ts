@@ -18,7 +18,7 @@ import { providerSecretLabel } from "./secret-labels";
 import { checkAgentTools } from "./agent-config";
 
 /** The agent acts with the credential that deployed it, for its owner. */
-export function agentContext(runtime: Runtime, agent: Agent): ServiceContext {
+export function agentContext(runtime: Runtime, agent: Pick<Agent, "userId" | "credentialId">): ServiceContext {
   return delegatedContext(runtime, agent.userId, agent.credentialId);
 }
 
@@ -58,7 +58,7 @@ export async function deployAgent(
  * Why the agent cannot act on its own (a schedule or a webhook), or null if it can: an agent
  * acts with the credential that deployed it, so a revoked API key or OAuth grant stops it.
  */
-export async function agentStoppedReason(db: Db, agent: Agent): Promise<string | null> {
+export async function agentStoppedReason(db: Db, agent: Pick<Agent, "credentialId">): Promise<string | null> {
   const revoked = await credentialRevocation(db, agent.credentialId);
   return revoked ? `The agent is stopped: ${revoked} Deploy it again with a valid credential.` : null;
 }

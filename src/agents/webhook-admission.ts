@@ -22,6 +22,9 @@ export type Admission =
   | { kind: "ignored"; detail: string; fields: EventFields }
   | { kind: "start"; fields: EventFields; input: Record<string, unknown>; idempotency?: IdempotencyKey; also: StartAlongside };
 
+/** What of an agent a delivery is decided and started with. */
+export type WebhookAgent = Pick<Agent, "id" | "userId" | "workflowId" | "status" | "credentialId" | "webhookSecret" | "providerSecret">;
+
 export interface EventFields {
   eventId: string | null;
   eventType: string | null;
@@ -39,7 +42,13 @@ export function schemeOf(workflow: Workflow): string {
  * id, or where the id is not signed by the body's MAC (see replayKey), and carries the hub
  * scheme's signature spend and the events-log row in its start's own transaction.
  */
-export async function admitDelivery(runtime: Runtime, agent: Agent, workflow: Workflow, delivery: InboundDelivery, receivedAt: Date): Promise<Admission> {
+export async function admitDelivery(
+  runtime: Runtime,
+  agent: WebhookAgent,
+  workflow: Workflow,
+  delivery: InboundDelivery,
+  receivedAt: Date,
+): Promise<Admission> {
   const scheme = schemeOf(workflow);
   const verdict = await verify(runtime, agent, scheme, delivery, receivedAt.getTime());
   if (verdict.kind === "rejected") return verdict;
@@ -74,7 +83,7 @@ export async function admitDelivery(runtime: Runtime, agent: Agent, workflow: Wo
 
 type Verdict = SchemeOutcome & { signature?: string };
 
-async function verify(runtime: Runtime, agent: Agent, scheme: string, delivery: InboundDelivery, nowMs: number): Promise<Verdict> {
+async function verify(runtime: Runtime, agent: WebhookAgent, scheme: string, delivery: InboundDelivery, nowMs: number): Promise<Verdict> {
   const box = await runtime.secrets();
   if (scheme === "hub") return verifyHubDelivery(await box.open(agent.webhookSecret, `agent:${agent.id}:webhook_secret`), delivery, nowMs);
   if (!agent.providerSecret) {

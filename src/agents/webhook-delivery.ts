@@ -5,6 +5,8 @@ import { agents, workflows } from "../db/schema";
 import { startEventRun } from "../executions/event-start";
 import { startAndRun } from "../executions/start-and-run";
 import { consumeRateLimits, exhaustedOf } from "../http/rate-limit";
+import { loggableError } from "../lib/safe-log";
+import type { WorkflowSettings } from "../workflows/steps";
 import { type NewAgentEvent, recordAgentEvent } from "./events";
 import { isSpentSignature } from "./hub-scheme";
 import { agentContext, recordAgentRefusal } from "./service";
@@ -38,7 +40,7 @@ const refused = (detail: string) => new HubError("unauthorized", detail, { chall
  *
  * A delivery to an agent this isolate started a run for before is first tried from its copy of
  * the agent (webhook-targets.ts): verified with it and started with the run's first write, so a
- * run of pure steps is one D1 write in all and nothing is read before it. Anything else, or a
+ * run of pure steps is one D1 write in all and neither agent nor workflow is read before it. Anything else, or a
  * copy found stale when the start is written, goes the way every first delivery goes: read, decide,
  * log, start.
  */
@@ -47,23 +49,36 @@ export async function deliverWebhook(runtime: Runtime, request: WebhookRequest):
   if (copy) {
     const answer = await deliverToCopy(runtime, request, copy);
     if (answer) return answer;
-    forgetWebhookTarget(request.agentId);
   }
   return deliverToRead(runtime, request);
 }
 
-/** The delivery started from the copy, or undefined when the copy cannot decide it alone. */
+/**
+ * The delivery started from the copy, or undefined when the copy cannot decide it alone: an
+ * outcome other than a start (decided again from a fresh read, which logs it), or a start that
+ * was refused or failed (the copy is forgotten; the fresh read says why).
+ */
 async function deliverToCopy(runtime: Runtime, request: WebhookRequest, { agent, workflow }: WebhookTarget): Promise<WebhookAnswer | undefined> {
-  const admission = await admitDelivery(runtime, agent, workflow, request, new Date());
-  if (admission.kind !== "start") return undefined;
-  const { input, idempotency, also } = admission;
-  const execution = await startEventRun(
-    agentContext(runtime, agent),
-    workflow,
-    { input, agentId: agent.id },
-    { idempotency, also, guard: agentUnchanged(agent) },
-  );
-  return execution && { status: 202, body: { execution_id: execution.id, status: "queued" } };
+  try {
+    const admission = await admitDelivery(runtime, agent, workflow, request, new Date());
+    if (admission.kind !== "start") return undefined;
+    const { input, idempotency, also } = admission;
+    const ctx = agentContext(runtime, agent);
+    const execution = await startEventRun(ctx, workflow, { input, agentId: agent.id }, { idempotency, also, guard: agentUnchanged(agent) });
+    if (execution) return { status: 202, body: { execution_id: execution.id, status: "queued" } };
+    forgetWebhookTarget(agent.id);
+    return undefined;
+  } catch (error) {
+    forgetWebhookTarget(agent.id);
+    // A hub signature used before fails the start's batch, and the fresh read refuses it; any
+    // other failure is worth a line, as every delivery would otherwise quietly go the long way.
+    if (!isSpentSignature(error)) {
+      console.warn(
+        JSON.stringify({ level: "warn", message: "webhook start from a copy failed; read afresh", agent_id: agent.id, error: loggableError(error) }),
+      );
+    }
+    return undefined;
+  }
 }
 
 async function deliverToRead(runtime: Runtime, request: WebhookRequest): Promise<WebhookAnswer> {
@@ -119,7 +134,8 @@ async function deliverToRead(runtime: Runtime, request: WebhookRequest): Promise
     await log("duplicate", { ...fields, executionId, detail: "This event id was delivered before; nothing new was started." });
     return { status: 200, body: { duplicate: true, execution_id: executionId } };
   }
-  rememberWebhookTarget({ agent, workflow });
+  // A workflow that limits its concurrent runs queues them: a copy would not start them.
+  if (!(workflow.settings as WorkflowSettings).concurrency) rememberWebhookTarget({ agent, workflow });
   return { status: 202, body: { execution_id: executionId, status: "queued" } };
 }
 

@@ -1,34 +1,38 @@
 import { and, eq, sql } from "drizzle-orm";
 import { IsolateCache } from "../core/isolate-cache";
-import { agents, workflows, type Agent, type Workflow } from "../db/schema";
+import { agents, workflows, type Workflow } from "../db/schema";
 import { slot } from "../db/statement-cache";
 import type { StartGuard } from "../executions/start";
+import type { WebhookAgent } from "./webhook-admission";
 
 /** An agent and its workflow, as a webhook delivery reads them. */
 export interface WebhookTarget {
-  agent: Agent;
+  agent: WebhookAgent;
   workflow: Workflow;
 }
 
 /**
  * The agents this isolate last started a webhook run for, with their workflows, so the next
- * delivery to one needs no read before its start: a provider sends its events to the same few
- * agents. A copy is never trusted: the run it starts is inserted only if the workflow is still
+ * delivery to one needs no read of them before its start: a provider sends its events to the
+ * same few agents. A copy is never trusted: the run it starts is inserted only if the workflow is still
  * that version (the deferred start's own check) and the agent is still active with the same
  * secrets and credential (`agentUnchanged`); any other outcome (a bad signature, a paused agent,
  * an ignored type) is decided again from a fresh read. So a copy can be stale for any time; it
- * only costs that second read. Bounded like the workflow copies (workflows/cached.ts).
+ * only costs that second read. Bounded like the workflow copies (workflows/cached.ts), weighed
+ * whole; only the agent's columns a delivery uses are kept.
  */
 const targets = new IsolateCache<WebhookTarget>({
   maxEntries: 5_000,
   maxWeight: 4 * 1024 * 1024,
-  weigh: (target) => JSON.stringify(target.workflow).length + 2_000,
+  weigh: (target) => JSON.stringify(target).length,
 });
 
 export const webhookTargetCopy = (agentId: string): WebhookTarget | undefined => targets.peek(agentId);
 
-export function rememberWebhookTarget(target: WebhookTarget): void {
-  targets.set(target.agent.id, target);
+/** Keeps the columns a delivery uses, not the agent's config or counters. */
+export function rememberWebhookTarget({ agent, workflow }: WebhookTarget): void {
+  const { id, userId, workflowId, status, credentialId, webhookSecret, providerSecret } = agent;
+  targets.set(id, { agent: { id, userId, workflowId, status, credentialId, webhookSecret, providerSecret }, workflow });
 }
 
 export function forgetWebhookTarget(agentId: string): void {
@@ -40,7 +44,7 @@ export function forgetWebhookTarget(agentId: string): void {
  * active, with the same signing secrets (a secret set since would not have verified the
  * signature) and acting with the same credential.
  */
-export function agentUnchanged(agent: Agent): StartGuard {
+export function agentUnchanged(agent: WebhookAgent): StartGuard {
   return {
     name: "webhook-agent",
     condition: () =>

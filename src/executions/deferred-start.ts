@@ -1,6 +1,7 @@
 /**
- * The insert of a run whose start is deferred (see deferred-start.ts): its statements go first in
- * the run's first write, with the quota check, instead of a write of their own before the run. A
+ * The start of a run whose insert is deferred (waited-start.ts, event-start.ts): its statements
+ * (the insert and the quota check, and for an event its idempotency key and what goes with its
+ * start) go first in the run's first write instead of a write of their own before the run. A
  * run of pure steps that ends at once is then one write; any other run writes its start together
  * with its first checkpoint, before its first side effect.
  */
@@ -61,11 +62,12 @@ export class DeferredStart {
 
 /**
  * The insert found no workflow to copy: it is gone, may not run now, or changed since this isolate
- * read it. Nothing was written; the run starts again the usual way, which says which.
+ * read it, or the start's own guard (a webhook's agent as read) no longer holds. No run was
+ * written; the run starts again the usual way, which says which.
  */
 export class StartRefused extends Error {
   constructor() {
-    super("The workflow changed before the run's start was written.");
+    super("The workflow or what started the run changed before the run's start was written.");
   }
 }
 

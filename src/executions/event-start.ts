@@ -31,10 +31,11 @@ export interface EventStartOptions {
  * written (the caller may acknowledge the event then); the run goes on in the background.
  *
  * The insert copies the workflow only if it is still the version of the copy, may run, and
- * `guard` holds, so a stale copy never runs. Whenever nothing was started (a stale copy, a key
- * already used, the quota full, a failed write) the answer is `undefined` and nothing is left
- * behind: the caller starts the usual way, which reads afresh and says why. Every step that is not
- * pure runs only after the start is written.
+ * `guard` holds, so a stale copy never runs. When the start is refused (a stale copy, a key
+ * already used, the quota full) the answer is `undefined`; when its write fails, the error is
+ * thrown. Either way no run exists and no step has run but pure ones: the caller starts the usual
+ * way, which reads afresh and says why. Every step that is not pure runs only after the start is
+ * written.
  */
 export async function startEventRun(ctx: ServiceContext, copy: Workflow, run: RunRequest, options: EventStartOptions = {}): Promise<Execution | undefined> {
   // A workflow that limits its concurrent runs queues them: the usual start hands them over.
@@ -53,8 +54,9 @@ export async function startEventRun(ctx: ServiceContext, copy: Workflow, run: Ru
   try {
     await runUntilStarted(ctx, execution, token, start);
     return execution;
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (error instanceof StartRefused || error instanceof StartReplayed || error instanceof StartOverQuota) return undefined;
+    throw error;
   }
 }
 

@@ -308,7 +308,7 @@ export class ExecutionRun implements StepRun {
 
   /**
    * Runs `writes` in one batch behind the run's deferred start, if it is in `start`, and answers
-   * their results. A start that wrote nothing throws (StartRefused, StartOverQuota): the writes
+   * their results. A start that wrote nothing throws (StartRefused, StartReplayed, StartOverQuota): the writes
    * behind it are guarded by the lease of a row that does not exist, so they wrote nothing either.
    */
   private async batchAfterStart(start: D1PreparedStatement[], writes: D1PreparedStatement[]): Promise<D1Result[]> {

@@ -322,7 +322,8 @@ export function startStatements(
             eq(workflows.userId, slot("owner")),
             notInArray(workflows.status, ["paused", "archived"]),
             // Stamps written by SQL carry fractions of a millisecond that a Date drops: same millisecond, same save.
-            copyOf ? and(eq(workflows.version, slot("version")), sql`abs(${workflows.updatedAt} - ${slot("updatedAt")}) < 1`) : undefined,
+            // Slots of their own: the run's own updated_at is a value given too.
+            copyOf ? and(eq(workflows.version, slot("copyVersion")), sql`abs(${workflows.updatedAt} - ${slot("copyUpdatedAt")}) < 1`) : undefined,
             given.includes("rootExecutionId") ? treeHasRoom(slot("rootExecutionId"), slot("descendantLimit")) : undefined,
             guard?.condition(),
           )}`,
@@ -333,7 +334,7 @@ export function startStatements(
       ...encoded,
       workflowId,
       owner: ctx.user.id,
-      ...(copyOf ? { version: copyOf.version, updatedAt: encodeFor(workflows.updatedAt, copyOf.updatedAt) } : {}),
+      ...(copyOf ? { copyVersion: copyOf.version, copyUpdatedAt: encodeFor(workflows.updatedAt, copyOf.updatedAt) } : {}),
       ...(given.includes("rootExecutionId") ? { descendantLimit: ctx.config.quotas.runDescendants } : {}),
       ...guard?.values,
     },

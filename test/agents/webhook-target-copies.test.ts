@@ -69,7 +69,9 @@ describe("webhook deliveries after the first (started from this isolate's copy o
       .run();
     expect((await deliver(agent.agentId, stripeEvent("invoice.paid"))).status).toBe(202);
     // The same change with the stamp, as another isolate's save writes it: the copy is refused at the start, the delivery read afresh.
-    await env.DB.prepare("UPDATE workflows SET updated_at = ? WHERE id = ?").bind(Date.now() + 5, agent.workflow.id).run();
+    await env.DB.prepare("UPDATE workflows SET updated_at = ? WHERE id = ?")
+      .bind(Date.now() + 5, agent.workflow.id)
+      .run();
     const ignored = await deliver(agent.agentId, stripeEvent("invoice.paid"));
     expect(ignored.status).toBe(200);
     expect(await json(ignored)).toEqual({ ignored: true });
