@@ -1,5 +1,4 @@
-import type { IdempotencyKey } from "../executions/start";
-import { TRIGGER_KEY_PREFIX, TRIGGER_KEY_TTL_MS } from "../executions/start";
+import { type IdempotencyKey, TRIGGER_KEY_PREFIX, TRIGGER_KEY_TTL_MS } from "../executions/start-keys";
 import { base64url, sha256 } from "../lib/crypto";
 
 /**

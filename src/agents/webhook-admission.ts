@@ -1,6 +1,7 @@
 import type { Runtime } from "../core/context";
 import type { Agent, Workflow } from "../db/schema";
-import type { IdempotencyKey, StartAlongside } from "../executions/start";
+import type { StartAlongside } from "../executions/start";
+import type { IdempotencyKey } from "../executions/start-keys";
 import { startedEventStatements } from "./events";
 import { hubSignatureKey, spendHubSignatureStatement, verifyHubDelivery } from "./hub-scheme";
 import { agentStoppedReason } from "./service";

@@ -5,16 +5,8 @@ import { DeferredStart, StartOverQuota, StartRefused, StartReplayed } from "./de
 import { newLeaseToken } from "./lease";
 import { runUntilStarted } from "./run-now";
 import { asStatement } from "./run-statements";
-import {
-  type IdempotencyKey,
-  type RunRequest,
-  type StartAlongside,
-  type StartGuard,
-  executionFrom,
-  keyedStartStatements,
-  newRunValues,
-  startStatements,
-} from "./start";
+import { type IdempotencyKey, keyedStartStatements } from "./start-keys";
+import { type RunRequest, type StartAlongside, type StartGuard, executionFrom, newRunValues, startStatements } from "./start";
 
 export interface EventStartOptions {
   idempotency?: IdempotencyKey;

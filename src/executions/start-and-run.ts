@@ -6,7 +6,8 @@ import { isFinished, newLeaseToken } from "./lease";
 import type { EndedRun } from "./outcome";
 import { enqueueExecution, handToQueue } from "./queue";
 import { logInlineFailure, runAndWait, watchUntilEnded } from "./run-now";
-import { type IdempotencyKey, type RunRequest, type StartAlongside, type WorkflowRef, insertExecution } from "./start";
+import { type RunRequest, type StartAlongside, type WorkflowRef, insertExecution } from "./start";
+import type { IdempotencyKey } from "./start-keys";
 import { runWithDeferredStart } from "./waited-start";
 
 /**

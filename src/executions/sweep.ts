@@ -3,7 +3,7 @@ import type { Runtime } from "../core/context";
 import type { ExecutionMessage } from "../core/messages";
 import type { Db } from "../db/client";
 import { executionKeys, executions } from "../db/schema";
-import { IDEMPOTENCY_KEY_TTL_MS, TRIGGER_KEY_PREFIX, TRIGGER_KEY_TTL_MS } from "./start";
+import { IDEMPOTENCY_KEY_TTL_MS, TRIGGER_KEY_PREFIX, TRIGGER_KEY_TTL_MS } from "./start-keys";
 
 /**
  * How long past its lease (or, never leased, past its last update) an unfinished execution may
