@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, lt, or, sql } from "drizzle-orm";
+import { type Column, and, desc, eq, getTableColumns, lt, or, sql } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import type { Db } from "../db/client";
-import type { BatchItem } from "drizzle-orm/batch";
 import { insertSelectList } from "../db/insert-select";
+import { encodeFor, prepareOnce, slot } from "../db/statement-cache";
 import { agentEvents, agents, executions, type AgentEvent } from "../db/schema";
 import { decodeCursor, paginate } from "../http/pagination";
 import { randomToken } from "../lib/crypto";
@@ -48,17 +48,35 @@ export function eventRow(event: NewAgentEvent) {
 /**
  * The `started` row of a delivery whose run is being inserted in the same batch (see
  * StartAlongside), with the agent's `last_event_at`: written only if the run's row is there when
- * the batch gets to it (a replayed event id or a full quota takes it back out).
+ * the batch gets to it (a replayed event id or a full quota takes it back out). Their text is
+ * built once (prepareOnce): a delivery builds no SQL.
  */
-export function startedEventStatements(db: Db, event: NewAgentEvent & { executionId: string }): BatchItem<"sqlite">[] {
+export function startedEventStatements(db: Db, event: NewAgentEvent & { executionId: string }): D1PreparedStatement[] {
   const row = eventRow({ ...event, outcome: "started" });
+  const values = Object.fromEntries(EVENT_COLUMNS.map(([key, column]) => [key, encodeFor(column, row[key])]));
+  const d1 = db.$client;
   return [
-    db
-      .insert(agentEvents)
-      .select(sql`select ${insertSelectList(agentEvents, row)} where exists (select 1 from ${executions} where ${executions.id} = ${event.executionId})`),
-    db.update(agents).set({ lastEventAt: row.receivedAt }).where(eq(agents.id, row.agentId)),
+    prepareOnce(d1, "event:started", () => startedEventInsert(db), values),
+    prepareOnce(d1, "event:last-event-at", () => lastEventAtUpdate(db), { agentId: row.agentId, receivedAt: values.receivedAt }),
   ];
 }
+
+const EVENT_COLUMNS = Object.entries(getTableColumns(agentEvents)) as [keyof ReturnType<typeof eventRow>, Column][];
+
+function startedEventInsert(db: Db) {
+  const slots = Object.fromEntries(EVENT_COLUMNS.map(([key]) => [key, slot(key)]));
+  return db
+    .insert(agentEvents)
+    .select(sql`select ${insertSelectList(agentEvents, {}, slots)} where exists (select 1 from ${executions} where ${executions.id} = ${slot("executionId")})`)
+    .toSQL();
+}
+
+const lastEventAtUpdate = (db: Db) =>
+  db
+    .update(agents)
+    .set({ lastEventAt: slot("receivedAt") })
+    .where(eq(agents.id, slot("agentId")))
+    .toSQL();
 
 /**
  * Records what happened to one delivery or poll, and when the agent last heard of an event

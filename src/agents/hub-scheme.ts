@@ -1,6 +1,7 @@
 import { lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { insertSelectList } from "../db/insert-select";
+import { prepareOnce, slot } from "../db/statement-cache";
 import { executions, webhookDeliveries } from "../db/schema";
 import { constantTimeEqual, hashSecret } from "../lib/crypto";
 import { hmacHex } from "../lib/hmac";
@@ -36,13 +37,17 @@ export async function verifyHubDelivery(secret: string, delivery: InboundDeliver
  * (`isSpentSignature` tells that failure apart). The key is the signature's canonical hex, not the
  * header as sent, so `SHA256=`, upper-case and mixed-case spellings share it.
  */
-export function spendHubSignatureStatement(db: Db, agentId: string, signatureKey: string, executionId: string) {
-  return db
+export function spendHubSignatureStatement(db: Db, agentId: string, signatureKey: string, executionId: string): D1PreparedStatement {
+  return prepareOnce(db.$client, "webhook:spend-signature", () => signatureSpend(db), { agentId, signatureHash: signatureKey, executionId });
+}
+
+const signatureSpend = (db: Db) =>
+  db
     .insert(webhookDeliveries)
     .select(
-      sql`select ${insertSelectList(webhookDeliveries, { agentId, signatureHash: signatureKey })} where exists (select 1 from ${executions} where ${executions.id} = ${executionId})`,
-    );
-}
+      sql`select ${insertSelectList(webhookDeliveries, {}, { agentId: slot("agentId"), signatureHash: slot("signatureHash") })} where exists (select 1 from ${executions} where ${executions.id} = ${slot("executionId")})`,
+    )
+    .toSQL();
 
 /** The failure of a start whose signature was spent before (SQLite's words for the table's primary key). */
 export function isSpentSignature(error: unknown): boolean {

@@ -1,30 +1,47 @@
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { prepareOnce, slot } from "../db/statement-cache";
 import { agents, type Execution } from "../db/schema";
 
 /**
- * The update that counts a finished execution into its agent's monitoring. It must run only with
- * the execution's own final transition (a conditional update that succeeds once), so each
- * execution is counted exactly once: `onlyIf` is that condition when both go in one batch.
+ * The update that counts a finished execution into its agent's monitoring. It runs only while the
+ * runner still holds the execution's lease (`leaseToken`) and the execution is unfinished, and it
+ * goes in one batch with the final transition that releases that lease (a conditional update that
+ * succeeds once), so each execution is counted exactly once. Its text is built once per outcome
+ * (prepareOnce): ending a run builds no SQL.
  */
 export function agentOutcomeUpdate(
   db: Db,
-  execution: Pick<Execution, "agentId" | "startedAt" | "createdAt">,
+  execution: Pick<Execution, "id" | "agentId" | "startedAt" | "createdAt">,
   outcome: { success: boolean; error?: string | null },
-  onlyIf?: SQL,
-) {
-  const duration = Date.now() - (execution.startedAt ?? execution.createdAt).getTime();
+  leaseToken: string,
+): D1PreparedStatement {
+  const now = Date.now();
+  const duration = now - (execution.startedAt ?? execution.createdAt).getTime();
+  return prepareOnce(db.$client, `agent-outcome:${outcome.success ? "succeeded" : "failed"}`, () => outcomeUpdate(db, outcome.success), {
+    agentId: execution.agentId ?? "",
+    executionId: execution.id,
+    token: leaseToken,
+    now,
+    duration,
+    lastError: outcome.error ?? null,
+  });
+}
+
+function outcomeUpdate(db: Db, success: boolean) {
+  const leaseHeld = sql`exists (select 1 from executions where id = ${slot("executionId")} and lease_token = ${slot("token")} and status in ('queued', 'running'))`;
   return db
     .update(agents)
     .set({
       executionCount: sql`${agents.executionCount} + 1`,
-      successCount: outcome.success ? sql`${agents.successCount} + 1` : agents.successCount,
-      failureCount: outcome.success ? agents.failureCount : sql`${agents.failureCount} + 1`,
-      lastError: outcome.success ? agents.lastError : (outcome.error ?? null),
-      lastRunAt: new Date(),
-      lastDurationMs: duration,
-      totalDurationMs: sql`${agents.totalDurationMs} + ${duration}`,
-      updatedAt: new Date(),
+      successCount: success ? sql`${agents.successCount} + 1` : agents.successCount,
+      failureCount: success ? agents.failureCount : sql`${agents.failureCount} + 1`,
+      lastError: success ? agents.lastError : slot("lastError"),
+      lastRunAt: slot("now"),
+      lastDurationMs: slot("duration"),
+      totalDurationMs: sql`${agents.totalDurationMs} + ${slot("duration")}`,
+      updatedAt: slot("now"),
     })
-    .where(and(eq(agents.id, execution.agentId ?? ""), onlyIf));
+    .where(and(eq(agents.id, slot("agentId")), leaseHeld))
+    .toSQL();
 }

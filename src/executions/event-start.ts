@@ -4,7 +4,6 @@ import type { WorkflowSettings } from "../workflows/steps";
 import { DeferredStart, StartOverQuota, StartRefused, StartReplayed } from "./deferred-start";
 import { newLeaseToken } from "./lease";
 import { runUntilStarted } from "./run-now";
-import { asStatement } from "./run-statements";
 import { type IdempotencyKey, keyedStartStatements } from "./start-keys";
 import { type RunRequest, type StartAlongside, type StartGuard, executionFrom, newRunValues, startStatements } from "./start";
 
@@ -35,13 +34,11 @@ export async function startEventRun(ctx: ServiceContext, copy: Workflow, run: Ru
   const now = Date.now();
   const token = newLeaseToken();
   const values = { ...newRunValues(ctx, run, now, token), createdAt: new Date(now), updatedAt: new Date(now) };
-  const d1 = ctx.db.$client;
-  const before = (options.also?.before ?? []).map((item) => asStatement(d1, item));
-  const after = (options.also?.after?.(values.id) ?? []).map((item) => asStatement(d1, item));
+  const after = options.also?.after?.(values.id) ?? [];
   const plain = startStatements(ctx, copy.id, values, copy, options.guard);
   const statements = options.idempotency ? keyedStartStatements(ctx, plain, options.idempotency, values.id, now) : plain;
-  const read = (results: D1Result[]) => readStart(results.slice(before.length), Boolean(options.idempotency));
-  const start = new DeferredStart([...before, ...statements, ...after], read);
+  const read = (results: D1Result[]) => readStart(results, Boolean(options.idempotency));
+  const start = new DeferredStart([...statements, ...after], read);
   const execution = executionFrom(copy, values);
   try {
     await runUntilStarted(ctx, execution, token, start);

@@ -215,9 +215,12 @@ export class ExecutionRun implements StepRun {
     const followUps = followUpsOfEnd(this.ctx, this.execution, final, stillHeld);
     // Checkpoints, the agent's count and the follow-ups go before the final state: they are
     // guarded by the lease that it releases, so a runner that lost the lease writes none of them.
-    const others = [...(agentId ? [agentOutcomeUpdate(this.db, this.execution, outcome, stillHeld)] : []), ...followUps.writes];
+    const others = [
+      ...(agentId ? [agentOutcomeUpdate(this.db, this.execution, outcome, this.token)] : []),
+      ...followUps.writes.map((write) => asStatement(this.d1, write)),
+    ];
     const start = this.start?.take() ?? [];
-    const writes = [...checkpoints.statements, ...others.map((write) => asStatement(this.d1, write)), finalState];
+    const writes = [...checkpoints.statements, ...others, finalState];
     const results = await this.batchAfterStart(start, writes);
     const row = results.at(-1)!.results[0] as { started_at: number | null; updated_at: number } | undefined;
     const written = row && { startedAt: row.started_at === null ? null : new Date(row.started_at), updatedAt: new Date(row.updated_at) };

@@ -1,5 +1,4 @@
 import { type Column, type SQL, and, eq, getTableColumns, notInArray, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
 import { insertSelectList } from "../db/insert-select";
@@ -9,7 +8,6 @@ import { randomToken } from "../lib/crypto";
 import { getOwnedWorkflow } from "../workflows/service";
 import { descendantCounted, descendantsExceeded, descendantsOf, treeHasRoom } from "./descendants";
 import { LEASE_MS } from "./lease";
-import { asStatement } from "./run-statements";
 import { type IdempotencyKey, firstRunOf, keyedStartStatements } from "./start-keys";
 
 /**
@@ -19,14 +17,13 @@ import { type IdempotencyKey, firstRunOf, keyedStartStatements } from "./start-k
  */
 
 /**
- * Statements written in the start's own transaction (one round trip instead of several): `before`
- * the run's insert (one failing starts nothing: a webhook's signature spent twice), and `after`
- * everything else, given the new run's id (each must check for itself that the run is there: a
- * replayed key or a full quota takes the row back out).
+ * Statements written in the start's own transaction (one round trip instead of several), after the
+ * run's insert, given the new run's id: each must check for itself that the run is there (a
+ * replayed key or a full quota takes the row back out), and one that fails starts nothing (a
+ * webhook's signature spent twice).
  */
 export interface StartAlongside {
-  before?: BatchItem<"sqlite">[];
-  after?: (executionId: string) => BatchItem<"sqlite">[];
+  after?: (executionId: string) => D1PreparedStatement[];
 }
 
 /**
@@ -54,27 +51,21 @@ export async function insertExecution(
   const { id } = values;
   // Insert, then take the row back out if the account is now over its quota, in one batch (one
   // transaction), so a refused start leaves nothing behind.
-  const before = also.before ?? [];
   const after = also.after?.(id) ?? [];
   // Statements built once per shape (startStatements): the workflow, even one read already, is
   // copied in SQL as it is at the insert, and only while it may run.
   const d1 = db.$client;
   const workflowId = typeof workflow === "number" ? workflow : workflow.id;
-  const around = { before: before.map((item) => asStatement(d1, item)), after: after.map((item) => asStatement(d1, item)) };
   if (!idempotency) {
-    const [execution, refused] = await startFromWorkflow(ctx, workflowId, values, undefined, around);
+    const [execution, refused] = await startFromWorkflow(ctx, workflowId, values, undefined, after);
     if (!execution) throw await whyNotRunnable(ctx, workflow, values.rootExecutionId);
     if (refused) throw quotaExceeded(limit);
     return { execution, replayed: false };
   }
   // With a key, in the same transaction: forget the key if it is past its time, claim it, and
   // take the new row back out if the key already belonged to another run (a replay).
-  const results = await d1.batch([
-    ...around.before,
-    ...keyedStartStatements(ctx, startStatements(ctx, workflowId, values), idempotency, id, now),
-    ...around.after,
-  ]);
-  const [, inserted, claimed, , refused] = results.slice(before.length);
+  const results = await d1.batch([...keyedStartStatements(ctx, startStatements(ctx, workflowId, values), idempotency, id, now), ...after]);
+  const [, inserted, claimed, , refused] = results;
   const row = inserted!.results[0] as Record<string, unknown> | undefined;
   if (!row) throw await whyNotRunnable(ctx, workflow);
   if (claimed!.results.length === 0) return { execution: await firstRunOf(ctx, idempotency), replayed: true };
@@ -178,7 +169,7 @@ export function insertFromWorkflow(ctx: ServiceContext, workflowId: number, valu
 
 /**
  * The start batch of a run by workflow id (the insert, then the quota check that takes it back
- * out, and for a child run the count of its tree), with `also`'s statements around them. With
+ * out, and for a child run the count of its tree), with `after` (StartAlongside's) behind them. With
  * `copyOf`, the workflow is copied only if it is still that version. Answers the new row, or
  * none, and whether the quota refused it.
  */
@@ -187,7 +178,7 @@ async function startFromWorkflow(
   workflowId: number,
   values: Partial<Record<keyof Execution, unknown>>,
   copyOf?: Pick<Workflow, "version" | "updatedAt">,
-  also: { before: D1PreparedStatement[]; after: D1PreparedStatement[] } = { before: [], after: [] },
+  after: D1PreparedStatement[] = [],
 ): Promise<[Execution | undefined, boolean]> {
   const statements: D1PreparedStatement[] = startStatements(ctx, workflowId, values, copyOf);
   const root = values.rootExecutionId as string | undefined;
@@ -195,8 +186,7 @@ async function startFromWorkflow(
     statements.push(
       prepareOnce(ctx.db.$client, "start:descendant", () => descendantCounted(ctx.db, slot("root"), slot("id")).toSQL(), { root, id: values.id }),
     );
-  const results = await ctx.db.$client.batch([...also.before, ...statements, ...also.after]);
-  const [inserted, refused] = results.slice(also.before.length);
+  const [inserted, refused] = await ctx.db.$client.batch([...statements, ...after]);
   const row = inserted!.results[0] as Record<string, unknown> | undefined;
   return [row && decodeRow(row), (refused!.results.length ?? 0) > 0];
 }
