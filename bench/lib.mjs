@@ -1,10 +1,10 @@
 // Helpers shared by the benchmarks: ports, percentiles, and a hub started for measuring.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startHub } from "../scripts/start.mjs";
+import { processesBelow, startHub } from "../scripts/start.mjs";
 import { freePort } from "../scripts/free-port.mjs";
 
 export { freePort };
@@ -77,4 +77,53 @@ export async function benchHub({ inspectorPort } = {}) {
       rmSync(state, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The hub's Worker on the local runtime's own socket, behind the proxy that `wrangler dev` puts on
+ * the public port (a second runtime process that forwards every request, kept so a reload does
+ * not drop the port): requests there reach the same Worker, bindings and storage, without the
+ * proxy's hop. Found among the listening loopback sockets of the runtime processes below the
+ * hub's (Linux: /proc), as the one whose /health is this hub's (it carries X-Request-Id).
+ * Undefined where it cannot be told.
+ */
+export async function workerOrigin(hub) {
+  if (process.platform !== "linux") return undefined;
+  const publicPort = Number(new URL(hub.origin).port);
+  const listening = new Map(); // socket inode -> port
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = "";
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.trim().split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[3] === "0A") listening.set(fields[9], Number.parseInt(fields[1].split(":").at(-1), 16));
+    }
+  }
+  const ports = [];
+  for (const { pid } of processesBelow(hub.child.pid)) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "workerd") continue;
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        const port = inode && listening.get(inode);
+        if (port && port !== publicPort) ports.push(port);
+      }
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  for (const port of ports) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/health`);
+      const body = await response.text();
+      if (response.ok && response.headers.has("x-request-id") && body.includes('"ok"')) return `http://127.0.0.1:${port}`;
+    } catch {
+      // not an HTTP socket
+    }
+  }
+  return undefined;
 }

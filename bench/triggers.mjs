@@ -17,7 +17,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { startHub } from "../scripts/start.mjs";
 import { startFeed } from "../test/fakes/feed.mjs";
-import { freePort, median, percentile } from "./lib.mjs";
+import { freePort, median, percentile, workerOrigin } from "./lib.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 10;
@@ -271,6 +271,14 @@ async function webhooks(bench) {
   }
   const after = await load(origin, { path: "/health" });
   const healthP99 = (before.latency.p99 + after.latency.p99) / 2;
+  // The same on the Worker's own socket, without the hop through wrangler's dev proxy (measured
+  // after the proxied rows, so on a hub that has served more, never a fresher one).
+  const worker = await workerOrigin(bench.hub);
+  const direct = worker ? { before: await load(worker, { path: "/health" }), results: [] } : undefined;
+  if (direct) {
+    for (const s of schemes) direct.results.push({ ...s, result: await load(worker, s) });
+    direct.after = await load(worker, { path: "/health" });
+  }
   // The same 10 connections at a steady rate, /health alike.
   const steadyHealth = await steadyLoad(origin, { path: "/health" });
   const steady = [];
@@ -318,6 +326,20 @@ async function webhooks(bench) {
     );
   }
   console.log(row("GET /health (after)", after));
+  if (direct) {
+    console.log(`  the same on the Worker's own socket (${worker}), without wrangler's dev proxy in front:`);
+    console.log(row("GET /health (before)", direct.before));
+    const directHealthP99 = (direct.before.latency.p99 + direct.after.latency.p99) / 2;
+    for (const r of direct.results) {
+      console.log(
+        `${row(`webhook, ${r.verify} signature -> 202`, r.result)}  p99 ${(r.result.latency.p99 / directHealthP99).toFixed(2)}x /health's` +
+          ` (target p99 < 50 ms${r.result.latency.p99 < 50 ? ", met" : ", NOT met"})`,
+      );
+    }
+    console.log(row("GET /health (after)", direct.after));
+  } else {
+    console.log("  (the Worker's own socket was not found here: no rows without the dev proxy)");
+  }
   console.log(`  at a steady ${STEADY_RATE} requests/s over the same ${CONNECTIONS} connections (open loop):`);
   const steadyRow = (label, r) =>
     `  ${label.padEnd(34)} ${r.rate.toFixed(0).padStart(5)} req/s  ${p50p99(r.latencies)}${r.failed ? `  [${r.failed} not 2xx]` : ""}`;

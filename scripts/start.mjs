@@ -84,7 +84,7 @@ const STOP_GRACE_MS = 5_000;
  * listing. The `ps` run for it is left out.
  * @returns {{ pid: number, ppid: number }[]}
  */
-function processesBelow(root) {
+export function processesBelow(root) {
   let listing;
   try {
     listing = execFileSync("ps", ["-A", "-o", "pid=,ppid=,comm="], { encoding: "utf8" });

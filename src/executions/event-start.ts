@@ -35,7 +35,7 @@ export async function startEventRun(ctx: ServiceContext, copy: Workflow, run: Ru
   const token = newLeaseToken();
   const values = { ...newRunValues(ctx, run, now, token), createdAt: new Date(now), updatedAt: new Date(now) };
   const after = options.also?.after?.(values.id) ?? [];
-  const plain = startStatements(ctx, copy.id, values, copy, options.guard);
+  const plain = startStatements(ctx, copy.id, values, { copyOf: copy, guard: options.guard, idOnly: true });
   const statements = options.idempotency ? keyedStartStatements(ctx, plain, options.idempotency, values.id, now) : plain;
   const read = (results: D1Result[]) => readStart(results, Boolean(options.idempotency));
   const start = new DeferredStart([...statements, ...after], read);

@@ -180,7 +180,7 @@ async function startFromWorkflow(
   copyOf?: Pick<Workflow, "version" | "updatedAt">,
   after: D1PreparedStatement[] = [],
 ): Promise<[Execution | undefined, boolean]> {
-  const statements: D1PreparedStatement[] = startStatements(ctx, workflowId, values, copyOf);
+  const statements: D1PreparedStatement[] = startStatements(ctx, workflowId, values, { copyOf });
   const root = values.rootExecutionId as string | undefined;
   if (root)
     statements.push(
@@ -206,14 +206,15 @@ export interface StartGuard {
  * The two statements that start a run by workflow id: the insert, which copies the caller's
  * workflow if it may run (and, with `copyOf`, only if it is still that version of it), and the
  * quota check that takes the row back out. Their text is built once per set of values given (see
- * prepareOnce): it is the same for every run started through the API. The insert returns the row.
+ * prepareOnce): it is the same for every run started through the API. The insert returns the row,
+ * or with `idOnly` just its id: a deferred start, which holds the row already, only asks whether
+ * there is one, and a whole row (steps, input) is JSON to encode and decode for nothing.
  */
 export function startStatements(
   ctx: ServiceContext,
   workflowId: number,
   values: Partial<Record<keyof Execution, unknown>>,
-  copyOf?: Pick<Workflow, "version" | "updatedAt">,
-  guard?: StartGuard,
+  { copyOf, guard, idOnly = false }: { copyOf?: Pick<Workflow, "version" | "updatedAt">; guard?: StartGuard; idOnly?: boolean } = {},
 ): [insert: D1PreparedStatement, overQuota: D1PreparedStatement] {
   const given = Object.keys(values).filter((key) => values[key as keyof Execution] !== undefined) as (keyof Execution)[];
   const d1 = ctx.db.$client;
@@ -221,36 +222,34 @@ export function startStatements(
   const encoded = Object.fromEntries(given.map((key) => [key, encodeFor(EXECUTION_COLUMNS[key], values[key])]));
   const insert = prepareOnce(
     d1,
-    `start:${given.join(",")}${copyOf ? ":copy" : ""}${guard ? `:${guard.name}` : ""}`,
-    () =>
-      ctx.db
-        .insert(executions)
-        .select(
-          // The values go in as named slots (copied as they are); the rest is copied from the workflow.
-          sql`select ${insertSelectList(
-            executions,
-            {},
-            {
-              ...slots,
-              workflowId: workflows.id,
-              workflowVersion: workflows.version,
-              steps: workflows.steps,
-              settings: workflows.settings,
-              variables: workflows.variables,
-            },
-          )} from ${workflows} where ${and(
-            eq(workflows.id, slot("workflowId")),
-            eq(workflows.userId, slot("owner")),
-            notInArray(workflows.status, ["paused", "archived"]),
-            // Stamps written by SQL carry fractions of a millisecond that a Date drops: same millisecond, same save.
-            // Slots of their own: the run's own updated_at is a value given too.
-            copyOf ? and(eq(workflows.version, slot("copyVersion")), sql`abs(${workflows.updatedAt} - ${slot("copyUpdatedAt")}) < 1`) : undefined,
-            given.includes("rootExecutionId") ? treeHasRoom(slot("rootExecutionId"), slot("descendantLimit")) : undefined,
-            guard?.condition(),
-          )}`,
-        )
-        .returning()
-        .toSQL(),
+    `start:${given.join(",")}${copyOf ? ":copy" : ""}${guard ? `:${guard.name}` : ""}${idOnly ? ":id" : ""}`,
+    () => {
+      const copying = ctx.db.insert(executions).select(
+        // The values go in as named slots (copied as they are); the rest is copied from the workflow.
+        sql`select ${insertSelectList(
+          executions,
+          {},
+          {
+            ...slots,
+            workflowId: workflows.id,
+            workflowVersion: workflows.version,
+            steps: workflows.steps,
+            settings: workflows.settings,
+            variables: workflows.variables,
+          },
+        )} from ${workflows} where ${and(
+          eq(workflows.id, slot("workflowId")),
+          eq(workflows.userId, slot("owner")),
+          notInArray(workflows.status, ["paused", "archived"]),
+          // Stamps written by SQL carry fractions of a millisecond that a Date drops: same millisecond, same save.
+          // Slots of their own: the run's own updated_at is a value given too.
+          copyOf ? and(eq(workflows.version, slot("copyVersion")), sql`abs(${workflows.updatedAt} - ${slot("copyUpdatedAt")}) < 1`) : undefined,
+          given.includes("rootExecutionId") ? treeHasRoom(slot("rootExecutionId"), slot("descendantLimit")) : undefined,
+          guard?.condition(),
+        )}`,
+      );
+      return (idOnly ? copying.returning({ id: executions.id }) : copying.returning()).toSQL();
+    },
     {
       ...encoded,
       workflowId,

@@ -39,7 +39,7 @@ export async function runWithDeferredStart(ctx: ServiceContext, workflowId: numb
   const token = newLeaseToken();
   const values = { ...newRunValues(ctx, run, now, token), createdAt: new Date(now), updatedAt: new Date(now) };
   const execution = executionFrom(copy, values);
-  const start = new DeferredStart(startStatements(ctx, workflowId, values, copy));
+  const start = new DeferredStart(startStatements(ctx, workflowId, values, { copyOf: copy, idOnly: true }));
   try {
     return { execution, finished: await runAndWait(ctx, execution, token, waitSeconds, start) };
   } catch (error) {
