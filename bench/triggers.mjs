@@ -2,9 +2,10 @@
 // Benchmark for triggers (npm run bench), on local `wrangler dev`:
 //   1. signed webhooks to a one-step run (a `set` step), in the hub's own scheme and in Stripe's,
 //      10 connections, each request a fresh event (its own body, timestamp and signature): the
-//      202's latency p50/p99 against GET /health measured in the same run at the same
-//      concurrency, and from accepted (the run's created_at) to the run started and succeeded,
-//      both under that load and with one event at a time;
+//      202's latency p50/p99 against GET /health at the same concurrency, each row on a hub of
+//      its own, on the public port and on the Worker's own socket behind it; from accepted (the
+//      run's created_at) to the run started and succeeded, both under that load and with one
+//      event at a time; and at a steady rate;
 //   2. 100 agents polling a local feed every 5 s (each its own /feed/<n>, so the feed tells when
 //      each agent polled) while new items arrive at a steady rate: how late each poll comes after
 //      the previous one plus the interval, how soon a new item has its run, runs started per
@@ -235,65 +236,76 @@ function runTimes(runs) {
   return { started, succeeded, failed: runs.filter((r) => r.status !== "succeeded").length, slow: started.filter((t) => t > 5000).length };
 }
 
-async function webhooks(bench) {
-  const { origin } = bench.hub;
-  const make = async (verify) => {
-    const workflow = await bench.post("/v1/workflows", {
-      workflow_name: `Webhook ${verify}`,
-      description: "benchmark",
-      trigger_type: "webhook",
-      trigger_config: { verify },
-      steps: ONE_STEP,
-    });
-    const agent = await bench.post("/v1/agents/deploy", { workflow_id: workflow.id });
-    if (verify === "stripe") await bench.put(`/v1/agents/${agent.agent_id}/webhook-secret`, { secret: STRIPE_SECRET });
-    const secret = verify === "hub" ? agent.webhook_secret : STRIPE_SECRET;
-    return { verify, workflow, path: `/v1/hooks/agents/${agent.agent_id}`, sign: () => signedEvent(verify, secret) };
-  };
-  const schemes = [await make("hub"), await make("stripe")];
+/** A webhook agent on `bench`'s hub, for the hub's scheme or Stripe's, with a one-step workflow. */
+async function webhookAgent(bench, verify) {
+  const workflow = await bench.post("/v1/workflows", {
+    workflow_name: `Webhook ${verify}`,
+    description: "benchmark",
+    trigger_type: "webhook",
+    trigger_config: { verify },
+    steps: ONE_STEP,
+  });
+  const agent = await bench.post("/v1/agents/deploy", { workflow_id: workflow.id });
+  if (verify === "stripe") await bench.put(`/v1/agents/${agent.agent_id}/webhook-secret`, { secret: STRIPE_SECRET });
+  const secret = verify === "hub" ? agent.webhook_secret : STRIPE_SECRET;
+  return { verify, workflow, path: `/v1/hooks/agents/${agent.agent_id}`, sign: () => signedEvent(verify, secret) };
+}
 
-  // Warm every path, then let the warm-up's runs finish before measuring.
-  await load(origin, { path: "/health", seconds: 2 });
-  for (const s of schemes) await load(origin, { ...s, seconds: 2 });
-  await drained(
-    bench,
-    schemes.map((s) => s.workflow.id),
-    0,
-  );
-  const counts = await Promise.all(schemes.map(async (s) => (await executionsOf(bench, s.workflow.id)).length));
+/**
+ * Measures one row on a hub of its own, started for it and stopped after: the local runtime's
+ * tail grows with what it has served (its memory and `/health`'s own p99 climb run after run), so
+ * on one shared hub a row's figures depended on the rows before it.
+ */
+async function onFreshHub(problems, work) {
+  const bench = await triggerHub();
+  try {
+    return await work(bench);
+  } finally {
+    for (const [what, n] of bench.problems) problems.set(what, (problems.get(what) ?? 0) + n);
+    await bench.stop();
+  }
+}
 
-  const before = await load(origin, { path: "/health" });
-  const results = [];
-  for (const s of schemes) {
+async function originOf(bench, door) {
+  if (door === "proxy") return bench.hub.origin;
+  const worker = await workerOrigin(bench.hub);
+  if (!worker) throw new Error("the Worker's own socket was not found");
+  return worker;
+}
+
+/**
+ * Saturated: 10 connections, each sending again once answered, after a 2 s warm-up of the same
+ * path, through `door`: the public port ("proxy", wrangler's dev proxy in front) or the Worker's
+ * own socket ("worker").
+ */
+function saturatedRow(problems, door, verify) {
+  return onFreshHub(problems, async (bench) => {
+    const origin = await originOf(bench, door);
+    if (!verify) {
+      await load(origin, { path: "/health", seconds: 2 });
+      return { result: await load(origin, { path: "/health" }) };
+    }
+    const s = await webhookAgent(bench, verify);
+    await load(origin, { ...s, seconds: 2 });
+    const before = (await executionsOf(bench, s.workflow.id)).length;
+    await drained(bench, [s.workflow.id], before);
     const accepted = new Set();
     const result = await load(origin, { ...s, onAccepted: (id) => accepted.add(id) });
-    results.push({ ...s, result, accepted });
-  }
-  const after = await load(origin, { path: "/health" });
-  const healthP99 = (before.latency.p99 + after.latency.p99) / 2;
-  // The same on the Worker's own socket, without the hop through wrangler's dev proxy (measured
-  // after the proxied rows, so on a hub that has served more, never a fresher one).
-  const worker = await workerOrigin(bench.hub);
-  const direct = worker ? { before: await load(worker, { path: "/health" }), results: [] } : undefined;
-  if (direct) {
-    for (const s of schemes) direct.results.push({ ...s, result: await load(worker, s) });
-    direct.after = await load(worker, { path: "/health" });
-  }
-  // The same 10 connections at a steady rate, /health alike.
-  const steadyHealth = await steadyLoad(origin, { path: "/health" });
-  const steady = [];
-  for (const s of schemes) steady.push({ ...s, result: await steadyLoad(origin, s) });
+    // The runs the measured load started, once they have ended.
+    const runs = await drained(bench, [s.workflow.id], before + accepted.size);
+    return { result, accepted, times: runTimes(runs.filter((run) => accepted.has(run.id))) };
+  });
+}
 
-  // The runs the measured load started, once they have ended.
-  const loaded = [];
-  for (const [i, r] of results.entries()) {
-    const runs = await drained(bench, [r.workflow.id], counts[i] + r.accepted.size);
-    loaded.push(runTimes(runs.filter((run) => r.accepted.has(run.id))));
-  }
-
-  // One event at a time: accepted -> started with no backlog (the queue takes a batch within a second).
-  const paced = [];
-  for (const s of schemes) {
+/** A steady rate (open loop) after a 2 s warm-up at that rate; for webhooks, then one event at a time. */
+function steadyRow(problems, verify) {
+  return onFreshHub(problems, async (bench) => {
+    const origin = bench.hub.origin;
+    const s = verify ? await webhookAgent(bench, verify) : { path: "/health" };
+    await steadyLoad(origin, { ...s, seconds: 2 });
+    const result = await steadyLoad(origin, s);
+    if (!verify) return { result };
+    // One event at a time: accepted -> started with no backlog.
     const ids = new Set();
     const latencies = [];
     for (let i = 0; i < PACED_EVENTS; i++) {
@@ -301,61 +313,55 @@ async function webhooks(bench) {
       const sent = performance.now();
       const response = await fetch(`${origin}${s.path}`, { method: "POST", headers: event.headers, body: event.body });
       latencies.push(performance.now() - sent);
-      if (response.status !== 202) throw new Error(`${s.verify} webhook: ${response.status} ${await response.text()}`);
+      if (response.status !== 202) throw new Error(`${verify} webhook: ${response.status} ${await response.text()}`);
       ids.add((await response.json()).execution_id);
       await sleep(100);
     }
     const runs = await drained(bench, [s.workflow.id], ids.size, 30_000);
-    paced.push({ latencies, ...runTimes(runs.filter((run) => ids.has(run.id))) });
-  }
+    return { result, paced: { latencies, ...runTimes(runs.filter((run) => ids.has(run.id))) } };
+  });
+}
 
+async function webhooks(problems) {
+  const schemes = ["hub", "stripe"];
+  const target = (p99) => `(target p99 < 50 ms${p99 < 50 ? ", met" : ", NOT met"})`;
   const row = (label, r) =>
     `  ${label.padEnd(34)} ${r.requests.average.toFixed(0).padStart(5)} req/s  p50 ${String(r.latency.p50).padStart(3)} ms  p99 ${String(r.latency.p99).padStart(4)} ms` +
     (r.non2xx ? `  [${r.non2xx} not 2xx]` : "");
-  console.log(`\nSigned webhooks to a one-step run, ${CONNECTIONS} connections, ${SECONDS} s each, each request a fresh event`);
-  console.log(row("GET /health (before)", before));
-  for (const [i, r] of results.entries()) {
-    const ratio = r.result.latency.p99 / healthP99;
+  console.log(`\nSigned webhooks to a one-step run, ${CONNECTIONS} connections, ${SECONDS} s each, each request a fresh event, each row on a fresh hub`);
+  for (const door of ["proxy", "worker"]) {
     console.log(
-      `${row(`webhook, ${r.verify} signature -> 202`, r.result)}  p99 ${ratio.toFixed(2)}x /health's` +
-        ` (target p99 < 50 ms${r.result.latency.p99 < 50 ? ", met" : ", NOT met"})`,
+      door === "proxy"
+        ? "  on the public port (what `npm start` serves: wrangler's dev proxy in front of the Worker):"
+        : "  on the Worker's own socket (the same Worker and storage, without the dev proxy's hop):",
     );
-    const times = loaded[i];
-    console.log(
-      `    under this load: accepted -> started  ${p50p99(times.started)};  accepted -> succeeded  ${p50p99(times.succeeded)}  (${r.accepted.size} runs, ${times.slow} started over 5 s after, ${times.failed} not succeeded)`,
-    );
-  }
-  console.log(row("GET /health (after)", after));
-  if (direct) {
-    console.log(`  the same on the Worker's own socket (${worker}), without wrangler's dev proxy in front:`);
-    console.log(row("GET /health (before)", direct.before));
-    const directHealthP99 = (direct.before.latency.p99 + direct.after.latency.p99) / 2;
-    for (const r of direct.results) {
+    const health = await saturatedRow(problems, door);
+    console.log(row("GET /health", health.result));
+    for (const verify of schemes) {
+      const r = await saturatedRow(problems, door, verify);
+      const p99 = r.result.latency.p99;
+      console.log(`${row(`webhook, ${verify} signature -> 202`, r.result)}  p99 ${(p99 / health.result.latency.p99).toFixed(2)}x /health's ${target(p99)}`);
       console.log(
-        `${row(`webhook, ${r.verify} signature -> 202`, r.result)}  p99 ${(r.result.latency.p99 / directHealthP99).toFixed(2)}x /health's` +
-          ` (target p99 < 50 ms${r.result.latency.p99 < 50 ? ", met" : ", NOT met"})`,
+        `    under this load: accepted -> started  ${p50p99(r.times.started)};  accepted -> succeeded  ${p50p99(r.times.succeeded)}  (${r.accepted.size} runs, ${r.times.slow} started over 5 s after, ${r.times.failed} not succeeded)`,
       );
     }
-    console.log(row("GET /health (after)", direct.after));
-  } else {
-    console.log("  (the Worker's own socket was not found here: no rows without the dev proxy)");
   }
-  console.log(`  at a steady ${STEADY_RATE} requests/s over the same ${CONNECTIONS} connections (open loop):`);
-  const steadyRow = (label, r) =>
+  console.log(`  at a steady ${STEADY_RATE} requests/s over the same ${CONNECTIONS} connections (open loop, public port):`);
+  const steady = (label, r) =>
     `  ${label.padEnd(34)} ${r.rate.toFixed(0).padStart(5)} req/s  ${p50p99(r.latencies)}${r.failed ? `  [${r.failed} not 2xx]` : ""}`;
-  console.log(steadyRow("GET /health", steadyHealth));
-  const healthSteadyP99 = percentile(steadyHealth.latencies, 0.99);
-  for (const r of steady) {
+  const health = await steadyRow(problems);
+  console.log(steady("GET /health", health.result));
+  const healthP99 = percentile(health.result.latencies, 0.99);
+  const paced = [];
+  for (const verify of schemes) {
+    const r = await steadyRow(problems, verify);
     const p99 = percentile(r.result.latencies, 0.99);
-    console.log(
-      `${steadyRow(`webhook, ${r.verify} signature -> 202`, r.result)}  p99 ${(p99 / healthSteadyP99).toFixed(2)}x /health's` +
-        ` (target p99 < 50 ms${p99 < 50 ? ", met" : ", NOT met"})`,
-    );
+    console.log(`${steady(`webhook, ${verify} signature -> 202`, r.result)}  p99 ${(p99 / healthP99).toFixed(2)}x /health's ${target(p99)}`);
+    paced.push([verify, r.paced]);
   }
-  for (const [i, s] of schemes.entries()) {
-    const p = paced[i];
+  for (const [verify, p] of paced) {
     console.log(
-      `  one at a time (${PACED_EVENTS}), ${s.verify}: 202 ${p50p99(p.latencies)};  accepted -> started  ${p50p99(p.started)};  accepted -> succeeded  ${p50p99(p.succeeded)}`,
+      `  one at a time (${PACED_EVENTS}), ${verify}: 202 ${p50p99(p.latencies)};  accepted -> started  ${p50p99(p.started)};  accepted -> succeeded  ${p50p99(p.succeeded)}`,
     );
   }
 }
@@ -495,17 +501,13 @@ async function main() {
       .map((x) => x.toFixed(2))
       .join(" ");
   console.log(`load average at the start ${load()} (${os.cpus().length} cores)`);
-  const bench = await triggerHub();
-  try {
-    if (ONLY !== "polls") await webhooks(bench);
-    if (ONLY !== "webhooks") await polls(bench);
-    console.log(`  load average at the end ${load()} (this benchmark alone keeps it near 1-2: more means other work shared the machine)`);
-    if (bench.problems.size) {
-      console.log("  the hub logged:");
-      for (const [what, n] of bench.problems) console.log(`    ${n} × ${what}`);
-    }
-  } finally {
-    await bench.stop();
+  const problems = new Map();
+  if (ONLY !== "polls") await webhooks(problems);
+  if (ONLY !== "webhooks") await onFreshHub(problems, polls);
+  console.log(`  load average at the end ${load()} (this benchmark alone keeps it near 1-2: more means other work shared the machine)`);
+  if (problems.size) {
+    console.log("  the hubs logged:");
+    for (const [what, n] of problems) console.log(`    ${n} × ${what}`);
   }
 }
 
