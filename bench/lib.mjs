@@ -90,7 +90,7 @@ export async function benchHub({ inspectorPort } = {}) {
 export async function workerOrigin(hub) {
   if (process.platform !== "linux") return undefined;
   const publicPort = Number(new URL(hub.origin).port);
-  const listening = new Map(); // socket inode -> port
+  const listening = new Map(); // socket inode -> port, loopback only
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     let text = "";
     try {
@@ -99,30 +99,40 @@ export async function workerOrigin(hub) {
       continue;
     }
     for (const line of text.trim().split("\n").slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      if (fields[3] === "0A") listening.set(fields[9], Number.parseInt(fields[1].split(":").at(-1), 16));
+      const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
+      const [address, port] = local.split(":");
+      const loopback = ["0100007F", "00000000000000000000000001000000", "0000000000000000FFFF00000100007F"].includes(address);
+      if (state === "0A" && loopback) listening.set(inode, Number.parseInt(port, 16));
     }
   }
-  const ports = [];
+  // The listening ports of each runtime process below the hub's; the proxy's is the one holding the public port.
+  const portsOf = [];
   for (const { pid } of processesBelow(hub.child.pid)) {
+    let fds = [];
     try {
       if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "workerd") continue;
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
-        const port = inode && listening.get(inode);
-        if (port && port !== publicPort) ports.push(port);
-      }
+      fds = readdirSync(`/proc/${pid}/fd`);
     } catch {
-      // gone, or not ours to read
+      continue; // gone, or not ours to read
     }
+    const ports = [];
+    for (const fd of fds) {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        if (inode && listening.has(inode)) ports.push(listening.get(inode));
+      } catch {
+        // closed meanwhile
+      }
+    }
+    portsOf.push(ports);
   }
-  for (const port of ports) {
+  for (const port of portsOf.filter((ports) => !ports.includes(publicPort)).flat()) {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/health`);
+      const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) });
       const body = await response.text();
       if (response.ok && response.headers.has("x-request-id") && body.includes('"ok"')) return `http://127.0.0.1:${port}`;
     } catch {
-      // not an HTTP socket
+      // not an HTTP socket, or not answering
     }
   }
   return undefined;

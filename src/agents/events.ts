@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { type Column, and, desc, eq, getTableColumns, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, lt, or, sql } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import type { Db } from "../db/client";
 import { insertSelectList } from "../db/insert-select";
@@ -53,18 +53,19 @@ export function eventRow(event: NewAgentEvent) {
  */
 export function startedEventStatements(db: Db, event: NewAgentEvent & { executionId: string }): D1PreparedStatement[] {
   const row = eventRow({ ...event, outcome: "started" });
-  const values = Object.fromEntries(EVENT_COLUMNS.map(([key, column]) => [key, encodeFor(column, row[key])]));
+  const columns = getTableColumns(agentEvents);
+  const values = Object.fromEntries(Object.entries(row).map(([key, value]) => [key, encodeFor(columns[key as keyof typeof columns], value)]));
   const d1 = db.$client;
   return [
-    prepareOnce(d1, "event:started", () => startedEventInsert(db), values),
+    // eventRow gives every row the same fields, so the text built from the first row's fits all.
+    prepareOnce(d1, "event:started", () => startedEventInsert(db, Object.keys(row)), values),
     prepareOnce(d1, "event:last-event-at", () => lastEventAtUpdate(db), { agentId: row.agentId, receivedAt: values.receivedAt }),
   ];
 }
 
-const EVENT_COLUMNS = Object.entries(getTableColumns(agentEvents)) as [keyof ReturnType<typeof eventRow>, Column][];
-
-function startedEventInsert(db: Db) {
-  const slots = Object.fromEntries(EVENT_COLUMNS.map(([key]) => [key, slot(key)]));
+/** The insert of the fields `given` as named slots; a column not given keeps its default. */
+function startedEventInsert(db: Db, given: string[]) {
+  const slots = Object.fromEntries(given.map((key) => [key, slot(key)]));
   return db
     .insert(agentEvents)
     .select(sql`select ${insertSelectList(agentEvents, {}, slots)} where exists (select 1 from ${executions} where ${executions.id} = ${slot("executionId")})`)
