@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { prepareOnce, slot } from "../db/statement-cache";
 import { agents, type Execution } from "../db/schema";
+import { leaseStillHeld } from "./run-statements";
 
 /**
  * The update that counts a finished execution into its agent's monitoring. It runs only while the
@@ -29,7 +30,6 @@ export function agentOutcomeUpdate(
 }
 
 function outcomeUpdate(db: Db, success: boolean) {
-  const leaseHeld = sql`exists (select 1 from executions where id = ${slot("executionId")} and lease_token = ${slot("token")} and status in ('queued', 'running'))`;
   return db
     .update(agents)
     .set({
@@ -42,6 +42,6 @@ function outcomeUpdate(db: Db, success: boolean) {
       totalDurationMs: sql`${agents.totalDurationMs} + ${slot("duration")}`,
       updatedAt: slot("now"),
     })
-    .where(and(eq(agents.id, slot("agentId")), leaseHeld))
+    .where(and(eq(agents.id, slot("agentId")), leaseStillHeld(slot("executionId"), slot("token"))))
     .toSQL();
 }

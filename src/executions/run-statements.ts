@@ -1,4 +1,4 @@
-import { type Column, and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import { type Column, type SQL, and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { slot } from "../db/statement-cache";
@@ -85,6 +85,14 @@ export function finalStateUpdate(db: Db, fields: string[]) {
     .returning({ id: executions.id, startedAt: executions.startedAt, updatedAt: executions.updatedAt })
     .toSQL();
 }
+
+/**
+ * The condition that the run `executionId` is unfinished and still leased with `token`: what the
+ * writes that go with a run's end check, in the batch that ends it, so a runner that lost its
+ * lease writes none of them. Values or `slot`s.
+ */
+export const leaseStillHeld = (executionId: unknown, token: unknown): SQL =>
+  sql`exists (select 1 from executions where id = ${executionId} and lease_token = ${token} and status in ('queued', 'running'))`;
 
 /** A statement drizzle built, bound as it would bind it in a batch. */
 export function asStatement(d1: D1Database, write: BatchItem<"sqlite">): D1PreparedStatement {

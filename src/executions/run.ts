@@ -1,5 +1,5 @@
 import { substitute } from "../lib/template";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { credentialRevocation } from "../auth/credential-status";
 import type { ServiceContext } from "../core/context";
 import type { Db } from "../db/client";
@@ -13,7 +13,7 @@ import type { DeferredStart } from "./deferred-start";
 import { type FinalState, followUpsOfEnd } from "./follow-ups";
 import { HEARTBEAT_MS, LEASE_MS, isFinished } from "./lease";
 import { type DriveOutcome, Pause } from "./outcome";
-import { asStatement, finalStateUpdate, leaseRenewal, type StepRow } from "./run-statements";
+import { asStatement, finalStateUpdate, leaseRenewal, leaseStillHeld, type StepRow } from "./run-statements";
 import { ItemStopped, Scope, StepEvaluationFailed, type StepOutcome } from "./scope";
 import { PURE_STEPS, STEP_HANDLERS } from "./steps";
 import type { StepHandler, StepRun } from "./steps/types";
@@ -200,7 +200,7 @@ export class ExecutionRun implements StepRun {
     const checkpoints = this.checkpoints.take(this.db, this.token);
     // The last results would take the run past its stored bytes: it fails instead.
     if (checkpoints.overflow && final.status === "succeeded") final = this.storedTooMuch(checkpoints.overflow);
-    const stillHeld = sql`exists (select 1 from executions where id = ${id} and lease_token = ${this.token} and status in ('queued', 'running'))`;
+    const stillHeld = leaseStillHeld(id, this.token);
     const tokensUsed = this.checkpoints.tokensUsed();
     const fields = Object.keys(final).sort();
     const finalState = prepareOnce(this.d1, `final:${fields.join(",")}`, () => finalStateUpdate(this.db, fields), {

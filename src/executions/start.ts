@@ -57,7 +57,7 @@ export async function insertExecution(
   const d1 = db.$client;
   const workflowId = typeof workflow === "number" ? workflow : workflow.id;
   if (!idempotency) {
-    const [execution, refused] = await startFromWorkflow(ctx, workflowId, values, undefined, after);
+    const [execution, refused] = await startFromWorkflow(ctx, workflowId, values, after);
     if (!execution) throw await whyNotRunnable(ctx, workflow, values.rootExecutionId);
     if (refused) throw quotaExceeded(limit);
     return { execution, replayed: false };
@@ -169,18 +169,16 @@ export function insertFromWorkflow(ctx: ServiceContext, workflowId: number, valu
 
 /**
  * The start batch of a run by workflow id (the insert, then the quota check that takes it back
- * out, and for a child run the count of its tree), with `after` (StartAlongside's) behind them. With
- * `copyOf`, the workflow is copied only if it is still that version. Answers the new row, or
- * none, and whether the quota refused it.
+ * out, and for a child run the count of its tree), with `after` (StartAlongside's) behind them.
+ * Answers the new row, or none, and whether the quota refused it.
  */
 async function startFromWorkflow(
   ctx: ServiceContext,
   workflowId: number,
   values: Partial<Record<keyof Execution, unknown>>,
-  copyOf?: Pick<Workflow, "version" | "updatedAt">,
-  after: D1PreparedStatement[] = [],
+  after: D1PreparedStatement[],
 ): Promise<[Execution | undefined, boolean]> {
-  const statements: D1PreparedStatement[] = startStatements(ctx, workflowId, values, { copyOf });
+  const statements: D1PreparedStatement[] = startStatements(ctx, workflowId, values);
   const root = values.rootExecutionId as string | undefined;
   if (root)
     statements.push(
