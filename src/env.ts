@@ -27,6 +27,8 @@ export interface Env extends WranglerEnv {
   WORKERS_AI_MODEL?: string;
   /** Comma-separated models users may name on the deployment's own keys; default: the configured ones. */
   ALLOWED_MODELS?: string;
+  /** Seconds one model call may take, request to last byte (default 90, at most 600). */
+  MODEL_CALL_TIMEOUT_SECONDS?: string;
   /** "true" lets user-given URLs reach loopback and private networks (default: off production only). */
   ALLOW_PRIVATE_NETWORK_URLS?: string;
   /** DNS-over-HTTPS resolver (JSON API) for user-given host names; "off" disables. Default: Cloudflare's on production, off elsewhere. */

@@ -91,9 +91,10 @@ export async function refreshGrant(settings: OAuthSettings, refreshToken: string
 function parties(settings: OAuthSettings, sentIssuer?: string) {
   const tokenUrl = new URL(settings.tokenUrl);
   const as: oauth.AuthorizationServer = {
-    // A provider that names no issuer of its own is known by its token endpoint's origin; an `iss`
-    // it sends is then taken as sent (one provider per authorization: no mix-up to guard against).
-    issuer: settings.issuer ?? sentIssuer ?? tokenUrl.origin,
+    // A provider that names no issuer of its own is known by its endpoints. An `iss` it sends back
+    // (RFC 9207) must then be one of their origins: taken as sent, it would let any server's
+    // answer pass for this one's, and the mix-up check would check nothing.
+    issuer: settings.issuer ?? (sentIssuer && issuerOfEndpoints(sentIssuer, settings) ? sentIssuer : tokenUrl.origin),
     authorization_endpoint: settings.authorizeUrl,
     token_endpoint: settings.tokenUrl,
   };
@@ -104,6 +105,17 @@ function parties(settings: OAuthSettings, sentIssuer?: string) {
       ? oauth.ClientSecretBasic(settings.clientSecret)
       : oauth.ClientSecretPost(settings.clientSecret);
   return { as, client, clientAuth };
+}
+
+/** Whether `issuer` is a URL at the origin of the authorization or token endpoint. */
+function issuerOfEndpoints(issuer: string, settings: OAuthSettings): boolean {
+  let origin: string;
+  try {
+    origin = new URL(issuer).origin;
+  } catch {
+    return false;
+  }
+  return [settings.authorizeUrl, settings.tokenUrl].some((endpoint) => new URL(endpoint).origin === origin);
 }
 
 async function tokenRequest(

@@ -72,7 +72,7 @@ export function oauthSettingsFor(platform: Platform, config: Record<string, unkn
   return {
     authorizeUrl: authorizeUrl!,
     tokenUrl: tokenUrl!,
-    // A provider of the config's own says nothing of its issuer: its `iss`, if any, is taken as sent.
+    // A provider of the config's own says nothing of its issuer: an `iss` it sends back must be at its endpoints' origin.
     issuer: overridden ? undefined : spec.issuer,
     clientId: clientId!,
     clientSecret,

@@ -20,8 +20,7 @@ const MAX_HISTORY_MESSAGES = 60;
 const MAX_TOOL_RESULT_CHARS = 20_000;
 /** The replayed history is cut to this many characters, oldest first (the new message always stays). */
 const MAX_HISTORY_CHARS = 120_000;
-/** Deadlines: one model answer, and a whole turn (a stalled provider must not hold the queue). */
-const MODEL_CALL_MS = 90_000;
+/** A whole turn's deadline; each model call has its own (MODEL_CALL_TIMEOUT_SECONDS, in resolveProvider). */
 const TURN_MS = 5 * 60_000;
 
 export const SYSTEM_PROMPT = [
@@ -70,8 +69,7 @@ export async function runTurn(ctx: ServiceContext, store: MessageStore, input: T
     const turnDeadline = AbortSignal.timeout(TURN_MS);
 
     for (let round = 1; round <= MAX_ROUNDS; round++) {
-      const signal = AbortSignal.any([turnDeadline, AbortSignal.timeout(MODEL_CALL_MS)]);
-      const answer = await provider.generate({ messages: history, tools: round < MAX_ROUNDS ? tools : [], signal });
+      const answer = await provider.generate({ messages: history, tools: round < MAX_ROUNDS ? tools : [], signal: turnDeadline });
       tokens += answer.usage.inputTokens + answer.usage.outputTokens;
       const requested = answer.toolCalls.slice(0, MAX_CALLS_PER_ROUND);
       if (requested.length === 0) {

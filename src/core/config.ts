@@ -21,6 +21,8 @@ export interface Config {
     modelCallsPerMinute: number;
     /** Run notifications (settings.notify) sent per user per minute (NOTIFY_RATE_LIMIT_PER_MINUTE); the rest wait. */
     notificationsPerMinute: number;
+    /** One model call, request to last byte (MODEL_CALL_TIMEOUT_SECONDS), whoever makes it. */
+    modelCallMs: number;
   };
   /** See ALLOW_PRIVATE_NETWORK_URLS: whether user-given URLs may reach loopback and private networks. */
   allowPrivateNetworkUrls: boolean;
@@ -101,6 +103,7 @@ function parseConfig(env: Env): Config {
       accountAuthFailuresPerMinute: positiveInt(env.ACCOUNT_AUTH_RATE_LIMIT_PER_MINUTE, 10),
       modelCallsPerMinute: positiveInt(env.MODEL_RATE_LIMIT_PER_MINUTE, 30),
       notificationsPerMinute: positiveInt(env.NOTIFY_RATE_LIMIT_PER_MINUTE, 60),
+      modelCallMs: Math.min(positiveInt(env.MODEL_CALL_TIMEOUT_SECONDS, 90), 600) * 1000,
     },
     trustClientIpHeader: trustSetting(env.TRUST_CLIENT_IP_HEADER),
     dnsResolverUrl: resolverSetting(env.DNS_RESOLVER_URL, environment),

@@ -5,7 +5,7 @@ import { executions, workflows, type Execution } from "../db/schema";
 import { randomToken } from "../lib/crypto";
 import { loggableError } from "../lib/safe-log";
 import { descendantCounted, descendantsExceeded, descendantsOf, treeHasRoom } from "./descendants";
-import { insertFromWorkflow } from "./start";
+import { countUnfinishedRuns, hasRoomForRun, insertFromWorkflow } from "./start";
 import { enqueueNotification, notificationInsert } from "./notifications";
 import { enqueueExecution } from "./queue";
 import { MAX_WORKFLOW_DEPTH, NOTIFY_EVENTS, type WorkflowSettings } from "../workflows/steps";
@@ -18,8 +18,9 @@ export type FinalState = { status: "succeeded" } | { status: "failed"; errorMess
  * Their rows are written in the batch that ends the run (guarded by the run's lease, like its
  * other writes), so an end is never recorded without them; `send` then queues them, and the
  * sweep finds any whose message was lost. An error run counts as a descendant of the failed run's
- * tree (MAX_RUN_DESCENDANTS); one that did not start (no room left, its workflow deleted or
- * paused since) is said on the failed run's `error_message`.
+ * tree (MAX_RUN_DESCENDANTS) and as an unfinished run of its owner (MAX_RUNNING_EXECUTIONS_PER_USER);
+ * one that did not start (no room left, its workflow deleted or paused since) is said on the
+ * failed run's `error_message`.
  */
 export function followUpsOfEnd(ctx: ServiceContext, execution: Execution, final: FinalState, stillHeld: SQL) {
   const settings = execution.settings as WorkflowSettings;
@@ -62,7 +63,8 @@ export function followUpsOfEnd(ctx: ServiceContext, execution: Execution, final:
           depth: execution.depth + 1,
           rootExecutionId: root,
         },
-        and(stillHeld, treeHasRoom(root, ctx.config.quotas.runDescendants)),
+        // Within the unfinished-runs quota like any start.
+        and(stillHeld, treeHasRoom(root, ctx.config.quotas.runDescendants), hasRoomForRun(ctx, execution.userId)),
       ).returning({ id: executions.id }),
       descendantCounted(ctx.db, root, errorRunId),
     );
@@ -99,6 +101,10 @@ async function noteErrorRunNotStarted(ctx: ServiceContext, execution: Execution,
     if (tooDeep) return `runs nest ${MAX_WORKFLOW_DEPTH} deep at most.`;
     const root = execution.rootExecutionId ?? execution.id;
     if ((await descendantsOf(ctx.db, root)) >= ctx.config.quotas.runDescendants) return descendantsExceeded(ctx, root).message;
+    const limit = ctx.config.quotas.runningExecutionsPerUser;
+    // The failed run itself was still unfinished when its error run would have started.
+    if ((await countUnfinishedRuns(ctx, execution.userId)) + 1 >= limit)
+      return `the account had ${limit} unfinished executions, as many as it may (MAX_RUNNING_EXECUTIONS_PER_USER).`;
     const target = await ctx.db
       .select({ status: workflows.status })
       .from(workflows)

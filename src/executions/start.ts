@@ -1,4 +1,4 @@
-import { type Column, type SQL, and, eq, getTableColumns, notInArray, sql } from "drizzle-orm";
+import { type Column, type SQL, and, eq, getTableColumns, inArray, notInArray, sql } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
 import { insertSelectList } from "../db/insert-select";
@@ -310,6 +310,17 @@ export function removeIfOverQuota(ctx: ServiceContext, executionId: string) {
 /** The account's unfinished runs, the quota's count: a run parked at a wait_for_event (`waiting`) is one too. */
 const unfinishedRunsOf = (owner: SQL | number) =>
   sql`(select count(*) from executions where user_id = ${owner} and status in ('queued', 'running', 'waiting'))`;
+
+/** The account's unfinished runs now (to say why a guarded start found no room). */
+export const countUnfinishedRuns = (ctx: ServiceContext, owner: number) =>
+  ctx.db.$count(executions, and(eq(executions.userId, owner), inArray(executions.status, ["queued", "running", "waiting"])));
+
+/**
+ * Whether the account has room for one more unfinished run, for inserts that are guarded rather
+ * than taken back out (an on_failure run, written in the batch that ends the run that sets it
+ * off: that run has not ended yet there, so it still counts, as it would for any other start).
+ */
+export const hasRoomForRun = (ctx: ServiceContext, owner: number) => sql`${unfinishedRunsOf(owner)} < ${ctx.config.quotas.runningExecutionsPerUser}`;
 
 export const quotaExceeded = (limit: number) =>
   new HubError("quota_exceeded", `An account can have at most ${limit} unfinished executions; wait for some to finish or cancel them.`);

@@ -10,6 +10,7 @@ import { HubError } from "../core/errors";
 import { guardedFetch } from "../net/safe-fetch";
 import { addressPolicyFor } from "../net/address-policy";
 import { aiSdkProvider } from "./ai-sdk";
+import { withDeadline } from "./deadline";
 import { localProvider } from "./local/provider";
 import { allowedModels, checkModelAllowed, meteredProvider } from "./metering";
 import type { ChatProvider } from "./types";
@@ -168,6 +169,7 @@ function unconfiguredProvider(requested: string, known: boolean, providers: Prov
  * `model` picks another model of that provider than its configured one (a workflow's llm step).
  * On the deployment's own key or binding the model must be one it allows (422, field `model`)
  * and every call is metered (429 when the caller's minute is spent); a user's own key is neither.
+ * Every call, on either key, has a deadline (MODEL_CALL_TIMEOUT_SECONDS).
  */
 export async function resolveProvider(ctx: ServiceContext, requested: string | null | undefined, model?: string): Promise<ChatProvider> {
   const { default: fallback, providers, settings: known } = await providerSetup(ctx);
@@ -178,7 +180,7 @@ export async function resolveProvider(ctx: ServiceContext, requested: string | n
   const onDeployment = info.source === "deployment" || info.source === "binding";
   const configuredModel = info.id === "workers-ai" ? info.default_model! : known[info.id]!.model;
   if (onDeployment && model !== undefined) checkModelAllowed(ctx, info.id, configuredModel, model);
-  const provider = modelProvider(ctx, info.id, known, model ?? configuredModel);
+  const provider = withDeadline(modelProvider(ctx, info.id, known, model ?? configuredModel), ctx.config.limits.modelCallMs);
   return onDeployment ? meteredProvider(ctx, provider) : provider;
 }
 

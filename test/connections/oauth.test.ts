@@ -218,6 +218,23 @@ describe("connecting with OAuth 2.0", () => {
     expect((await providerStats(clientId)).code_exchanges).toBe(1);
   });
 
+  it("checks an `iss` sent back against the provider's endpoints when no issuer is known (RFC 9207 mix-up)", async () => {
+    const person = await signedInPerson();
+    const clientId = newClientId();
+    // Another server's issuer in the answer: refused before any code is exchanged.
+    const mixed = await startOAuth(person.key, { platform: "oauth2", name: "Mixed", config: oauth2Config(clientId) });
+    const mixedBack = await person.browser.request(`${await authorizeAt(mixed.authorize_url)}&iss=${encodeURIComponent("https://attacker.example")}`);
+    expect(mixedBack.status).toBeGreaterThanOrEqual(400);
+    expect((await getConnection(person.key, mixed.connection_id)).status).not.toBe("active");
+    expect((await providerStats(clientId)).code_exchanges).toBe(0);
+    // The provider's own origin as its issuer: taken.
+    const own = await startOAuth(person.key, { platform: "oauth2", name: "Own", config: oauth2Config(clientId) });
+    const ownBack = await person.browser.request(`${await authorizeAt(own.authorize_url)}&iss=${encodeURIComponent(env.TEST_OAUTH_URL)}`);
+    expect(ownBack.status).toBe(200);
+    expect((await getConnection(person.key, own.connection_id)).status).toBe("active");
+    expect((await providerStats(clientId)).code_exchanges).toBe(1);
+  });
+
   it("returns only to a page of the hub, and records a refusal at the provider as the connection's error", async () => {
     const person = await signedInPerson();
     const clientId = newClientId();

@@ -242,6 +242,38 @@ describe("runs parked at wait_for_event count against the unfinished-runs quota"
       await call(`/v1/executions/${run.id}/cancel`, { method: "POST", token: key });
     }
   });
+
+  it("an on_failure run is a start like any other: past the quota it does not start, and the failed run says why", async () => {
+    const tight = { MAX_RUNNING_EXECUTIONS_PER_USER: "2" };
+    const { key } = await newApiKey(await newUser());
+    const waiter = await newWorkflow(key, { steps: [{ id: "park", type: "wait_for_event", event: "go", timeout_seconds: 3600 }] });
+    const handler = await newWorkflow(key, { steps: [{ id: "note", type: "set", values: { seen: true } }] });
+    const failing = await newWorkflow(key, {
+      settings: { on_failure: { workflow_id: handler.id } },
+      steps: [{ id: "boom", type: "tool", tool: "math_evaluate", arguments: { expression: "2 *" } }],
+    });
+    const handlerRuns = async () =>
+      (await env.DB.prepare("SELECT count(*) AS n FROM executions WHERE workflow_id = ?").bind(handler.id).first<{ n: number }>())!.n;
+
+    // With room, the handler runs.
+    const roomy = await json(await send(tight, key, `/v1/workflows/${failing.id}/execute`, { input_data: {} }, { Prefer: "wait=30" }));
+    expect(roomy.status).toBe("failed");
+    expect(roomy.error_message).not.toContain("did not run");
+    expect(await handlerRuns()).toBe(1);
+    const handled = await env.DB.prepare("SELECT id FROM executions WHERE workflow_id = ?").bind(handler.id).first<{ id: string }>();
+    await reaches(handled!.id, "succeeded");
+
+    // One run waiting and the failing one running: 2 of 2 when the handler would start.
+    const parked = await json(await send(tight, key, `/v1/workflows/${waiter.id}/execute`, { input_data: {} }));
+    await reaches(parked.execution_id, "waiting");
+    const full = await json(await send(tight, key, `/v1/workflows/${failing.id}/execute`, { input_data: {} }, { Prefer: "wait=30" }));
+    expect(full.status).toBe("failed");
+    expect(full.error_message).toContain(
+      `The on_failure workflow ${handler.id} did not run: the account had 2 unfinished executions, as many as it may (MAX_RUNNING_EXECUTIONS_PER_USER).`,
+    );
+    expect(await handlerRuns()).toBe(1);
+    await call(`/v1/executions/${parked.execution_id}/cancel`, { method: "POST", token: key });
+  });
 });
 
 describe("workflows refer only to the caller's own workflows", () => {

@@ -3,7 +3,9 @@
 //   GET  /__requests/<scenario>   what the hub sent (method, path, query, headers, body)
 //   POST /__respond/<scenario>    {status, body, headers?}: answer every later request of the scenario so
 //   POST /__script/<scenario>     [{status?, body, headers?}, …]: answer the next requests with these, in order
-//                                 (a model's successive turns, a 429 with Retry-After then a success)
+//                                 (a model's successive turns, a 429 with Retry-After then a success);
+//                                 {trickle_ms} answers 200 and then one space every trickle_ms, never finishing
+//                                 (a model server that stalls mid-answer), until the client hangs up
 // Anything else under /s/<scenario>/… is recorded and answered by the canned response for that
 // platform endpoint (see ROUTES), shaped like the real API's, failures included: HubSpot keeps the
 // contacts a scenario created (a second create with the same email is its 409, an unknown property
@@ -298,6 +300,18 @@ function send(res, status, body, headers = {}) {
   res.end(text);
 }
 
+/** Headers and then a byte now and then, for ten minutes at most: no read timeout ever trips. */
+function trickle(res, everyMs) {
+  res.writeHead(200, { "Content-Type": "application/json" });
+  res.write(" ");
+  const timer = setInterval(() => res.write(" "), everyMs);
+  const stop = setTimeout(() => res.destroy(), 10 * 60_000);
+  res.on("close", () => {
+    clearInterval(timer);
+    clearTimeout(stop);
+  });
+}
+
 export function startPlatformFake(port) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, "http://fake");
@@ -327,6 +341,7 @@ export function startPlatformFake(port) {
     const record = { method: req.method, path: rest, query: Object.fromEntries(url.searchParams), headers: req.headers, body, raw };
     requests.set(scenario, [...(requests.get(scenario) ?? []), record]);
     const scripted = scripts.get(scenario)?.shift();
+    if (scripted?.trickle_ms) return trickle(res, scripted.trickle_ms);
     if (scripted) return send(res, scripted.status ?? 200, scripted.body ?? {}, scripted.headers);
     const override = overrides.get(scenario);
     if (override) return send(res, override.status ?? 200, override.body ?? {}, override.headers);
