@@ -1,8 +1,9 @@
 import type { ServiceContext } from "../core/context";
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { delegatedContext, type Runtime } from "../core/context";
 import type { Db } from "../db/client";
 import { agents, workflows, type Agent } from "../db/schema";
+import { insertWithinQuota } from "../db/quota";
 import { HubError, notFound, validationFailed } from "../core/errors";
 import { type RunOptions, startAndRun } from "../executions/start-and-run";
 import type { ScheduleConfig } from "./automation-agent";
@@ -34,12 +35,13 @@ export async function deployAgent(
   const workflow = await getOwnedWorkflow(ctx, input.workflowId);
   await checkAgentTools(ctx, input.config);
   const maxAgents = ctx.config.quotas.agentsPerUser;
-  const [held] = await ctx.db.select({ n: count() }).from(agents).where(eq(agents.userId, ctx.user.id));
-  if ((held?.n ?? 0) >= maxAgents) throw new HubError("quota_exceeded", `An account can hold at most ${maxAgents} agents; delete one first.`);
+  const held = eq(agents.userId, ctx.user.id);
+  const full = () => new HubError("quota_exceeded", `An account can hold at most ${maxAgents} agents; delete one first.`);
+  if ((await ctx.db.$count(agents, held)) >= maxAgents) throw full();
   const id = crypto.randomUUID();
   const webhookSecret = `whsec_${randomToken(32)}`;
   const sealed = await (await ctx.secrets()).seal(webhookSecret, `agent:${id}:webhook_secret`);
-  const [agent] = await ctx.db
+  const insert = ctx.db
     .insert(agents)
     .values({
       id,
@@ -51,7 +53,9 @@ export async function deployAgent(
       credentialId: ctx.credential.id,
     })
     .returning();
-  return { agent: await armDeployedAgent(ctx, agent!, workflow), webhookSecret };
+  const agent = await insertWithinQuota<Agent>(ctx.db, insert, agents, held, maxAgents);
+  if (!agent) throw full();
+  return { agent: await armDeployedAgent(ctx, agent, workflow), webhookSecret };
 }
 
 /**

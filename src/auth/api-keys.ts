@@ -1,9 +1,10 @@
 import { forgetApiKey } from "./credential-cache";
 import type { ServiceContext } from "../core/context";
-import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
+import { and, desc, eq, isNull, lt } from "drizzle-orm";
 import type { Environment } from "../core/config";
 import type { Db } from "../db/client";
 import { apiKeys, type ApiKey } from "../db/schema";
+import { insertWithinQuota } from "../db/quota";
 import { HubError, notFound } from "../core/errors";
 import { hashSecret, randomToken } from "../lib/crypto";
 import { formatScopes, isSubset, readScopes, type Scope } from "../core/scopes";
@@ -41,15 +42,11 @@ export async function createApiKey(ctx: ServiceContext, input: { name: string; s
   }
   const mode = modeForEnvironment(ctx.config.environment);
   const { db } = ctx;
-  const [active] = await db
-    .select({ n: count() })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.userId, ctx.user.id), isNull(apiKeys.revokedAt)));
-  if ((active?.n ?? 0) >= MAX_KEYS_PER_USER) {
-    throw new HubError("quota_exceeded", `An account can hold at most ${MAX_KEYS_PER_USER} active API keys; revoke one first.`);
-  }
+  const held = and(eq(apiKeys.userId, ctx.user.id), isNull(apiKeys.revokedAt))!;
+  const full = () => new HubError("quota_exceeded", `An account can hold at most ${MAX_KEYS_PER_USER} active API keys; revoke one first.`);
+  if ((await db.$count(apiKeys, held)) >= MAX_KEYS_PER_USER) throw full();
   const secret = `${KEY_PREFIX[mode]}${randomToken(32)}`;
-  const [key] = await db
+  const insert = db
     .insert(apiKeys)
     .values({
       userId: ctx.user.id,
@@ -62,7 +59,9 @@ export async function createApiKey(ctx: ServiceContext, input: { name: string; s
       expiresAt: input.expiresAt ?? null,
     })
     .returning();
-  return { key: key!, secret };
+  const key = await insertWithinQuota<ApiKey>(db, insert, apiKeys, held, MAX_KEYS_PER_USER);
+  if (!key) throw full();
+  return { key, secret };
 }
 
 /** Newest first; `beforeId` continues after a previous page. Fetches `limit` rows. */

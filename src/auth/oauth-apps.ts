@@ -1,9 +1,10 @@
 import { forgetGrants } from "./credential-cache";
 import type { ServiceContext } from "../core/context";
-import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
+import { and, desc, eq, isNull, lt } from "drizzle-orm";
 import type { Environment } from "../core/config";
 import type { Db } from "../db/client";
 import { grants, oauthApps, type OAuthApp } from "../db/schema";
+import { insertWithinQuota } from "../db/quota";
 import { HubError, notFound } from "../core/errors";
 import { constantTimeEqual, hashSecret, randomToken } from "../lib/crypto";
 import { formatScopes, isSubset, readScopes, type Scope } from "../core/scopes";
@@ -25,15 +26,11 @@ export async function createOAuthApp(
   if (errors.length) throw new HubError("validation_failed", "A redirect URI is not allowed.", { errors });
   if (!isSubset(input.scopes, ctx.scopes)) throw new HubError("insufficient_scope", "An app cannot be allowed scopes the calling credential does not have.");
   const { db } = ctx;
-  const [active] = await db
-    .select({ n: count() })
-    .from(oauthApps)
-    .where(and(eq(oauthApps.userId, ctx.user.id), isNull(oauthApps.revokedAt)));
-  if ((active?.n ?? 0) >= MAX_APPS_PER_USER) {
-    throw new HubError("quota_exceeded", `An account can register at most ${MAX_APPS_PER_USER} OAuth apps; delete one first.`);
-  }
+  const held = and(eq(oauthApps.userId, ctx.user.id), isNull(oauthApps.revokedAt))!;
+  const full = () => new HubError("quota_exceeded", `An account can register at most ${MAX_APPS_PER_USER} OAuth apps; delete one first.`);
+  if ((await db.$count(oauthApps, held)) >= MAX_APPS_PER_USER) throw full();
   const clientSecret = `ahs_${randomToken(32)}`;
-  const [app] = await db
+  const insert = db
     .insert(oauthApps)
     .values({
       clientId: `ahc_${randomToken(16)}`,
@@ -44,7 +41,9 @@ export async function createOAuthApp(
       scopes: formatScopes(input.scopes),
     })
     .returning();
-  return { app: app!, clientSecret };
+  const app = await insertWithinQuota<OAuthApp>(db, insert, oauthApps, held, MAX_APPS_PER_USER);
+  if (!app) throw full();
+  return { app, clientSecret };
 }
 
 /** Newest first; `beforeId` continues after a previous page. Fetches `limit` rows. */

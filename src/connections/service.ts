@@ -3,6 +3,7 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import type { z } from "@hono/zod-openapi";
 import type { Db } from "../db/client";
 import { connections, type Connection } from "../db/schema";
+import { insertWithinQuota } from "../db/quota";
 import { HubError, notFound, type FieldError } from "../core/errors";
 import { randomToken } from "../lib/crypto";
 import { MASK, maskConfig, openConfig, sealConfig } from "./config-codec";
@@ -73,11 +74,12 @@ export async function insertConnection(
 ): Promise<Connection> {
   const { db } = ctx;
   const box = await ctx.secrets();
-  const existing = await db.$count(connections, eq(connections.userId, ctx.user.id));
-  if (existing >= MAX_CONNECTIONS_PER_USER) throw new HubError("quota_exceeded", `An account can hold at most ${MAX_CONNECTIONS_PER_USER} connections.`);
+  const held = eq(connections.userId, ctx.user.id);
+  const full = () => new HubError("quota_exceeded", `An account can hold at most ${MAX_CONNECTIONS_PER_USER} connections.`);
+  if ((await db.$count(connections, held)) >= MAX_CONNECTIONS_PER_USER) throw full();
   const uid = input.uid ?? newConnectionUid();
   const authMode = input.authMode ?? "config";
-  const [row] = await db
+  const insert = db
     .insert(connections)
     .values({
       uid,
@@ -89,7 +91,9 @@ export async function insertConnection(
       ...(authMode === "oauth2" ? { status: "pending" as const, errorMessage: input.errorMessage ?? null } : {}),
     })
     .returning();
-  return row!;
+  const row = await insertWithinQuota<Connection>(db, insert, connections, held, MAX_CONNECTIONS_PER_USER);
+  if (!row) throw full();
+  return row;
 }
 
 export async function getConnection(ctx: ServiceContext, id: number): Promise<Connection> {

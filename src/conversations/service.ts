@@ -1,6 +1,7 @@
-import { and, count, desc, eq, lt, or } from "drizzle-orm";
+import { and, desc, eq, lt, or } from "drizzle-orm";
 import type { Bindings, ServiceContext } from "../core/context";
 import { agents, conversations, type Conversation } from "../db/schema";
+import { insertWithinQuota } from "../db/quota";
 import { HubError, notFound } from "../core/errors";
 import type { ConversationObject } from "./conversation-object";
 
@@ -22,10 +23,9 @@ export function conversationStub(bindings: Pick<Bindings, "CONVERSATIONS">, id: 
  */
 export async function createConversation(ctx: ServiceContext, title: string | null, agentId?: string | null): Promise<Conversation> {
   const maxConversations = ctx.config.quotas.conversationsPerUser;
-  const [held] = await ctx.db.select({ n: count() }).from(conversations).where(eq(conversations.userId, ctx.user.id));
-  if ((held?.n ?? 0) >= maxConversations) {
-    throw new HubError("quota_exceeded", `An account can hold at most ${maxConversations} conversations; delete one first.`);
-  }
+  const held = eq(conversations.userId, ctx.user.id);
+  const full = () => new HubError("quota_exceeded", `An account can hold at most ${maxConversations} conversations; delete one first.`);
+  if ((await ctx.db.$count(conversations, held)) >= maxConversations) throw full();
   if (agentId) {
     const agent = await ctx.db
       .select({ id: agents.id })
@@ -34,11 +34,13 @@ export async function createConversation(ctx: ServiceContext, title: string | nu
       .get();
     if (!agent) throw notFound("Agent");
   }
-  const [row] = await ctx.db
+  const insert = ctx.db
     .insert(conversations)
     .values({ userId: ctx.user.id, title, agentId: agentId ?? null })
     .returning();
-  return row!;
+  const row = await insertWithinQuota<Conversation>(ctx.db, insert, conversations, held, maxConversations);
+  if (!row) throw full();
+  return row;
 }
 
 /** The caller's conversation, or 404 (another user's conversation is not revealed). */

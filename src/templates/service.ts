@@ -1,7 +1,8 @@
 import type { ServiceContext } from "../core/context";
-import { type SQL, and, count, desc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { type SQL, and, desc, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { templateUses, templates, workflows, type Template } from "../db/schema";
+import { insertWithinQuota } from "../db/quota";
 import { HubError, notFound, type FieldError } from "../core/errors";
 import { templateContentOf } from "./sanitize";
 import { randomToken } from "../lib/crypto";
@@ -209,11 +210,10 @@ export async function publishWorkflow(
   const workflow = await getOwnedWorkflow(ctx, workflowId);
   const { name, description, steps, variables, triggerConfig } = templateContentOf(workflow);
   const maxPublished = ctx.config.quotas.publishedTemplatesPerUser;
-  const [held] = await ctx.db.select({ n: count() }).from(templates).where(eq(templates.authorUserId, ctx.user.id));
-  if ((held?.n ?? 0) >= maxPublished) {
-    throw new HubError("quota_exceeded", `An account can have at most ${maxPublished} published templates; unpublish one first.`);
-  }
-  const [row] = await ctx.db
+  const held = eq(templates.authorUserId, ctx.user.id);
+  const full = () => new HubError("quota_exceeded", `An account can have at most ${maxPublished} published templates; unpublish one first.`);
+  if ((await ctx.db.$count(templates, held)) >= maxPublished) throw full();
+  const insert = ctx.db
     .insert(templates)
     .values({
       // Random: an id must not tell other users who published it (older ids named the user).
@@ -232,8 +232,10 @@ export async function publishWorkflow(
       sourceWorkflowId: workflow.id,
     })
     .returning();
+  const row = await insertWithinQuota<Template>(ctx.db, insert, templates, held, maxPublished);
+  if (!row) throw full();
   await markPublished(ctx, workflow.id);
-  return row!;
+  return row;
 }
 
 /**

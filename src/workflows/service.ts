@@ -1,6 +1,7 @@
 import type { ServiceContext } from "../core/context";
-import { and, count, desc, eq, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, notInArray, sql } from "drizzle-orm";
 import { workflowVersions, workflows, type Workflow } from "../db/schema";
+import { insertWithinQuota } from "../db/quota";
 import { type FieldError, HubError, notFound } from "../core/errors";
 import { type Step, type WorkflowSettings, validateSteps } from "./steps";
 import { randomToken } from "../lib/crypto";
@@ -62,9 +63,10 @@ async function insertWorkflow(ctx: ServiceContext, input: WorkflowInput): Promis
   checkSize(ctx, { steps, variables: input.variables, settings: input.settings, metadata: input.metadata });
   await checkReferences(ctx, steps, input.settings);
   const trigger = checkedTrigger(input.triggerType ?? "manual", input.triggerConfig ?? {}, ctx.config.quotas.minIntervalSeconds);
-  const [held] = await ctx.db.select({ n: count() }).from(workflows).where(eq(workflows.userId, ctx.user.id));
-  if ((held?.n ?? 0) >= maxWorkflows) throw new HubError("quota_exceeded", `An account can hold at most ${maxWorkflows} workflows; delete one first.`);
-  const [row] = await ctx.db
+  const held = eq(workflows.userId, ctx.user.id);
+  const full = () => new HubError("quota_exceeded", `An account can hold at most ${maxWorkflows} workflows; delete one first.`);
+  if ((await ctx.db.$count(workflows, held)) >= maxWorkflows) throw full();
+  const insert = ctx.db
     .insert(workflows)
     .values({
       userId: ctx.user.id,
@@ -79,8 +81,10 @@ async function insertWorkflow(ctx: ServiceContext, input: WorkflowInput): Promis
       settings: input.settings ?? {},
     })
     .returning();
-  await recordVersion(ctx, row!);
-  return syncNotifySecret(ctx, row!);
+  const row = await insertWithinQuota<Workflow>(ctx.db, insert, workflows, held, maxWorkflows);
+  if (!row) throw full();
+  await recordVersion(ctx, row);
+  return syncNotifySecret(ctx, row);
 }
 
 export async function getOwnedWorkflow(ctx: ServiceContext, id: number): Promise<Workflow> {

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, gt, isNull, like, or, sql } from "drizzle-orm";
+import { insertSelectList } from "../../db/insert-select";
 import { memoryEntries } from "../../db/schema";
 import { ToolError, defineBuiltin, type ToolContext } from "../types";
 import { shallowJson } from "./bounded-json";
@@ -66,22 +67,18 @@ export const memoryTool = defineBuiltin({
 
 async function set(ctx: ToolContext, key: string, value: unknown, ttlSeconds: number | undefined, now: Date) {
   if (new TextEncoder().encode(JSON.stringify(value)).byteLength > MAX_VALUE_BYTES) throw new ToolError("The value is larger than 64 KiB.");
-  const [{ count }] = (await ctx.db
-    .select({ count: sql<number>`count(*)` })
-    .from(memoryEntries)
-    .where(and(eq(memoryEntries.userId, ctx.user.id), live(now)))) as [{ count: number }];
   const expiresAt = ttlSeconds ? new Date(now.getTime() + ttlSeconds * 1000) : null;
-  if (count >= MAX_KEYS_PER_USER) {
-    const exists = await ctx.db
-      .select({ key: memoryEntries.key })
-      .from(memoryEntries)
-      .where(and(eq(memoryEntries.userId, ctx.user.id), eq(memoryEntries.key, key)))
-      .get();
-    if (!exists) throw new ToolError("Memory is full (1,000 keys); delete some first.");
-  }
-  await ctx.db
+  const mine = eq(memoryEntries.userId, ctx.user.id);
+  // One statement checks and writes, so concurrent sets cannot all pass a count made before them:
+  // a new key is written only while fewer than MAX_KEYS_PER_USER live keys are held; a key already
+  // held (live or expired) is always replaced.
+  const room = sql`(select count(*) from ${memoryEntries} where ${and(mine, live(now))}) < ${MAX_KEYS_PER_USER}
+    or exists (select 1 from ${memoryEntries} where ${and(mine, eq(memoryEntries.key, key))})`;
+  const written = await ctx.db
     .insert(memoryEntries)
-    .values({ userId: ctx.user.id, key, value, expiresAt })
-    .onConflictDoUpdate({ target: [memoryEntries.userId, memoryEntries.key], set: { value, expiresAt, updatedAt: now } });
+    .select(sql`select ${insertSelectList(memoryEntries, { userId: ctx.user.id, key, value, expiresAt, updatedAt: now })} where ${room}`)
+    .onConflictDoUpdate({ target: [memoryEntries.userId, memoryEntries.key], set: { value, expiresAt, updatedAt: now } })
+    .returning({ key: memoryEntries.key });
+  if (written.length === 0) throw new ToolError("Memory is full (1,000 keys); delete some first.");
   return { key, stored: true, expires_at: expiresAt?.toISOString() ?? null };
 }
