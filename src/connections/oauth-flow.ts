@@ -2,6 +2,7 @@ import { and, count, eq, gt, lt } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
 import type { Db } from "../db/client";
+import { insertWithinQuota } from "../db/quota";
 import { connections, oauthAuthorizations, type Connection } from "../db/schema";
 import { hashSecret, randomToken } from "../lib/crypto";
 import { addressPolicyFor } from "../net/address-policy";
@@ -245,7 +246,7 @@ async function recordAuthorization(
   const stateHash = await hashSecret(input.state);
   const box = await ctx.secrets();
   const expiresAt = new Date(Date.now() + AUTHORIZATION_TTL_MS);
-  await ctx.db.insert(oauthAuthorizations).values({
+  const insert = ctx.db.insert(oauthAuthorizations).values({
     stateHash,
     userId: ctx.user.id,
     connectionId: input.connectionId,
@@ -257,6 +258,10 @@ async function recordAuthorization(
     returnTo: input.returnTo,
     expiresAt,
   });
+  // Counted first (makeRoomForAuthorization); this holds the bound when starts arrive at once.
+  const live = and(eq(oauthAuthorizations.userId, ctx.user.id), gt(oauthAuthorizations.expiresAt, new Date()))!;
+  if (!(await insertWithinQuota(ctx.db, insert.returning({ stateHash: oauthAuthorizations.stateHash }), oauthAuthorizations, live, MAX_PENDING_AUTHORIZATIONS)))
+    throw tooManyAuthorizations();
   return { authorizeUrl: input.url.toString(), expiresAt };
 }
 
@@ -268,13 +273,14 @@ async function makeRoomForAuthorization(ctx: ServiceContext): Promise<void> {
     .select({ n: count() })
     .from(oauthAuthorizations)
     .where(and(eq(oauthAuthorizations.userId, ctx.user.id), gt(oauthAuthorizations.expiresAt, now)));
-  if ((row?.n ?? 0) >= MAX_PENDING_AUTHORIZATIONS) {
-    throw new HubError(
-      "quota_exceeded",
-      `At most ${MAX_PENDING_AUTHORIZATIONS} authorizations may be under way at once; finish one, or wait for them to expire (10 minutes).`,
-    );
-  }
+  if ((row?.n ?? 0) >= MAX_PENDING_AUTHORIZATIONS) throw tooManyAuthorizations();
 }
+
+const tooManyAuthorizations = () =>
+  new HubError(
+    "quota_exceeded",
+    `At most ${MAX_PENDING_AUTHORIZATIONS} authorizations may be under way at once; finish one, or wait for them to expire (10 minutes).`,
+  );
 
 async function markPending(db: Db, connection: Connection): Promise<Connection> {
   const [row] = await db
