@@ -5,6 +5,8 @@ import worker from "../../src/index";
 import { MAX_APPS_PER_USER } from "../../src/auth/oauth-apps";
 import { MAX_KEYS_PER_USER } from "../../src/auth/api-keys";
 import { MAX_CONNECTIONS_PER_USER } from "../../src/connections/service";
+import { MAX_CUSTOM_PLATFORMS_PER_USER } from "../../src/connections/custom/store";
+import { petstoreDocument } from "../custom-platforms/helpers";
 import { call, json, newApiKey, newUser } from "../helpers/api";
 import { newWorkflow } from "../helpers/runs";
 
@@ -157,5 +159,19 @@ describe("quotas hold when creates arrive at once", () => {
       await call("/v1/tools/execute", { token: key, json: { name: "memory_store", arguments: { operation: "set", key: "fill-3", value: "again" } } }),
     );
     expect(replaced).toMatchObject({ success: true });
+  });
+
+  it("custom platforms (20 per account): one place left, one import wins", async () => {
+    const user = await newUser();
+    const { key } = await newApiKey(user);
+    await env.DB.batch(
+      Array.from({ length: MAX_CUSTOM_PLATFORMS_PER_USER - 1 }, (_, i) =>
+        env.DB.prepare(
+          "INSERT INTO custom_platforms (uid, user_id, name, description, openapi_version, server_url, auth, tools) VALUES (?, ?, ?, '', '3.1.0', 'https://api.example', '{\"kind\":\"none\"}', '[]')",
+        ).bind(`cp_f${user.id}x${i}`, user.id, `p${i}`),
+      ),
+    );
+    expect(await race(() => call("/v1/platforms", { token: key, json: { openapi: petstoreDocument() } }))).toBe(1);
+    expect(await countOf("custom_platforms", "user_id = ?", user.id)).toBe(MAX_CUSTOM_PLATFORMS_PER_USER);
   });
 });

@@ -4,6 +4,7 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import type { ServiceContext } from "../../core/context";
 import { HubError, notFound } from "../../core/errors";
 import { connections, customPlatforms, type CustomPlatformRow } from "../../db/schema";
+import { insertWithinQuota } from "../../db/quota";
 import { addressPolicyFor } from "../../net/address-policy";
 import { importOpenApi } from "./openapi-import";
 import { forgetCustomPlatforms } from "./resolve";
@@ -18,11 +19,11 @@ function newPlatformId(): string {
 }
 
 export async function createCustomPlatform(ctx: ServiceContext, input: { openapi: unknown; name?: string }): Promise<CustomPlatformRow> {
-  const existing = await ctx.db.$count(customPlatforms, eq(customPlatforms.userId, ctx.user.id));
-  if (existing >= MAX_CUSTOM_PLATFORMS_PER_USER)
-    throw new HubError("quota_exceeded", `An account can hold at most ${MAX_CUSTOM_PLATFORMS_PER_USER} custom platforms; delete one first.`);
+  const held = eq(customPlatforms.userId, ctx.user.id);
+  const full = () => new HubError("quota_exceeded", `An account can hold at most ${MAX_CUSTOM_PLATFORMS_PER_USER} custom platforms; delete one first.`);
+  if ((await ctx.db.$count(customPlatforms, held)) >= MAX_CUSTOM_PLATFORMS_PER_USER) throw full();
   const declaration = importOpenApi(input.openapi, { name: input.name, policy: addressPolicyFor(ctx.config) });
-  const [row] = await ctx.db
+  const insert = ctx.db
     .insert(customPlatforms)
     .values({
       uid: newPlatformId(),
@@ -35,8 +36,10 @@ export async function createCustomPlatform(ctx: ServiceContext, input: { openapi
       tools: declaration.tools,
     })
     .returning();
+  const row = await insertWithinQuota<CustomPlatformRow>(ctx.db, insert, customPlatforms, held, MAX_CUSTOM_PLATFORMS_PER_USER);
+  if (!row) throw full();
   forgetCustomPlatforms(ctx);
-  return row!;
+  return row;
 }
 
 export function listCustomPlatforms(ctx: ServiceContext, limit: number, beforeId?: number): Promise<CustomPlatformRow[]> {
