@@ -1,10 +1,11 @@
-import { lt, sql } from "drizzle-orm";
+import { and, lt, notLike, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { insertSelectList } from "../db/insert-select";
 import { prepareOnce, slot } from "../db/statement-cache";
 import { executions, webhookDeliveries } from "../db/schema";
 import { constantTimeEqual, hashSecret } from "../lib/crypto";
 import { hmacHex } from "../lib/hmac";
+import { BODY_ROW_PREFIX } from "./body-replays";
 import type { InboundDelivery, SchemeOutcome } from "./webhook-schemes/types";
 
 export const TOLERANCE_SECONDS = 5 * 60;
@@ -83,7 +84,15 @@ export function parseSignature(header: string): string | null {
   return hex;
 }
 
-/** Signatures older than the tolerance can no longer be replayed (their timestamp is refused). */
+/**
+ * Spent hub signatures, once their timestamp is refused: one stamped up to 5 minutes ahead of the
+ * clock that spent it is accepted until 10 minutes after, so they are kept 10 minutes. The
+ * remembered bodies of schemes with no timestamp (body-replays.ts) never expire and are kept.
+ */
 export async function forgetOldDeliveries(db: Db, now = Date.now()): Promise<void> {
-  await db.delete(webhookDeliveries).where(lt(webhookDeliveries.receivedAt, new Date(now - 2 * TOLERANCE_SECONDS * 1000)));
+  await db
+    .delete(webhookDeliveries)
+    .where(
+      and(lt(webhookDeliveries.receivedAt, new Date(now - 2 * TOLERANCE_SECONDS * 1000)), notLike(webhookDeliveries.signatureHash, `${BODY_ROW_PREFIX}%`)),
+    );
 }

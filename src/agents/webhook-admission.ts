@@ -2,6 +2,7 @@ import type { Runtime } from "../core/context";
 import type { Agent, Workflow } from "../db/schema";
 import type { StartAlongside } from "../executions/start";
 import type { IdempotencyKey } from "../executions/start-keys";
+import { type RememberedBody, bodyStartStatements, rememberedBody } from "./body-replays";
 import { startedEventStatements } from "./events";
 import { hubSignatureKey, spendHubSignatureStatement, verifyHubDelivery } from "./hub-scheme";
 import { agentStoppedReason } from "./service";
@@ -13,14 +14,16 @@ import type { InboundDelivery, ProviderScheme, SchemeOutcome } from "./webhook-s
 /**
  * What a delivery to an agent comes to, decided from the agent and its workflow as read, before
  * anything is written: refused (`rejected`, `paused`, `stopped`), answered with no run (`reply`,
- * `ignored`), or a run to start (`start`, with everything its start writes).
+ * `ignored`), or a run to start (`start`, with everything its start writes). A verified body that
+ * never expires comes with `remember` (body-replays.ts): whoever answers a delivery that starts
+ * nothing writes it, so the body cannot come back under another type; a start writes it itself.
  */
 export type Admission =
   | { kind: "rejected"; reason: string }
-  | { kind: "reply"; body: Record<string, unknown> }
-  | { kind: "paused"; fields: EventFields }
-  | { kind: "stopped"; reason: string; fields: EventFields }
-  | { kind: "ignored"; detail: string; fields: EventFields }
+  | { kind: "reply"; body: Record<string, unknown>; remember?: RememberedBody }
+  | { kind: "paused"; fields: EventFields; remember?: RememberedBody }
+  | { kind: "stopped"; reason: string; fields: EventFields; remember?: RememberedBody }
+  | { kind: "ignored"; detail: string; fields: EventFields; remember?: RememberedBody }
   | { kind: "start"; fields: EventFields; input: Record<string, unknown>; idempotency?: IdempotencyKey; also: StartAlongside };
 
 /** What of an agent a delivery is decided and started with. */
@@ -40,8 +43,9 @@ export function schemeOf(workflow: Workflow): string {
 /**
  * Decides a delivery (DESIGN §5 "Webhook verification"): the signature under the agent's secret
  * for its scheme, the agent's state, `event_types`; a run to start is deduplicated by the event
- * id, or where the id is not signed by the body's MAC (see replayKey), and carries the hub
- * scheme's signature spend and the events-log row in its start's own transaction.
+ * id, or where no signed id says so by the signature (see replayKey), and carries the hub
+ * scheme's signature spend, a never-expiring body's replay check (body-replays.ts) and the
+ * events-log row in its start's own transaction.
  */
 export async function admitDelivery(
   runtime: Runtime,
@@ -53,16 +57,21 @@ export async function admitDelivery(
   const scheme = schemeOf(workflow);
   const verdict = await verify(runtime, agent, scheme, delivery, receivedAt.getTime());
   if (verdict.kind === "rejected") return verdict;
-  if (verdict.kind === "reply") return verdict;
+  if (verdict.kind === "reply") {
+    const remember = verdict.bodyMac ? await rememberedBody(agent.id, verdict.bodyMac, verdict.eventType ?? null) : undefined;
+    return { kind: "reply", body: verdict.body, remember };
+  }
   const { eventId, eventType } = verdict;
   const fields = { eventId, eventType };
-  if (agent.status === "paused") return { kind: "paused", fields };
+  const remember = verdict.bodyMac ? await rememberedBody(agent.id, verdict.bodyMac, eventType) : undefined;
+  if (agent.status === "paused") return { kind: "paused", fields, remember };
   const stopped = await agentStoppedReason(runtime.db, agent);
-  if (stopped) return { kind: "stopped", reason: stopped, fields };
+  if (stopped) return { kind: "stopped", reason: stopped, fields, remember };
   const config = workflow.triggerType === "webhook" ? workflow.triggerConfig : {};
   const wanted = Array.isArray(config.event_types) ? config.event_types.map(String) : null;
   if (wanted && !(eventType !== null && wanted.includes(eventType))) {
-    return { kind: "ignored", detail: eventType === null ? "The event has no type; event_types filters." : `${eventType} is not in event_types.`, fields };
+    const detail = eventType === null ? "The event has no type; event_types filters." : `${eventType} is not in event_types.`;
+    return { kind: "ignored", detail, fields, remember };
   }
 
   const input =
@@ -76,6 +85,7 @@ export async function admitDelivery(
   const also = {
     after: (executionId: string) => [
       ...(signatureKey ? [spendHubSignatureStatement(db, agent.id, signatureKey, executionId)] : []),
+      ...(remember ? bodyStartStatements(db, remember, executionId) : []),
       ...startedEventStatements(db, { agentId: agent.id, source: "webhook", outcome: "started", receivedAt, ...fields, executionId }),
     ],
   };

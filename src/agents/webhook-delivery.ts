@@ -7,6 +7,7 @@ import { startAndRun } from "../executions/start-and-run";
 import { consumeRateLimits, exhaustedOf } from "../http/rate-limit";
 import { loggableError } from "../lib/safe-log";
 import type { WorkflowSettings } from "../workflows/steps";
+import { isReplayedBody, rememberBody } from "./body-replays";
 import { type NewAgentEvent, recordAgentEvent } from "./events";
 import { isSpentSignature } from "./hub-scheme";
 import { agentContext, recordAgentRefusal } from "./service";
@@ -70,9 +71,10 @@ async function deliverToCopy(runtime: Runtime, request: WebhookRequest, { agent,
     return undefined;
   } catch (error) {
     forgetWebhookTarget(agent.id);
-    // A hub signature used before fails the start's batch, and the fresh read refuses it; any
-    // other failure is worth a line, as every delivery would otherwise quietly go the long way.
-    if (!isSpentSignature(error)) {
+    // A hub signature used before, or a body delivered before, fails the start's batch, and the
+    // fresh read answers it; any other failure is worth a line, as every delivery would otherwise
+    // quietly go the long way.
+    if (!isSpentSignature(error) && !isReplayedBody(error)) {
       console.warn(
         JSON.stringify({ level: "warn", message: "webhook start from a copy failed; read afresh", agent_id: agent.id, error: loggableError(error) }),
       );
@@ -97,21 +99,23 @@ async function deliverToRead(runtime: Runtime, request: WebhookRequest): Promise
     recordAgentEvent(db, { agentId: agent.id, source: "webhook", outcome, receivedAt, ...fields });
 
   const admission = await admitDelivery(runtime, agent, workflow, request, receivedAt);
+  // A verified body that starts nothing is remembered all the same (body-replays.ts).
+  const remembered = admission.kind !== "rejected" && admission.kind !== "start" && admission.remember ? rememberBody(db, admission.remember) : undefined;
   switch (admission.kind) {
     case "rejected":
       if (await mayLogRejection(runtime, agent.id)) await log("rejected", { detail: admission.reason });
       throw refused(admission.reason);
     case "reply":
-      await log("ignored", { detail: `Answered the ${schemeOf(workflow)} handshake; nothing to run.` });
+      await Promise.all([remembered, log("ignored", { detail: `Answered the ${schemeOf(workflow)} handshake; nothing to run.` })]);
       return { status: 200, body: admission.body };
     case "paused":
-      await log("error", { ...admission.fields, detail: "The agent is paused." });
+      await Promise.all([remembered, log("error", { ...admission.fields, detail: "The agent is paused." })]);
       throw new HubError("conflict", "The agent is paused.");
     case "stopped":
-      await Promise.all([recordAgentRefusal(db, agent.id, admission.reason), log("error", { ...admission.fields, detail: admission.reason })]);
+      await Promise.all([remembered, recordAgentRefusal(db, agent.id, admission.reason), log("error", { ...admission.fields, detail: admission.reason })]);
       throw new HubError("forbidden", admission.reason);
     case "ignored":
-      await log("ignored", { ...admission.fields, detail: admission.detail });
+      await Promise.all([remembered, log("ignored", { ...admission.fields, detail: admission.detail })]);
       return { status: 200, body: { ignored: true } };
   }
 
@@ -124,6 +128,14 @@ async function deliverToRead(runtime: Runtime, request: WebhookRequest): Promise
     if (isSpentSignature(error)) {
       if (await mayLogRejection(runtime, agent.id)) await log("rejected", { detail: "This signature was already used." });
       throw refused("This signature was already used.");
+    }
+    // Answered as a replayed event id is: 200, so the provider does not retry it.
+    if (isReplayedBody(error)) {
+      await log("duplicate", {
+        ...fields,
+        detail: "This signed body was delivered before (under another event type, or it started a run); nothing new was started.",
+      });
+      return { status: 200, body: { duplicate: true } };
     }
     // A paused workflow or a full quota: the provider is refused and will retry; the owner sees why.
     if (error instanceof HubError) await log("error", { ...fields, detail: error.message });

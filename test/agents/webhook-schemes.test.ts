@@ -187,6 +187,9 @@ describe("github", () => {
     expect(await verifyProviderDelivery("github", secret, { ...request, headers: headers("ping") }, NOW)).toEqual({
       kind: "reply",
       body: { ok: true, event: "ping" },
+      // Remembered like any body, so the ping cannot come back as another event.
+      bodyMac: published.slice("sha256=".length),
+      eventType: "ping",
     });
     expectRejected(await verifyProviderDelivery("github", secret, { ...request, headers: headers("push") }, NOW), "The body must be JSON.");
     expectRejected(
@@ -202,18 +205,27 @@ describe("github", () => {
       event: JSON.parse(body),
       eventId: "72d3162e-cc78-11e3-81ab-4c9367dc0958",
       eventType: "pull_request",
-      // The id header is not signed: a delivery is the same one again by its body's MAC.
+      // The id and type headers are not signed: a delivery is the same one again by its body's MAC.
       replayKey: `mac:${signed.headers["X-Hub-Signature-256"]!.slice("sha256=".length)}`,
+      bodyMac: signed.headers["X-Hub-Signature-256"]!.slice("sha256=".length),
     });
     const sig = signed.headers["X-Hub-Signature-256"]!;
-    expect((await verify("github", withHeader(signed, "X-Hub-Signature-256", sig.toUpperCase()))).kind).toBe("event");
+    // Every spelling of the signature is the same key.
+    expect(await verify("github", withHeader(signed, "X-Hub-Signature-256", sig.toUpperCase()))).toMatchObject({
+      kind: "event",
+      replayKey: `mac:${sig.slice("sha256=".length)}`,
+      bodyMac: sig.slice("sha256=".length),
+    });
   });
 
   it("answers a verified ping without a run, and refuses an unverified one", async () => {
     const ping = JSON.stringify({ zen: "Design for failure.", hook_id: 12 });
-    expect(await verify("github", delivery(await signGithub({ secret: SECRET, body: ping, event: "ping" })))).toEqual({
+    const signedPing = await signGithub({ secret: SECRET, body: ping, event: "ping" });
+    expect(await verify("github", delivery(signedPing))).toEqual({
       kind: "reply",
       body: { ok: true, event: "ping" },
+      bodyMac: signedPing.headers["X-Hub-Signature-256"]!.slice("sha256=".length),
+      eventType: "ping",
     });
     expectRejected(
       await verify("github", delivery(await signGithub({ secret: "other", body: ping, event: "ping" }))),
@@ -259,7 +271,8 @@ describe("slack", () => {
       "X-Slack-Signature": published,
     });
     const outcome = await verifyProviderDelivery("slack", secret, { method: "POST", url: HOOK_URL, headers, rawBody: body }, timestamp * 1000);
-    expect(outcome).toMatchObject({ kind: "event", eventId: null, eventType: "/webhook-collect" });
+    // No event id: the request is the same one again by its signature, which covers the timestamp.
+    expect(outcome).toMatchObject({ kind: "event", eventId: null, eventType: "/webhook-collect", replayKey: `mac:${published.slice(3)}` });
     expect(outcome.kind === "event" && outcome.event).toMatchObject({ command: "/webhook-collect", team_domain: "testteamnow", text: "" });
     // The same request a day later is stale.
     expectRejected(
@@ -285,9 +298,11 @@ describe("slack", () => {
       eventType: "app_mention",
     });
     const rateLimited = JSON.stringify({ token: "x", type: "app_rate_limited", team_id: "T1", minute_rate_limited: 1518467820 });
-    expect(await verify("slack", delivery(await signSlack({ secret: SECRET, body: rateLimited, timestamp: T })))).toMatchObject({
+    const signedLimited = await signSlack({ secret: SECRET, body: rateLimited, timestamp: T });
+    expect(await verify("slack", delivery(signedLimited))).toMatchObject({
       eventId: null,
       eventType: "app_rate_limited",
+      replayKey: `mac:${signedLimited.headers["X-Slack-Signature"]!.slice(3)}`,
     });
   });
 
@@ -316,7 +331,13 @@ describe("slack", () => {
     const payload = { type: "block_actions", user: { id: "U1" }, actions: [{ action_id: "approve" }] };
     const form = `payload=${encodeURIComponent(JSON.stringify(payload))}`;
     const signed = await signSlack({ secret: SECRET, body: form, timestamp: T, contentType: "application/x-www-form-urlencoded; charset=utf-8" });
-    expect(await verify("slack", delivery(signed))).toEqual({ kind: "event", event: payload, eventId: null, eventType: "block_actions" });
+    expect(await verify("slack", delivery(signed))).toEqual({
+      kind: "event",
+      event: payload,
+      eventId: null,
+      eventType: "block_actions",
+      replayKey: `mac:${signed.headers["X-Slack-Signature"]!.slice(3)}`,
+    });
     const broken = await signSlack({ secret: SECRET, body: "payload=%7Bnot", timestamp: T, contentType: "application/x-www-form-urlencoded" });
     expectRejected(await verify("slack", delivery(broken)), "The payload field must be JSON.");
   });
@@ -354,6 +375,7 @@ describe("shopify", () => {
       eventId: "b54557e4-bdd9-4b37-8a5f-bf7d70bcd043",
       eventType: "orders/paid",
       replayKey: `mac:${signed.headers["X-Shopify-Hmac-Sha256"]}`,
+      bodyMac: signed.headers["X-Shopify-Hmac-Sha256"],
     });
     const headers = new Headers(signed.headers);
     headers.delete("X-Shopify-Webhook-Id");
@@ -477,11 +499,14 @@ describe("typeform", () => {
   const body = JSON.stringify({ event_id: "01HXYZ", event_type: "form_response", form_response: { form_id: "lT4Z3j", answers: [] } });
 
   it("accepts sha256=<base64 HMAC of the body>; id is event_id, type is event_type", async () => {
-    expect(await verify("typeform", delivery(await signTypeform({ secret: SECRET, body })))).toEqual({
+    const signed = await signTypeform({ secret: SECRET, body });
+    expect(await verify("typeform", delivery(signed))).toEqual({
       kind: "event",
       event: JSON.parse(body),
       eventId: "01HXYZ",
       eventType: "form_response",
+      // No timestamp: the signature never expires, so the body is remembered past the id's week.
+      bodyMac: signed.headers["Typeform-Signature"]!.slice("sha256=".length),
     });
   });
 

@@ -25,7 +25,16 @@ export const verifyHubspot: SchemeVerifier = async (secret, delivery, nowMs) => 
   const parsed = parseJson(delivery.rawBody);
   if (parsed.kind === "rejected") return parsed;
   const events = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
-  return { kind: "event", event: parsed.value, eventId: await batchId(events), eventType: stringField(events[0], "subscriptionType") };
+  const eventId = await batchId(events);
+  // HubSpot re-signs a retry with a new timestamp, so the events' ids are the key; without them,
+  // the signature (over the timestamp too) keeps the same request from running twice in its window.
+  return {
+    kind: "event",
+    event: parsed.value,
+    eventId,
+    eventType: stringField(events[0], "subscriptionType"),
+    ...(eventId ? {} : { replayKey: `mac:${presented}` }),
+  };
 };
 
 /**

@@ -6,7 +6,9 @@ const HEADER = "X-Shopify-Hmac-Sha256";
 /**
  * `X-Shopify-Hmac-Sha256: <base64 HMAC-SHA256 of the raw body>`, no timestamp. The id is the
  * webhook id Shopify keeps across retries of one delivery (else the event id); the type is the
- * topic (`orders/create`).
+ * topic (`orders/create`). Neither header is signed, and the body is the resource (an order, a
+ * customer) with no field naming the topic, so there is nothing to check the topic against: the
+ * body's MAC is what the hub remembers (`replayKey`, `bodyMac`).
  */
 export const verifyShopify: SchemeVerifier = async (secret, delivery) => {
   const presented = requiredHeader(delivery.headers, HEADER);
@@ -19,5 +21,6 @@ export const verifyShopify: SchemeVerifier = async (secret, delivery) => {
   if (parsed.kind === "rejected") return parsed;
   const { headers } = delivery;
   const eventId = optionalHeader(headers, "X-Shopify-Webhook-Id") ?? optionalHeader(headers, "X-Shopify-Event-Id");
-  return { kind: "event", event: parsed.value, eventId, eventType: optionalHeader(headers, "X-Shopify-Topic"), replayKey: `mac:${presented}` };
+  const eventType = optionalHeader(headers, "X-Shopify-Topic");
+  return { kind: "event", event: parsed.value, eventId, eventType, replayKey: `mac:${presented}`, bodyMac: presented };
 };

@@ -18,7 +18,14 @@ const TIMESTAMP = "X-Slack-Request-Timestamp";
 /**
  * `X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<X-Slack-Request-Timestamp>:<raw body>">`, the
  * timestamp within 5 minutes. Events API bodies are JSON; slash commands and interactivity post
- * forms, signed the same way over the raw form text.
+ * forms, signed the same way over the raw form text. Everything that names the event is in the
+ * signed body.
+ *
+ * Replays: an Events API envelope is the same event again by its `event_id` (Slack's retries
+ * reuse it, with a new timestamp and so a new signature). Requests with no `event_id` (slash
+ * commands, interactivity, envelopes such as `app_rate_limited`) are the same request again by
+ * their signature, which covers the timestamp: a captured one sent again within the window is a
+ * duplicate, and outside it the timestamp is refused.
  */
 export const verifySlack: SchemeVerifier = async (secret, delivery, nowMs) => {
   const signature = requiredHeader(delivery.headers, SIGNATURE);
@@ -32,7 +39,8 @@ export const verifySlack: SchemeVerifier = async (secret, delivery, nowMs) => {
   const expected = await hmacHex(secret, `v0:${timestamp}:${delivery.rawBody}`);
   if (!signaturesMatch(expected, presented.toLowerCase())) return rejected(`${SIGNATURE} does not match the body.`);
 
-  return isFormEncoded(delivery.headers) ? formEvent(delivery.rawBody) : jsonEvent(delivery.rawBody);
+  const outcome = isFormEncoded(delivery.headers) ? formEvent(delivery.rawBody) : jsonEvent(delivery.rawBody);
+  return outcome.kind === "event" && outcome.eventId === null ? { ...outcome, replayKey: `mac:${expected}` } : outcome;
 };
 
 /** The Events API envelope: `event_callback` carries `event_id` and `event.type`. */
@@ -52,7 +60,7 @@ function jsonEvent(rawBody: string): SchemeOutcome {
 
 /**
  * Interactivity sends its JSON in a `payload` field (typed by `payload.type`); a slash command
- * is plain fields (typed by `command`). Neither carries an id Slack repeats on a retry.
+ * is plain fields (typed by `command`). Neither carries an event id.
  */
 function formEvent(rawBody: string): SchemeOutcome {
   const form = new URLSearchParams(rawBody);

@@ -3,7 +3,11 @@ import { BASE64_MAC, type SchemeVerifier, parseJson, rejected, requiredHeader, s
 
 const HEADER = "Typeform-Signature";
 
-/** `Typeform-Signature: sha256=<base64 HMAC-SHA256 of the raw body>`, no timestamp. */
+/**
+ * `Typeform-Signature: sha256=<base64 HMAC-SHA256 of the raw body>`, no timestamp. The id and
+ * type are the body's own (signed); with no timestamp the signature never expires, so the body's
+ * MAC is remembered for as long as the agent (`bodyMac`), past the event id's week.
+ */
 export const verifyTypeform: SchemeVerifier = async (secret, delivery) => {
   const header = requiredHeader(delivery.headers, HEADER);
   if (typeof header !== "string") return header;
@@ -13,5 +17,6 @@ export const verifyTypeform: SchemeVerifier = async (secret, delivery) => {
 
   const parsed = parseJson(delivery.rawBody);
   if (parsed.kind === "rejected") return parsed;
-  return { kind: "event", event: parsed.value, eventId: stringField(parsed.value, "event_id"), eventType: stringField(parsed.value, "event_type") };
+  const { value } = parsed;
+  return { kind: "event", event: value, eventId: stringField(value, "event_id"), eventType: stringField(value, "event_type"), bodyMac: presented };
 };

@@ -19,20 +19,33 @@ export interface InboundDelivery {
 export type SchemeOutcome =
   /** 401. The reason is shown to the person debugging: never the secret or the expected signature. */
   | { kind: "rejected"; reason: string }
-  /** Verified and answered 200 with this body; no run (Slack's url_verification, GitHub's ping). */
-  | { kind: "reply"; body: Record<string, unknown> }
+  /**
+   * Verified and answered 200 with this body; no run (Slack's url_verification, GitHub's ping).
+   * `bodyMac` and `eventType` as for an event: a signed handshake is remembered too, so it cannot
+   * come back under another type.
+   */
+  | { kind: "reply"; body: Record<string, unknown>; bodyMac?: string; eventType?: string | null }
   | {
       kind: "event";
       event: unknown;
       eventId: string | null;
       eventType: string | null;
       /**
-       * What makes a delivery the same one again, where the event id is not signed: a scheme with
-       * no timestamp (GitHub, Shopify) signs only the body, so a captured delivery sent again with
-       * a fresh id header would otherwise start a new run every time. The body's MAC is the key:
-       * a provider's own retry sends the same body, hence the same MAC.
+       * What makes a delivery the same one again, where no signed event id says so: a scheme with
+       * no timestamp (GitHub, Shopify) signs only the body and carries the id in a header it does
+       * not sign, and a Slack slash command or interactivity post has no id at all. The MAC is the
+       * key (a provider's own retry sends the same body, hence the same MAC); where the MAC covers
+       * a timestamp (Slack, Stripe, HubSpot), a captured request is a duplicate for as long as its
+       * timestamp is accepted. Left out where a signed event id is the better key: Slack and
+       * HubSpot re-sign a retry with a new timestamp, and only the id stays.
        */
       replayKey?: string;
+      /**
+       * The MAC of a scheme that signs the body alone, with no timestamp (GitHub, Shopify,
+       * Typeform): such a signature is good for as long as the secret, so the hub remembers it for
+       * as long as the agent, bound to the first event type it came with (body-replays.ts).
+       */
+      bodyMac?: string;
     };
 
 export type Rejected = Extract<SchemeOutcome, { kind: "rejected" }>;
