@@ -29,6 +29,8 @@ export interface Env extends WranglerEnv {
   ALLOWED_MODELS?: string;
   /** Seconds one model call may take, request to last byte (default 90, at most 600). */
   MODEL_CALL_TIMEOUT_SECONDS?: string;
+  /** Tool calls of one model answer that run at once (default 4, at most 16). */
+  MAX_PARALLEL_TOOL_CALLS?: string;
   /** "true" lets user-given URLs reach loopback and private networks (default: off production only). */
   ALLOW_PRIVATE_NETWORK_URLS?: string;
   /** DNS-over-HTTPS resolver (JSON API) for user-given host names; "off" disables. Default: Cloudflare's on production, off elsewhere. */

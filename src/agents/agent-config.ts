@@ -1,13 +1,27 @@
 import type { ServiceContext } from "../core/context";
 import { validationFailed, type FieldError } from "../core/errors";
+import { MAX_CONTEXT_CHARS, MIN_CONTEXT_CHARS } from "../agent-loop/compaction";
+import { MAX_STEPS_LIMIT } from "../agent-loop/settings";
 import { catalogFor } from "../tools/catalog-service";
 
+/** Bounds of the agent loop's settings in agent_config (DESIGN §6.1). */
+const LOOP_SETTINGS = {
+  max_steps: { min: 1, max: MAX_STEPS_LIMIT },
+  context_chars: { min: MIN_CONTEXT_CHARS, max: MAX_CONTEXT_CHARS },
+} as const;
+
 /**
- * Refuses an `agent_config.tools` naming a tool the caller's catalog does not know (a typo would
- * otherwise silently leave the agent without the tool). A tool of a platform the caller has not
- * connected yet is known: connecting it later makes it usable.
+ * Checks what the hub reads of an agent_config: the loop's settings are whole numbers within
+ * their bounds, and `tools` names only tools the caller's catalog knows (a typo would otherwise
+ * silently leave the agent without the tool; a tool of a platform not connected yet is known:
+ * connecting it later makes it usable).
  */
-export async function checkAgentTools(ctx: ServiceContext, config: Record<string, unknown>, field = "agent_config"): Promise<void> {
+export async function checkAgentConfig(ctx: ServiceContext, config: Record<string, unknown>, field = "agent_config"): Promise<void> {
+  for (const [name, { min, max }] of Object.entries(LOOP_SETTINGS)) {
+    const value = config[name];
+    if (value !== undefined && (!Number.isInteger(value) || (value as number) < min || (value as number) > max))
+      throw validationFailed([{ location: "body", field: `${field}.${name}`, message: `A whole number from ${min} to ${max}.` }]);
+  }
   const tools = config.tools;
   if (tools === undefined) return;
   if (!Array.isArray(tools)) throw validationFailed([{ location: "body", field: `${field}.tools`, message: "A list of tool names." }]);

@@ -2,7 +2,7 @@ import type { ServiceContext } from "../core/context";
 import { createConversation } from "../conversations/service";
 import { buildFromDescription } from "../workflows/builder";
 import { createWorkflow } from "../workflows/service";
-import { checkAgentTools } from "./agent-config";
+import { checkAgentConfig } from "./agent-config";
 import { deployAgent } from "./service";
 
 /**
@@ -17,7 +17,7 @@ export async function createChatAgent(
   input: { description: string; name?: string | null; provider?: string | null; agent_config?: Record<string, unknown> | null },
 ) {
   const config = { description: input.description, ...(input.agent_config ?? {}) };
-  await checkAgentTools(ctx, config);
+  await checkAgentConfig(ctx, config);
   const built = await buildFromDescription(ctx, input.description, { name: input.name, provider: input.provider });
   const workflow = await createWorkflow(ctx, {
     name: built.name,

@@ -16,7 +16,7 @@ import { getOwnedWorkflow } from "../workflows/service";
 import { agentRunMetrics } from "./metrics";
 import { recordAgentEvent } from "./events";
 import { providerSecretLabel } from "./secret-labels";
-import { checkAgentTools } from "./agent-config";
+import { checkAgentConfig } from "./agent-config";
 
 /** The agent acts with the credential that deployed it, for its owner. */
 export function agentContext(runtime: Runtime, agent: Pick<Agent, "userId" | "credentialId">): ServiceContext {
@@ -33,7 +33,7 @@ export async function deployAgent(
   input: { workflowId: number; config: Record<string, unknown> },
 ): Promise<{ agent: Agent; webhookSecret: string }> {
   const workflow = await getOwnedWorkflow(ctx, input.workflowId);
-  await checkAgentTools(ctx, input.config);
+  await checkAgentConfig(ctx, input.config);
   const maxAgents = ctx.config.quotas.agentsPerUser;
   const held = eq(agents.userId, ctx.user.id);
   const full = () => new HubError("quota_exceeded", `An account can hold at most ${maxAgents} agents; delete one first.`);
@@ -101,7 +101,7 @@ export async function getOwnedAgent(ctx: ServiceContext, id: string): Promise<Ag
  */
 export async function updateAgentConfig(ctx: ServiceContext, id: string, config: Record<string, unknown>): Promise<Agent> {
   await getOwnedAgent(ctx, id);
-  await checkAgentTools(ctx, config);
+  await checkAgentConfig(ctx, config);
   const [row] = await ctx.db
     .update(agents)
     .set({ config, updatedAt: new Date() })

@@ -3,6 +3,31 @@ import type { ServiceContext } from "../core/context";
 import { agents, conversations } from "../db/schema";
 import { type AgentModelSettings, agentSettingsOf } from "../llm/agent-config";
 import type { ToolInfo } from "../tools/types";
+import { type LoopSettings, loopSettingsOf } from "../agent-loop/settings";
+
+/** What a conversation's turns read of the agent it talks to (all defaults for a plain conversation). */
+export interface ConversationAgent {
+  agentId: string | null;
+  settings: AgentModelSettings;
+  loop: LoopSettings;
+  /** agent_config.memory: the agent's memory tools and recalled memories in each turn. */
+  memory: boolean;
+}
+
+export async function conversationAgent(ctx: ServiceContext, conversationId: number): Promise<ConversationAgent> {
+  const row = await ctx.db
+    .select({ id: agents.id, config: agents.config })
+    .from(conversations)
+    .innerJoin(agents, and(eq(agents.id, conversations.agentId), eq(agents.userId, conversations.userId)))
+    .where(and(eq(conversations.id, conversationId), eq(conversations.userId, ctx.user.id)))
+    .get();
+  return {
+    agentId: row?.id ?? null,
+    settings: row ? agentSettingsOf(row.config) : {},
+    loop: loopSettingsOf(row?.config),
+    memory: row?.config?.memory === true,
+  };
+}
 
 /** The agent_config of the agent a conversation talks to; none for a plain conversation. */
 export async function conversationAgentSettings(ctx: ServiceContext, conversationId: number): Promise<AgentModelSettings> {

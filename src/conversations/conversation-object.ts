@@ -3,6 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Env } from "../env";
 import { delegatedContext, runtimeFor } from "../core/context";
 import { conversations } from "../db/schema";
+import { EventLog, sseFrame, type HeldEvent } from "./event-log";
 import { MessageStore, type MessageRecord } from "./messages";
 import { runTurn, type TurnInput } from "./orchestrator";
 import { titleFrom } from "./titles";
@@ -12,40 +13,69 @@ const encoder = new TextEncoder();
 
 /**
  * A live stream lasts at most this long: the credential is checked only when it opens, so a
- * stream must not outlive a revoked key or a sign-out for long. Clients reconnect (checked again).
+ * stream must not outlive a revoked key or a sign-out for long. Clients reconnect (checked again,
+ * and resumed with Last-Event-ID).
  */
 export const LIVE_STREAM_MS = 5 * 60_000;
 /** Live streams one conversation serves at once (API and dashboard together). */
 export const MAX_LIVE_STREAMS = 20;
 
+interface Listener {
+  /** When a live stream closes; a send's stream closes with its turn instead. */
+  closesAt: number;
+  timer: ReturnType<typeof setTimeout> | null;
+  /** A send's stream carries only its own turn, and ends after that turn's `turn_finished`. */
+  turn: number | null;
+}
+
 /**
- * One object per conversation. It owns the message history (its SQLite storage), runs turns one
- * after another (two messages sent at once are answered in order, never interleaved), keeps the
- * D1 index current, and fans live events out to every connected SSE client.
+ * One object per conversation. It owns the message history and the numbered event log (its
+ * SQLite storage), runs turns one after another (two messages sent at once are answered in
+ * order, never interleaved), keeps the D1 index current, fans events out to every connected SSE
+ * client, replays what a reconnecting client missed, and stops the running turn on request.
+ * The turn itself is the agent loop's (orchestrator.ts → src/agent-loop/): this object only
+ * stores, streams and replays what it produces.
  */
 export class ConversationObject extends DurableObject<Env> {
   private store: MessageStore;
+  private log: EventLog;
   /** The tail of the turn queue: each turn starts when the previous one has finished. */
   private turns: Promise<unknown> = Promise.resolve();
   private pendingTurns = 0;
-  /** Each live client, with when its stream closes. */
-  private listeners = new Map<WritableStreamDefaultWriter<Uint8Array>, { closesAt: number; timer: ReturnType<typeof setTimeout> }>();
+  /** The last turn number given; numbers grow across restarts (they tag held events). */
+  private lastTurn: number;
+  private running: { turn: number; stop: AbortController } | null = null;
+  private listeners = new Map<WritableStreamDefaultWriter<Uint8Array>, Listener>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new MessageStore(ctx.storage.sql);
+    this.log = new EventLog(ctx.storage.sql);
+    this.lastTurn = Number(ctx.storage.sql.exec(`SELECT coalesce(max(turn), 0) AS turn FROM events`).one().turn);
   }
 
   /** Runs a turn once every earlier turn has finished, and returns the assistant's message. */
   async send(input: TurnInput): Promise<MessageRecord> {
-    this.pendingTurns++;
-    const turn = this.turns.then(() => this.runOne(input));
-    this.turns = turn.catch(() => undefined);
-    try {
-      return await turn;
-    } finally {
-      this.pendingTurns--;
-    }
+    return this.enqueue(input, ++this.lastTurn);
+  }
+
+  /**
+   * Runs a turn as `send` does, answering at once with an SSE stream of that turn's events
+   * (numbered like every event), which ends after its `turn_finished`. The turn goes on if the
+   * client goes away.
+   */
+  sendStreaming(input: TurnInput): ReadableStream<Uint8Array> {
+    const turn = ++this.lastTurn;
+    const { readable } = this.open({ closesAt: Number.POSITIVE_INFINITY, timer: null, turn });
+    this.enqueue(input, turn).catch(() => undefined);
+    return readable;
+  }
+
+  /** Stops the running turn (true), or says none is running (false). */
+  stop(): boolean {
+    if (!this.running) return false;
+    this.running.stop.abort(new Error("Stopped by request."));
+    return true;
   }
 
   messages(conversationId: number, options: { afterId?: number; limit?: number } = {}): MessageRecord[] {
@@ -71,66 +101,126 @@ export class ConversationObject extends DurableObject<Env> {
   }
 
   /**
-   * An SSE byte stream of this conversation's live events, open until the client goes away or
-   * LIVE_STREAM_MS have passed. With MAX_LIVE_STREAMS open already, the seconds until the first
-   * of them closes instead.
+   * An SSE byte stream of this conversation's events, open until the client goes away or
+   * LIVE_STREAM_MS have passed. With `lastEventId`, every held event after it comes first, in
+   * order, then live ones, with no gap and no repeat; an id older than what is held starts with
+   * `reset` {oldest_id}. With MAX_LIVE_STREAMS open already, the seconds until the first of them
+   * closes instead.
    */
-  stream(conversationId: number): ReadableStream<Uint8Array> | { retryAfterSeconds: number } {
-    if (this.listeners.size >= MAX_LIVE_STREAMS) {
-      const firstClose = Math.min(...[...this.listeners.values()].map((l) => l.closesAt));
+  stream(conversationId: number, lastEventId?: number): ReadableStream<Uint8Array> | { retryAfterSeconds: number } {
+    const live = [...this.listeners.values()].filter((l) => l.turn === null);
+    if (live.length >= MAX_LIVE_STREAMS) {
+      const firstClose = Math.min(...live.map((l) => l.closesAt));
       return { retryAfterSeconds: Math.max(1, Math.ceil((firstClose - Date.now()) / 1000)) };
     }
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const writer = writable.getWriter();
-    const timer = setTimeout(() => this.hangUp(writer), LIVE_STREAM_MS);
-    this.listeners.set(writer, { closesAt: Date.now() + LIVE_STREAM_MS, timer });
-    // A client that goes away errors the stream: its place is free at once.
-    writer.closed.catch(() => this.forget(writer));
-    void writer.write(encoder.encode(`: connected\nretry: 3000\n\n`)).catch(() => this.forget(writer));
-    this.emit("ready", { conversation_id: conversationId, status: this.pendingTurns > 0 ? "processing" : "idle" }, writer);
+    const { readable, writer } = this.open({ closesAt: Date.now() + LIVE_STREAM_MS, timer: null, turn: null });
+    this.listeners.get(writer)!.timer = setTimeout(() => this.hangUp(writer), LIVE_STREAM_MS);
+    // Read and written in one synchronous stretch: no event can be appended between the replay
+    // and this client joining the live ones, so nothing is missed or sent twice.
+    if (lastEventId !== undefined) {
+      let after = lastEventId;
+      const oldest = this.log.oldestId();
+      if (oldest > 0 && lastEventId < oldest - 1) {
+        this.write(writer, sseFrame({ event: "reset", data: JSON.stringify({ oldest_id: oldest }) }));
+        after = oldest - 1;
+      }
+      for (let page = this.log.after(after); page.length > 0; page = this.log.after(after)) {
+        for (const event of page) this.write(writer, sseFrame(event));
+        after = page.at(-1)!.id;
+      }
+    }
+    const lastId = this.log.lastId();
+    const ready = { conversation_id: conversationId, status: this.pendingTurns > 0 ? "processing" : "idle", last_event_id: lastId };
+    this.write(writer, sseFrame({ ...(lastId > 0 ? { id: lastId } : {}), event: "ready", data: JSON.stringify(ready) }));
     return readable;
   }
 
-  /** Forgets everything: messages, state and live clients. */
+  /** Forgets everything: messages, events, state and live clients. */
   async erase(): Promise<void> {
+    this.running?.stop.abort(new Error("The conversation was deleted."));
     // Not awaited: a client that reads nothing must not hold up the deletion.
     for (const writer of [...this.listeners.keys()]) void this.hangUp(writer);
     await this.ctx.storage.deleteAll();
   }
 
-  /** Ends a live stream (the client sees its end after what was sent). */
+  private enqueue(input: TurnInput, turn: number): Promise<MessageRecord> {
+    this.pendingTurns++;
+    const run = this.turns.then(() => this.runOne(input, turn));
+    this.turns = run.catch(() => undefined);
+    return run.finally(() => this.pendingTurns--);
+  }
+
+  private open(listener: Listener) {
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const writer = writable.getWriter();
+    this.listeners.set(writer, listener);
+    // A client that goes away errors the stream: its place is free at once.
+    writer.closed.catch(() => this.forget(writer));
+    this.write(writer, `: connected\nretry: 3000\n\n`);
+    return { readable, writer };
+  }
+
+  /** Ends a stream (the client sees its end after what was sent). */
   private async hangUp(writer: WritableStreamDefaultWriter<Uint8Array>): Promise<void> {
     this.forget(writer);
     await writer.close().catch(() => undefined);
   }
 
   private forget(writer: WritableStreamDefaultWriter<Uint8Array>): void {
-    clearTimeout(this.listeners.get(writer)?.timer ?? null);
+    const timer = this.listeners.get(writer)?.timer;
+    if (timer) clearTimeout(timer);
     this.listeners.delete(writer);
   }
 
-  private async runOne(input: TurnInput): Promise<MessageRecord> {
+  private write(writer: WritableStreamDefaultWriter<Uint8Array>, text: string): void {
+    // A client that went away fails the write; forget it.
+    writer.write(encoder.encode(text)).catch(() => this.forget(writer));
+  }
+
+  /** Holds an event in the log and sends it to every client that takes it. */
+  private emit(turn: number, event: string, data: unknown): void {
+    const held: HeldEvent = this.log.append(turn, event, data);
+    const frame = sseFrame(held);
+    for (const [writer, listener] of this.listeners) {
+      if (listener.turn !== null && listener.turn !== turn) continue;
+      this.write(writer, frame);
+      if (listener.turn === turn && event === "turn_finished") void this.hangUp(writer);
+    }
+  }
+
+  private async runOne(input: TurnInput, turn: number): Promise<MessageRecord> {
     // Each turn is one unit of work: its own runtime, acting for the user with the credential
     // that sent the message.
     // Records written after each tool call (audit, connection health) are awaited with the turn.
     const records: Promise<unknown>[] = [];
     const ctx = delegatedContext(runtimeFor(this.env, { waitUntil: (work) => records.push(work) }), input.userId, input.credentialId);
     const { db } = ctx;
-    // coalesce: a title set meanwhile (PATCH) is never overwritten by the generated one.
-    await db
-      .update(conversations)
-      .set({ state: "processing", title: sql`coalesce(${conversations.title}, ${titleFrom(input.content)})`, updatedAt: new Date() })
-      .where(eq(conversations.id, input.conversationId));
-    this.emit("status", { status: "processing" });
+    const stop = new AbortController();
+    this.running = { turn, stop };
     let reply: MessageRecord | undefined;
     try {
-      reply = await runTurn(ctx, this.store, input, {
-        message: (record) => this.emit("message", record),
-        toolStarted: (event) => this.emit("tool_started", event),
-        toolProgress: (event) => this.emit("tool_progress", event),
-      });
+      this.emit(turn, "status", { status: "processing" });
+      // coalesce: a title set meanwhile (PATCH) is never overwritten by the generated one.
+      await db
+        .update(conversations)
+        .set({ state: "processing", title: sql`coalesce(${conversations.title}, ${titleFrom(input.content)})`, updatedAt: new Date() })
+        .where(eq(conversations.id, input.conversationId));
+      reply = await runTurn(
+        ctx,
+        this.store,
+        input,
+        {
+          message: (record) => this.emit(turn, "message", { message: record }),
+          delta: (event) => this.emit(turn, "delta", event),
+          toolStarted: (event) => this.emit(turn, "tool_started", event),
+          toolProgress: (event) => this.emit(turn, "tool_progress", event),
+          toolFinished: (event) => this.emit(turn, "tool_finished", event),
+        },
+        stop.signal,
+      );
       return reply;
     } finally {
+      this.running = null;
       // The turn is done and stored: failing to update the listing must not turn it into an
       // error that invites a retry (and repeated tool calls).
       await db
@@ -147,16 +237,10 @@ export class ConversationObject extends DurableObject<Env> {
             JSON.stringify({ level: "error", message: "conversation index update failed", conversation_id: input.conversationId, error: loggableError(error) }),
           ),
         );
-      this.emit("status", { status: this.pendingTurns > 1 ? "processing" : "idle" });
+      this.emit(turn, "status", { status: this.pendingTurns > 1 ? "processing" : "idle" });
+      this.emit(turn, "turn_finished", { message_id: reply?.id ?? null, status: reply?.status ?? "error" });
+      this.log.prune(0);
       await Promise.allSettled(records);
-    }
-  }
-
-  private emit(event: string, data: unknown, only?: WritableStreamDefaultWriter<Uint8Array>): void {
-    const frame = encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    for (const writer of only ? [only] : this.listeners.keys()) {
-      // A client that went away fails the write; forget it.
-      writer.write(frame).catch(() => this.forget(writer));
     }
   }
 }

@@ -5,7 +5,17 @@ import { LIVE_STREAM_MS, MAX_LIVE_STREAMS } from "./conversation-object";
 import { DEFAULT_MESSAGE_PAGE } from "./messages";
 import { ConversationSchema, Content, ExplainBody, IdParam, MessageSchema, Provider, ToolCallBody } from "./schemas";
 import { createConversation, deleteConversation, listConversations, presentConversation, renameConversation } from "./service";
-import { SNAPSHOT_MESSAGES, checkToolCall, conversationDetail, conversationEvents, conversationMessages, explainMessage, sendMessage } from "./turns";
+import {
+  SNAPSHOT_MESSAGES,
+  checkToolCall,
+  conversationDetail,
+  conversationEvents,
+  conversationMessages,
+  explainMessage,
+  sendMessage,
+  sendMessageStreaming,
+  stopTurn,
+} from "./turns";
 
 const list = authedRoute("data:read", {
   method: "get",
@@ -92,9 +102,31 @@ const send = authedRoute("workflow:execute", {
   tags: ["Conversations"],
   summary: "Send a message",
   description:
-    "Stores the message and hands it to the orchestrator, which may call tools (each stored as a `tool` message) over a bounded number of rounds, and answers with the assistant's message (`tools_called`, summed `tokens_used`, `status`). Messages to one conversation are processed one after another. A provider failure gives an assistant message with status `error`, as does a model call on the deployment's own key past the per-minute limit (MODEL_RATE_LIMIT_PER_MINUTE; its message says when to retry).",
+    "Stores the message and hands it to the agent loop, which asks the model, runs the tool calls of each answer together (each result stored as a `tool` message) for at most `agent_config.max_steps` model requests (default 10), and answers with the assistant's message (`tools_called`, summed `tokens_used`, `status`). Messages to one conversation are processed one after another. A provider failure gives an assistant message with status `error`, as does a model call on the deployment's own key past the per-minute limit (MODEL_RATE_LIMIT_PER_MINUTE; its message says when to retry); a turn stopped with `POST …/stop` gives status `stopped`.\n\nWith `Accept: text/event-stream` the answer is 200 `text/event-stream` carrying the turn as it happens, every event with an `id:`: `message` {message} (each stored message), `delta` {round, text} (the answer's text as the model produces it; the deltas of the last round, joined, are the stored answer's `content`), `tool_started` {tool_call_id, name, arguments}, `tool_progress`, `tool_finished` {tool_call_id, name, success, duration_ms}, `status`, and last `turn_finished` {message_id, status}, after which the stream ends. The turn goes on if the client goes away: read it again with `GET …/stream` and `Last-Event-ID`.",
   request: { params: IdParam, body: { required: true, content: { "application/json": { schema: z.object({ content: Content, provider: Provider }) } } } },
-  responses: { 201: { description: "The assistant's reply", content: { "application/json": { schema: MessageSchema } } }, ...notFoundError },
+  responses: {
+    200: { description: "With `Accept: text/event-stream`: the turn's events", content: { "text/event-stream": { schema: z.string() } } },
+    201: { description: "The assistant's reply", content: { "application/json": { schema: MessageSchema } } },
+    ...notFoundError,
+  },
+});
+
+const stopTurnRoute = authedRoute("workflow:execute", {
+  method: "post",
+  path: "/conversations/{conversation_id}/stop",
+  tags: ["Conversations"],
+  summary: "Stop the running turn",
+  description:
+    'Aborts the model request in flight (the provider sees its connection closed); no tool call starts after it, calls already running finish and are stored, and the assistant message is stored with `status: "stopped"` and the text produced so far. 409 `conflict` when no turn is running.',
+  request: { params: IdParam },
+  responses: {
+    202: {
+      description: "Stopping",
+      content: { "application/json": { schema: z.object({ conversation_id: z.number().int(), status: z.literal("stopping") }) } },
+    },
+    409: { description: "No turn is running: `conflict`." },
+    ...notFoundError,
+  },
 });
 
 const messages = authedRoute("data:read", {
@@ -129,8 +161,18 @@ const stream = authedRoute("data:read", {
   path: "/conversations/{conversation_id}/stream",
   tags: ["Conversations"],
   summary: "Live updates (SSE)",
-  description: `Server-Sent Events for every client of the conversation: \`ready\`, \`status\` ({status}), \`message\` (each stored message), \`tool_started\` and \`tool_progress\` ({tool_call_id, name, progress}). The stream ends after ${LIVE_STREAM_MS / 60_000} minutes, because the credential is checked only when it opens: reconnect to go on (EventSource does so by itself), reading what was missed with \`GET /conversations/{conversation_id}/messages?after_id=\`. A conversation serves at most ${MAX_LIVE_STREAMS} streams at once: one more is refused with 429 \`rate_limited\` and Retry-After (the seconds until the first open stream ends).`,
-  request: { params: IdParam },
+  description: `Server-Sent Events for every client of the conversation, each with an \`id:\` that grows per conversation: \`status\` ({status}), \`message\` ({message}: each stored message), \`delta\` ({round, text}), \`tool_started\`, \`tool_progress\` ({tool_call_id, name, progress}), \`tool_finished\`, \`turn_finished\` ({message_id, status}), and \`ready\` ({conversation_id, status, last_event_id}) once the stream has caught up. With \`Last-Event-ID: n\` (or \`?last_event_id=n\`) every held event after \`n\` comes first, in order, with no gap and no repeat, then live ones; at least the last 1,000 events and every event of a turn in progress are held, and an older \`n\` starts with \`reset\` {oldest_id}. The stream ends after ${LIVE_STREAM_MS / 60_000} minutes, because the credential is checked only when it opens: reconnect to go on (EventSource does so by itself, sending Last-Event-ID). A conversation serves at most ${MAX_LIVE_STREAMS} streams at once: one more is refused with 429 \`rate_limited\` and Retry-After (the seconds until the first open stream ends).`,
+  request: {
+    params: IdParam,
+    query: z.object({
+      last_event_id: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .openapi({ param: { name: "last_event_id", in: "query" }, description: "Resume after this event (as the Last-Event-ID header)." }),
+    }),
+  },
   responses: {
     200: { description: "Server-Sent Events", content: { "text/event-stream": { schema: z.string() } } },
     429: { description: `${MAX_LIVE_STREAMS} streams of this conversation are open already: \`rate_limited\`, with Retry-After.` },
@@ -226,14 +268,23 @@ export const conversationRoutes = createRouter()
     await deleteConversation(c.var.ctx, c.req.valid("param").conversation_id);
     return c.body(null, 204);
   })
-  .openapi(send, async (c) => c.json(await sendMessage(c.var.ctx, c.req.valid("param").conversation_id, c.req.valid("json")), 201))
+  .openapi(send, async (c) => {
+    const id = c.req.valid("param").conversation_id;
+    if (wantsEventStream(c.req.header("Accept"))) return eventStream(await sendMessageStreaming(c.var.ctx, id, c.req.valid("json"))) as any;
+    return c.json(await sendMessage(c.var.ctx, id, c.req.valid("json")), 201);
+  })
+  .openapi(stopTurnRoute, async (c) => {
+    const id = c.req.valid("param").conversation_id;
+    await stopTurn(c.var.ctx, id);
+    return c.json({ conversation_id: id, status: "stopping" as const }, 202);
+  })
   .openapi(messages, async (c) => {
     const { after_id, limit } = c.req.valid("query");
     return c.json(await conversationMessages(c.var.ctx, c.req.valid("param").conversation_id, { afterId: after_id, limit }), 200);
   })
   .openapi(stream, async (c) => {
-    const body = await conversationEvents(c.var.ctx, c.req.valid("param").conversation_id);
-    return new Response(body, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no" } }) as any;
+    const lastEventId = lastEventIdOf(c.req.header("Last-Event-ID"), c.req.valid("query").last_event_id);
+    return eventStream(await conversationEvents(c.var.ctx, c.req.valid("param").conversation_id, lastEventId)) as any;
   })
   .openapi(validateToolCall, async (c) => c.json(await checkToolCall(c.var.ctx, c.req.valid("param").conversation_id, c.req.valid("json")), 200))
   .openapi(explainIntent, async (c) => {
@@ -244,3 +295,15 @@ export const conversationRoutes = createRouter()
     const explained = await explainMessage(c.var.ctx, c.req.valid("param").conversation_id, c.req.valid("json"));
     return c.json({ tools: explained.tools(), provider: explained.provider }, 200);
   });
+
+const eventStream = (body: ReadableStream<Uint8Array>) =>
+  new Response(body, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no" } });
+
+/** Whether the client asks for the turn as events (an Accept that names text/event-stream). */
+const wantsEventStream = (accept: string | undefined) => /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept ?? "");
+
+/** The header wins over the query (EventSource sends the header on its own reconnects); a malformed header is ignored. */
+function lastEventIdOf(header: string | undefined, query: number | undefined): number | undefined {
+  const fromHeader = header?.trim();
+  return fromHeader && /^\d{1,15}$/.test(fromHeader) ? Number(fromHeader) : query;
+}

@@ -4,8 +4,11 @@ export interface MessageRecord {
   conversation_id: number;
   role: "user" | "assistant" | "tool" | "system";
   content: string;
-  /** received (a user message), completed, or error. */
-  status: "received" | "completed" | "error";
+  /**
+   * received (a user message), completed, error, stopped (an answer cut short by a stop: the
+   * text produced so far), or summary (a `system` message replacing older history for the model).
+   */
+  status: "received" | "completed" | "error" | "stopped" | "summary";
   tokens_used: number;
   tools_called: ToolCallRecord[];
   tool_call_id: string | null;
@@ -32,6 +35,8 @@ export type NewMessage = Omit<MessageRecord, "id" | "conversation_id" | "created
 
 type Row = Record<string, SqlStorageValue>;
 
+const EMPTY_FIELDS = { tokens_used: 0, tools_called: [], tool_call_id: null, error_message: null, provider: null, model: null };
+
 /** Messages one page holds when the caller names no `limit`. */
 export const DEFAULT_MESSAGE_PAGE = 100;
 
@@ -51,6 +56,29 @@ export class MessageStore {
       model TEXT,
       created_at TEXT NOT NULL
     )`);
+    // A summary replaces, for the model, every message up to this id (the rest of the API keeps them all).
+    const columns = sql.exec(`PRAGMA table_info(messages)`).toArray();
+    if (!columns.some((c) => c.name === "covers_through")) sql.exec(`ALTER TABLE messages ADD COLUMN covers_through INTEGER`);
+  }
+
+  /** Stores a summary of every message up to `coversThrough` (DESIGN §6.1 compaction). */
+  addSummary(conversationId: number, content: string, coversThrough: number): MessageRecord {
+    const record = this.add(conversationId, { ...EMPTY_FIELDS, role: "system", content, status: "summary" });
+    this.sql.exec(`UPDATE messages SET covers_through = ? WHERE id = ?`, coversThrough, record.id);
+    return record;
+  }
+
+  /**
+   * What a turn replays: the newest summary (if any) and the messages after what it covers, at
+   * most `limit` of them, oldest first (summaries themselves are not replayed twice).
+   */
+  replay(conversationId: number, limit: number): { summary: MessageRecord | null; messages: MessageRecord[] } {
+    const summaryRow = this.sql.exec(`SELECT * FROM messages WHERE status = 'summary' ORDER BY id DESC LIMIT 1`).toArray()[0];
+    const after = summaryRow ? Number(summaryRow.covers_through ?? 0) : 0;
+    const rows = this.sql
+      .exec(`SELECT * FROM (SELECT * FROM messages WHERE id > ? AND status != 'summary' ORDER BY id DESC LIMIT ?) ORDER BY id`, after, limit)
+      .toArray();
+    return { summary: summaryRow ? this.toRecord(conversationId, summaryRow) : null, messages: rows.map((row) => this.toRecord(conversationId, row)) };
   }
 
   add(conversationId: number, message: NewMessage): MessageRecord {

@@ -1,31 +1,28 @@
+import { compactionCut, summarise, summaryMessage } from "../agent-loop/compaction";
+import { runAgentLoop } from "../agent-loop/loop";
+import type { LoopCall, ToolOutcome } from "../agent-loop/types";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
-import { type AgentModelSettings, toolRefusal } from "../llm/agent-config";
 import { resolveProvider } from "../llm/providers";
-import { rankTools } from "../llm/tool-ranking";
-import { ProviderError, type ChatMessage, type ChatProvider, type ToolSpec } from "../llm/types";
+import { ProviderError, type ChatProvider } from "../llm/types";
 import { catalogFor } from "../tools/catalog-service";
-import { executeTool } from "../tools/executor";
-import type { ProgressUpdate, ToolInfo } from "../tools/types";
-import { agentCatalog, agentProviderChoice, agentSystemPrompt, conversationAgentSettings } from "./agent-settings";
-import { toChatHistory } from "./history";
-import type { MessageRecord, MessageStore, ToolCallRecord } from "./messages";
+import type { ProgressUpdate } from "../tools/types";
 import { loggableError } from "../lib/safe-log";
+import { agentCatalog, agentProviderChoice, agentSystemPrompt, conversationAgent, type ConversationAgent } from "./agent-settings";
+import { toChatHistory } from "./history";
+import type { MessageRecord, MessageStore, NewMessage, ToolCallRecord } from "./messages";
+import { turnTools } from "./turn-tools";
 
-/** Bounds on one turn: model rounds, tool calls per round, tools offered, history replayed. */
-export const MAX_ROUNDS = 5;
-export const MAX_CALLS_PER_ROUND = 5;
-export const MAX_TOOLS_OFFERED = 12;
-const MAX_HISTORY_MESSAGES = 60;
-const MAX_TOOL_RESULT_CHARS = 20_000;
-/** The replayed history is cut to this many characters, oldest first (the new message always stays). */
-const MAX_HISTORY_CHARS = 120_000;
+/** Messages a turn replays at most (before compaction looks at their size). */
+const MAX_HISTORY_MESSAGES = 200;
 /** A whole turn's deadline; each model call has its own (MODEL_CALL_TIMEOUT_SECONDS, in resolveProvider). */
 const TURN_MS = 5 * 60_000;
+/** User messages (newest) that tool ranking reads besides the assistant's latest answer. */
+const RANKED_USER_MESSAGES = 3;
 
 export const SYSTEM_PROMPT = [
   "You are the Agent Automation Hub assistant. You help people automate marketing and operations work by calling the tools you are given.",
-  "Call a tool when it can do what the user asks; ask for missing details instead of guessing them. After tools run, answer briefly in Markdown with what was done and the key results.",
+  "Call a tool when it can do what the user asks; ask for missing details instead of guessing them. Tools that do not depend on each other can be called together in one answer. After tools run, answer briefly in Markdown with what was done and the key results.",
 ].join(" ");
 
 export interface TurnInput {
@@ -40,83 +37,76 @@ export interface TurnEvents {
   message(record: MessageRecord): void;
   toolProgress(event: { tool_call_id: string; name: string; progress: ProgressUpdate }): void;
   toolStarted(event: { tool_call_id: string; name: string; arguments: Record<string, unknown> }): void;
+  toolFinished?(event: { tool_call_id: string; name: string; success: boolean; duration_ms: number }): void;
+  delta?(event: { round: number; text: string }): void;
 }
 
 /**
- * One turn: store the user's message, offer the most relevant tools to the provider, run each
- * tool call through the hub's executor (limits, audit, connection health) and store its result,
- * repeat for a bounded number of rounds, then store and return the assistant's answer. Failures
- * end as an assistant message with status `error`; the user's message is always kept.
+ * One conversation turn, driving the agent loop (src/agent-loop/): store the user's message,
+ * replay the history (compacted into a summary when it passes the agent's context_chars), let the
+ * loop ask the model and run its tool calls, store each tool result as it ends and the answer at
+ * the end. Failures end as an assistant message with status `error`; a stop as one with status
+ * `stopped` and the text produced so far; the user's message is always kept.
  */
-export async function runTurn(ctx: ServiceContext, store: MessageStore, input: TurnInput, events: TurnEvents): Promise<MessageRecord> {
+export async function runTurn(
+  ctx: ServiceContext,
+  store: MessageStore,
+  input: TurnInput,
+  events: TurnEvents,
+  stop: AbortSignal = new AbortController().signal,
+): Promise<MessageRecord> {
   const userMessage = store.add(input.conversationId, message("user", input.content, { status: "received" }));
   events.message(userMessage);
 
   let provider: ChatProvider | undefined;
-  const calls: ToolCallRecord[] = [];
+  let calls: LoopCall[] = [];
   let tokens = 0;
   try {
-    // A conversation of an agent answers as that agent: its instructions, model and tools.
-    const agent = await conversationAgentSettings(ctx, input.conversationId);
-    const choice = agentProviderChoice(input.provider, agent);
+    // A conversation of an agent answers as that agent: its instructions, model, tools and settings.
+    const agent = await conversationAgent(ctx, input.conversationId);
+    const choice = agentProviderChoice(input.provider, agent.settings);
     provider = await resolveProvider(ctx, choice.provider, choice.model);
-    const tools = await chooseTools(ctx, input.content, agent);
-    const history: ChatMessage[] = [
-      { role: "system", content: agentSystemPrompt(SYSTEM_PROMPT, agent) },
-      ...withinBudget(toChatHistory(store.tail(input.conversationId, MAX_HISTORY_MESSAGES))),
-    ];
-    const source = `conversation:${input.conversationId}`;
-    const turnDeadline = AbortSignal.timeout(TURN_MS);
+    const deadline = AbortSignal.timeout(TURN_MS);
+    const replayed = await replayHistory(store, input.conversationId, agent, provider, AbortSignal.any([stop, deadline]));
+    tokens += replayed.tokens;
+    if (replayed.summary) events.message(replayed.summary);
 
-    for (let round = 1; round <= MAX_ROUNDS; round++) {
-      const answer = await provider.generate({ messages: history, tools: round < MAX_ROUNDS ? tools : [], signal: turnDeadline });
-      tokens += answer.usage.inputTokens + answer.usage.outputTokens;
-      const requested = answer.toolCalls.slice(0, MAX_CALLS_PER_ROUND);
-      if (requested.length === 0) {
-        return finish(
-          store,
-          events,
-          input,
-          message("assistant", answer.text || "(no answer)", {
-            status: "completed",
-            tokens_used: tokens,
-            tools_called: calls,
-            provider: provider.id,
-            model: answer.model,
-          }),
-        );
-      }
-      history.push({ role: "assistant", content: answer.text, toolCalls: requested });
-      for (const call of requested) {
-        events.toolStarted({ tool_call_id: call.id, name: call.name, arguments: call.arguments });
-        // A tool the agent may not use is never run; the model hears why, as for any refused call.
-        const refusal = toolRefusal(agent, call.name);
-        const outcome = refusal
-          ? refused(refusal)
-          : await runTool(ctx, source, call, turnDeadline, (progress) => events.toolProgress({ tool_call_id: call.id, name: call.name, progress }));
-        calls.push({ id: call.id, name: call.name, arguments: call.arguments, round, ...outcome.record });
-        const stored = store.add(
-          input.conversationId,
-          message("tool", outcome.content, {
-            status: outcome.record.success ? "completed" : "error",
-            tool_call_id: call.id,
-            error_message: outcome.record.error_message,
-          }),
-        );
-        events.message(stored);
-        history.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: outcome.content });
-      }
-    }
+    const tools = turnTools(ctx, {
+      catalog: agentCatalog(await catalogFor(ctx), agent.settings),
+      agent: agent.settings,
+      conversationText: rankingText(replayed.records),
+      usedOrFound: usedTools(replayed.records),
+      source: `conversation:${input.conversationId}`,
+    });
+    const outcome = await runAgentLoop(
+      {
+        provider,
+        messages: [{ role: "system", content: agentSystemPrompt(SYSTEM_PROMPT, agent.settings) }, ...replayed.history],
+        offer: tools.offer,
+        run: tools.run,
+        maxSteps: agent.loop.maxSteps,
+        maxParallel: ctx.config.limits.parallelToolCalls,
+        stop,
+        deadline,
+      },
+      {
+        delta: (round, text) => events.delta?.({ round, text }),
+        toolStarted: events.toolStarted,
+        toolProgress: events.toolProgress,
+        toolEnded: (call, result) =>
+          events.toolFinished?.({ tool_call_id: call.id, name: call.name, success: result.success, duration_ms: result.duration_ms }),
+        toolFinished: (call, result) => storeToolResult(store, events, input.conversationId, call, result),
+      },
+    );
+    calls = outcome.calls;
+    tokens += outcome.usage.inputTokens + outcome.usage.outputTokens;
+    const status = outcome.status === "stopped" ? "stopped" : "completed";
+    const content = outcome.status === "completed" ? outcome.text || "(no answer)" : outcome.text;
     return finish(
       store,
       events,
       input,
-      message("assistant", `Stopped after ${MAX_ROUNDS} rounds of tool calls without a final answer.`, {
-        status: "completed",
-        tokens_used: tokens,
-        tools_called: calls,
-        provider: provider.id,
-      }),
+      message("assistant", content, { status, tokens_used: tokens, tools_called: recorded(calls), provider: provider.id, model: outcome.model }),
     );
   } catch (error) {
     const detail = error instanceof ProviderError || error instanceof HubError ? error.message : "The assistant failed unexpectedly.";
@@ -129,12 +119,75 @@ export async function runTurn(ctx: ServiceContext, store: MessageStore, input: T
       store,
       events,
       input,
-      message("assistant", "", { status: "error", error_message: detail, tokens_used: tokens, tools_called: calls, provider: provider?.id ?? input.provider }),
+      message("assistant", "", {
+        status: "error",
+        error_message: detail,
+        tokens_used: tokens,
+        tools_called: recorded(calls),
+        provider: provider?.id ?? input.provider,
+      }),
     );
   }
 }
 
-function finish(store: MessageStore, events: TurnEvents, input: TurnInput, record: ReturnType<typeof message>): MessageRecord {
+/**
+ * The history the turn replays: the newest summary and what came after it. When that passes the
+ * agent's context_chars, the older part (with the old summary) is summarised by the same provider
+ * into a new summary message, cut only before a user message so a tool result always stays with
+ * the call that asked for it.
+ */
+async function replayHistory(store: MessageStore, conversationId: number, agent: ConversationAgent, provider: ChatProvider, signal: AbortSignal) {
+  const { summary, messages: records } = store.replay(conversationId, MAX_HISTORY_MESSAGES);
+  const history = toChatHistory(records);
+  const withSummary = summary ? [summaryMessage(summary.content), ...history] : history;
+  const cut = compactionCut(withSummary, agent.loop.contextChars);
+  if (cut === null) return { history: withSummary, records, summary: null, tokens: 0 };
+  const written = await summarise(provider, withSummary.slice(0, cut), signal);
+  // The records the kept part starts at: the cut is before a user message, found again by count.
+  const keptUsers = withSummary.slice(cut).filter((m) => m.role === "user").length;
+  const userRecords = records.filter((r) => r.role === "user");
+  const firstKept = userRecords[userRecords.length - keptUsers]!;
+  const coversThrough = records[records.indexOf(firstKept) - 1]?.id ?? firstKept.id - 1;
+  const stored = store.addSummary(conversationId, written.text, coversThrough);
+  const kept = records.slice(records.indexOf(firstKept));
+  return { history: [summaryMessage(written.text), ...toChatHistory(kept)], records: kept, summary: stored, tokens: written.tokens };
+}
+
+/** What tool ranking reads: the newest user messages and the assistant's latest answer. */
+function rankingText(records: MessageRecord[]): string {
+  const users = records.filter((r) => r.role === "user").slice(-RANKED_USER_MESSAGES);
+  const answer = [...records].reverse().find((r) => r.role === "assistant" && r.content);
+  return [...users.map((r) => r.content), answer?.content ?? ""].join("\n");
+}
+
+/** The tools this conversation already called, newest first. */
+function usedTools(records: MessageRecord[]): string[] {
+  const names: string[] = [];
+  for (const record of [...records].reverse()) for (const call of [...record.tools_called].reverse()) if (!names.includes(call.name)) names.push(call.name);
+  return names;
+}
+
+function storeToolResult(store: MessageStore, events: TurnEvents, conversationId: number, call: LoopCall, result: ToolOutcome) {
+  const stored = store.add(
+    conversationId,
+    message("tool", result.content, { status: result.success ? "completed" : "error", tool_call_id: call.id, error_message: result.error_message }),
+  );
+  events.message(stored);
+}
+
+const recorded = (calls: LoopCall[]): ToolCallRecord[] =>
+  calls.map((c) => ({
+    id: c.id,
+    name: c.name,
+    arguments: c.arguments,
+    round: c.round,
+    success: c.success,
+    error_message: c.error_message,
+    duration_ms: c.duration_ms,
+    call_id: c.call_id,
+  }));
+
+function finish(store: MessageStore, events: TurnEvents, input: TurnInput, record: NewMessage): MessageRecord {
   const stored = store.add(input.conversationId, record);
   events.message(stored);
   return stored;
@@ -144,7 +197,7 @@ function message(
   role: MessageRecord["role"],
   content: string,
   fields: Partial<Omit<MessageRecord, "id" | "conversation_id" | "created_at" | "role" | "content">>,
-) {
+): NewMessage {
   return {
     role,
     content,
@@ -157,66 +210,3 @@ function message(
     model: fields.model ?? null,
   };
 }
-
-/**
- * The tools offered this turn: those ranked relevant to the message first, then built-ins, capped;
- * for an agent's conversation, only among the tools its agent_config allows.
- */
-export async function chooseTools(ctx: ServiceContext, content: string, agent: AgentModelSettings = {}): Promise<ToolSpec[]> {
-  const catalog = agentCatalog(await catalogFor(ctx), agent);
-  return selectTools(content, catalog).map((tool) => ({ name: tool.name, description: tool.description || tool.title, inputSchema: tool.input_schema }));
-}
-
-export function selectTools(content: string, catalog: ToolInfo[]): ToolInfo[] {
-  const available = catalog.filter((tool) => tool.available);
-  const chosen = rankTools(content, available, MAX_TOOLS_OFFERED).map((r) => r.tool);
-  // A small catalog is offered whole (most relevant first): ranking only has to cut a large one.
-  if (available.length <= MAX_TOOLS_OFFERED) return [...chosen, ...available.filter((tool) => !chosen.includes(tool))];
-  for (const tool of catalog) {
-    if (chosen.length >= MAX_TOOLS_OFFERED) break;
-    if (tool.source === "builtin" && tool.available && !chosen.includes(tool)) chosen.push(tool);
-  }
-  return chosen;
-}
-
-function refused(reason: string): Awaited<ReturnType<typeof runTool>> {
-  return { content: `Error: ${reason}`, record: { success: false, error_message: reason, duration_ms: 0, call_id: null } };
-}
-
-async function runTool(
-  ctx: ServiceContext,
-  source: string,
-  call: { id: string; name: string; arguments: Record<string, unknown> },
-  signal: AbortSignal,
-  onProgress: (update: ProgressUpdate) => void,
-): Promise<{ content: string; record: Omit<ToolCallRecord, "id" | "name" | "arguments" | "round"> }> {
-  try {
-    const result = await executeTool(ctx, call.name, call.arguments, { source, onProgress, signal });
-    const content = result.success ? truncate(JSON.stringify(result.result)) : `Error: ${result.error_message}`;
-    return { content, record: { success: result.success, error_message: result.error_message, duration_ms: result.duration_ms, call_id: result.call_id } };
-  } catch (error) {
-    // Refused before running (unknown tool, bad arguments, limits): the model hears why and may recover.
-    const reason = error instanceof HubError ? error.message + (error.errors ? ` ${JSON.stringify(error.errors)}` : "") : "The tool could not be run.";
-    return { content: `Error: ${reason}`, record: { success: false, error_message: reason, duration_ms: 0, call_id: null } };
-  }
-}
-
-/**
- * Keeps the newest history that fits the character budget. Old tool results are shortened first;
- * then the oldest messages go, never splitting a tool call from its result.
- */
-export function withinBudget(history: ChatMessage[]): ChatMessage[] {
-  const size = (messages: ChatMessage[]) =>
-    messages.reduce((n, m) => n + m.content.length + (m.role === "assistant" ? JSON.stringify(m.toolCalls ?? []).length : 0), 0);
-  let kept = history.map((m, i) =>
-    m.role === "tool" && i < history.length - 10 && m.content.length > 2000 ? { ...m, content: `${m.content.slice(0, 2000)}… (shortened)` } : m,
-  );
-  while (kept.length > 1 && size(kept) > MAX_HISTORY_CHARS) {
-    kept = kept.slice(1);
-    // A tool result without the assistant turn that asked for it would confuse the provider.
-    while (kept.length > 1 && kept[0]!.role === "tool") kept = kept.slice(1);
-  }
-  return kept;
-}
-
-const truncate = (text: string) => (text.length > MAX_TOOL_RESULT_CHARS ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… (truncated)` : text);

@@ -22,7 +22,10 @@ export const MessageSchema = z
     conversation_id: z.number().int(),
     role: z.enum(["user", "assistant", "tool", "system"]),
     content: z.string(),
-    status: z.enum(["received", "completed", "error"]),
+    status: z.enum(["received", "completed", "error", "stopped", "summary"]).openapi({
+      description:
+        "received (a user message), completed, error, stopped (an answer cut short by POST …/stop: the text produced so far), summary (a system message that replaces older history for the model; every message is still listed).",
+    }),
     tokens_used: z.number().int(),
     tools_called: z.array(ToolCallSchema),
     tool_call_id: z.string().nullable(),

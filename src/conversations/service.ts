@@ -10,7 +10,9 @@ import type { ConversationObject } from "./conversation-object";
  * free-form JSON in messages (`unknown`) into `never` on the RPC surface.
  */
 type Remote<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
-export type ConversationRpc = Remote<Pick<ConversationObject, "send" | "messages" | "latestMessages" | "snapshot" | "stream" | "erase">>;
+export type ConversationRpc = Remote<
+  Pick<ConversationObject, "send" | "sendStreaming" | "stop" | "messages" | "latestMessages" | "snapshot" | "stream" | "erase">
+>;
 
 export function conversationStub(bindings: Pick<Bindings, "CONVERSATIONS">, id: number): ConversationRpc {
   return bindings.CONVERSATIONS.get(bindings.CONVERSATIONS.idFromName(`conversation:${id}`)) as unknown as ConversationRpc;

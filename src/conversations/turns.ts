@@ -36,6 +36,25 @@ export async function sendMessage(ctx: ServiceContext, id: number, input: { cont
   });
 }
 
+/** As sendMessage, answering at once with the turn's events as server-sent events (DESIGN §6.1). */
+export async function sendMessageStreaming(ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) {
+  await getOwnedConversation(ctx, id);
+  await checkProviderChoice(ctx, input.provider);
+  return conversationStub(ctx.bindings, id).sendStreaming({
+    conversationId: id,
+    userId: ctx.user.id,
+    credentialId: ctx.credential.id,
+    content: input.content,
+    provider: input.provider ?? null,
+  });
+}
+
+/** Stops the conversation's running turn; 409 when none is running. */
+export async function stopTurn(ctx: ServiceContext, id: number): Promise<void> {
+  await getOwnedConversation(ctx, id);
+  if (!(await conversationStub(ctx.bindings, id).stop())) throw new HubError("conflict", "No turn of this conversation is running.");
+}
+
 /** One page of the conversation's messages, chronological (see `MessageStore.list`). */
 export async function conversationMessages(ctx: ServiceContext, id: number, page: { afterId?: number; limit?: number }) {
   await getOwnedConversation(ctx, id);
@@ -56,9 +75,9 @@ export async function latestMessages(ctx: ServiceContext, id: number, limit: num
  * LIVE_STREAM_MS, and refused with 429 while MAX_LIVE_STREAMS are open (Retry-After: until the
  * first of them closes).
  */
-export async function conversationEvents(ctx: ServiceContext, id: number): Promise<ReadableStream<Uint8Array>> {
+export async function conversationEvents(ctx: ServiceContext, id: number, lastEventId?: number): Promise<ReadableStream<Uint8Array>> {
   await getOwnedConversation(ctx, id);
-  const opened = await conversationStub(ctx.bindings, id).stream(id);
+  const opened = await conversationStub(ctx.bindings, id).stream(id, lastEventId);
   if (opened instanceof ReadableStream) return opened;
   throw new HubError("rate_limited", `A conversation serves at most ${MAX_LIVE_STREAMS} live streams at once; close one or try again later.`, {
     retryAfterSeconds: opened.retryAfterSeconds,

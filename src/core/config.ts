@@ -23,6 +23,8 @@ export interface Config {
     notificationsPerMinute: number;
     /** One model call, request to last byte (MODEL_CALL_TIMEOUT_SECONDS), whoever makes it. */
     modelCallMs: number;
+    /** Tool calls of one model answer running at once (MAX_PARALLEL_TOOL_CALLS). */
+    parallelToolCalls: number;
   };
   /** See ALLOW_PRIVATE_NETWORK_URLS: whether user-given URLs may reach loopback and private networks. */
   allowPrivateNetworkUrls: boolean;
@@ -104,6 +106,7 @@ function parseConfig(env: Env): Config {
       modelCallsPerMinute: positiveInt(env.MODEL_RATE_LIMIT_PER_MINUTE, 30),
       notificationsPerMinute: positiveInt(env.NOTIFY_RATE_LIMIT_PER_MINUTE, 60),
       modelCallMs: Math.min(positiveInt(env.MODEL_CALL_TIMEOUT_SECONDS, 90), 600) * 1000,
+      parallelToolCalls: Math.min(positiveInt(env.MAX_PARALLEL_TOOL_CALLS, 4), 16),
     },
     trustClientIpHeader: trustSetting(env.TRUST_CLIENT_IP_HEADER),
     dnsResolverUrl: resolverSetting(env.DNS_RESOLVER_URL, environment),

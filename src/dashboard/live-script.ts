@@ -120,7 +120,7 @@ const SCRIPT = String.raw`"use strict";
     status: (d) => (d.status === "processing" ? "Working on it…" : "Finished."),
     tool_started: (d) => "Running " + d.name + " with " + JSON.stringify(d.arguments) + ".",
     tool_progress: (d) => d.name + ", " + progressText(d.progress || {}),
-    message: (d) =>
+    message: ({ message: d }) =>
       d.role === "user" ? "Message received." :
       d.role === "tool" ? (d.status === "error" ? "A tool failed: " + (d.error_message || "") : "A tool answered.") :
       d.status === "error" ? "The assistant failed: " + (d.error_message || "") : "The answer is ready.",

@@ -38,6 +38,12 @@ export interface GenerateRequest {
   tools: ToolSpec[];
   output?: StructuredOutput;
   signal?: AbortSignal;
+  /**
+   * Asks the provider to stream: each piece of the answer's text is handed here as the model
+   * produces it, in order; joined, the pieces equal the result's `text`. A provider that cannot
+   * stream hands its whole text once, before it answers.
+   */
+  onTextDelta?: (text: string) => void;
 }
 
 export interface GenerateResult {

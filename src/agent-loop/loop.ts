@@ -1,0 +1,103 @@
+import type { ChatMessage } from "../llm/types";
+import { runTogether } from "./parallel";
+import type { LoopCall, LoopEvents, LoopInput, LoopOutcome, ToolOutcome } from "./types";
+
+/** Calls one model answer may ask for; the rest are answered as refused, so the model hears why. */
+export const MAX_CALLS_PER_ANSWER = 16;
+
+/**
+ * The agent loop: ask the model (streaming its text), run the tool calls of its answer together,
+ * hand the results back in the model's order, and repeat until it answers without calling a tool,
+ * is stopped, or has made `maxSteps` requests (the last one is offered no tools, so it answers).
+ * It stores nothing: the driver hears everything through `events`. A provider failure is thrown
+ * to the driver, except when the turn was stopped: then the text produced so far is the answer.
+ */
+export async function runAgentLoop(input: LoopInput, events: LoopEvents = {}): Promise<LoopOutcome> {
+  const messages: ChatMessage[] = [...input.messages];
+  const calls: LoopCall[] = [];
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  let model: string | null = null;
+  const outcome = (status: LoopOutcome["status"], text: string, rounds: number): LoopOutcome => ({ status, text, calls, usage, model, rounds });
+  const requestSignal = AbortSignal.any([input.stop, input.deadline]);
+
+  for (let round = 1; round <= input.maxSteps; round++) {
+    if (input.stop.aborted) return outcome("stopped", "", round - 1);
+    const tools = round < input.maxSteps ? input.offer.next() : [];
+    let produced = "";
+    let answer: Awaited<ReturnType<typeof input.provider.generate>>;
+    try {
+      answer = await input.provider.generate({
+        messages,
+        tools,
+        signal: requestSignal,
+        onTextDelta: (text) => {
+          produced += text;
+          events.delta?.(round, text);
+        },
+      });
+    } catch (error) {
+      if (input.stop.aborted) return outcome("stopped", produced, round);
+      throw error;
+    }
+    usage.inputTokens += answer.usage.inputTokens;
+    usage.outputTokens += answer.usage.outputTokens;
+    model = answer.model;
+    await events.answered?.(round, answer);
+    if (answer.toolCalls.length === 0) return outcome("completed", answer.text, round);
+
+    const requested = answer.toolCalls;
+    input.offer.note(requested.map((call) => call.name));
+    messages.push({ role: "assistant", content: answer.text, toolCalls: requested });
+    // Ended calls wait here until every earlier call of the answer has ended, then go on in order.
+    const ended: ({ record: LoopCall; result: ToolOutcome } | undefined)[] = new Array(requested.length);
+    let released = 0;
+    let releasing = Promise.resolve();
+    const finish = async (index: number, result: ToolOutcome): Promise<ToolOutcome> => {
+      const call = requested[index]!;
+      const record: LoopCall = {
+        ...call,
+        round,
+        success: result.success,
+        error_message: result.error_message,
+        duration_ms: result.duration_ms,
+        call_id: result.call_id,
+      };
+      events.toolEnded?.(record, result);
+      ended[index] = { record, result };
+      releasing = releasing.then(async () => {
+        for (let next = ended[released]; next; next = ended[released]) {
+          released++;
+          calls.push(next.record);
+          await events.toolFinished?.(next.record, next.result);
+        }
+      });
+      await releasing;
+      return result;
+    };
+    const results = await runTogether(
+      requested,
+      input.maxParallel,
+      input.stop,
+      async (call, index) => {
+        if (index >= MAX_CALLS_PER_ANSWER)
+          return finish(index, refusal(`Not run: one answer may call at most ${MAX_CALLS_PER_ANSWER} tools; ask for the rest in the next answer.`));
+        events.toolStarted?.({ tool_call_id: call.id, name: call.name, arguments: call.arguments });
+        const result = await input.run(call, {
+          signal: input.deadline,
+          onProgress: (progress) => events.toolProgress?.({ tool_call_id: call.id, name: call.name, progress }),
+        });
+        return finish(index, result);
+      },
+      // Recorded like any outcome, so the history keeps a result for every call the model made.
+      (_, index) => finish(index, refusal("Not run: the turn was stopped before this call started.")),
+    );
+    for (const [index, call] of requested.entries())
+      messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: results[index]!.content });
+    if (input.stop.aborted) return outcome("stopped", answer.text, round);
+  }
+  return outcome("max_steps", `Stopped after ${input.maxSteps} model requests without a final answer (agent_config.max_steps).`, input.maxSteps);
+}
+
+export function refusal(reason: string): ToolOutcome {
+  return { content: `Error: ${reason}`, success: false, error_message: reason, duration_ms: 0, call_id: null };
+}
