@@ -32,6 +32,7 @@ import { rerunRoutes } from "./executions/reruns.routes";
 import { agentRoutes } from "./agents/agents.routes";
 import { agentTriggerRoutes } from "./agents/trigger.routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
+import { memoryRoutes } from "./memories/memories.routes";
 import { templateRoutes } from "./templates/templates.routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
 import { dashboardPages } from "./dashboard/account/account.routes";
@@ -131,6 +132,7 @@ export function createApp() {
   authed.route("/", agentRoutes);
   authed.route("/", agentTriggerRoutes);
   authed.route("/", chatAgentRoutes);
+  authed.route("/", memoryRoutes);
   authed.route("/", templateRoutes);
   v1.route("/", authed);
 

@@ -87,6 +87,10 @@ export const AgentConfig = z
       description:
         "The only tools the agent's chat turns may call: others are not offered to the model, and a call to one is answered with an error the model sees (never run). Each must name a tool of your catalog (422 otherwise). Its llm steps offer no tools. Absent: every tool.",
     }),
+    memory: z.boolean().optional().openapi({
+      description:
+        "`true`: the agent's chat turns and `agent` steps get the tools `memory_save` and `memory_search`, and the three memories that best match a new message come with it (GET /v1/agents/{agent_id}/memories lists them). At most 10,000 memories of 2,000 characters per agent.",
+    }),
   })
   .catchall(z.unknown())
   .openapi("AgentConfig");

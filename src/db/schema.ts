@@ -627,3 +627,30 @@ export const customPlatforms = sqliteTable(
 );
 
 export type CustomPlatformRow = typeof customPlatforms.$inferSelect;
+
+/**
+ * What an agent with `agent_config.memory` remembers (DESIGN §6.1), written by its `memory_save`
+ * tool. `conversation_id` and `execution_id` say where a memory was saved; they are not keys, so a
+ * memory outlives the conversation or run it came from. Searched through the FTS5 table
+ * `agent_memories_fts` (migration 0037), which triggers keep in step with this one; drizzle-kit
+ * cannot declare it, so src/memories/fts.ts names it for queries.
+ */
+export const agentMemories = sqliteTable(
+  "agent_memories",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    text: text("text").notNull(),
+    conversationId: integer("conversation_id"),
+    executionId: text("execution_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("agent_memories_agent_idx").on(t.agentId, t.id)],
+);
+
+export type AgentMemory = typeof agentMemories.$inferSelect;

@@ -12,13 +12,17 @@ export interface AgentModelSettings {
   provider?: string;
   model?: string;
   tools?: string[];
+  /** agent_config.memory: the agent's turns and `agent` steps get memory_save and memory_search (src/memories/). */
+  memory?: boolean;
 }
 
 /** The settings a stored `agent_config` holds; anything else in it (notes, a description) is not read. */
 export function agentSettingsOf(config: Record<string, unknown> | null | undefined): AgentModelSettings {
   const text = (value: unknown) => (typeof value === "string" && value.trim() ? value : undefined);
   const tools = Array.isArray(config?.tools) ? config.tools.filter((name): name is string => typeof name === "string") : undefined;
-  return { instructions: text(config?.instructions), provider: text(config?.provider), model: text(config?.model), tools };
+  // Only `true` turns memory on: a stored "yes" or 1 (agent_config keeps unknown keys) does not.
+  const memory = config?.memory === true ? true : undefined;
+  return { instructions: text(config?.instructions), provider: text(config?.provider), model: text(config?.model), tools, memory };
 }
 
 /** The settings of one of the caller's agents; none for no agent (or one that is gone). */
