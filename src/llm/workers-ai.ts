@@ -1,11 +1,12 @@
 import type { ChatProvider, GenerateRequest, GenerateResult } from "./types";
 import { ProviderError } from "./types";
+import { readWorkersAiStream, type WorkersAiToolCall } from "./workers-ai-stream";
 
 export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.3-70b-instruct-fp8-fast";
 
 type WorkersAiOutput = {
   response?: string;
-  tool_calls?: { name: string; arguments: Record<string, unknown> | string }[];
+  tool_calls?: WorkersAiToolCall[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 };
 
@@ -30,10 +31,14 @@ export function workersAiProvider(ai: Ai, model: string): ChatProvider {
         return { role: m.role, content: m.content };
       });
       const tools = request.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+      const inputs = { messages, ...(tools.length ? { tools } : {}) };
       let output: WorkersAiOutput;
       try {
-        output = (await (ai as any).run(model, { messages, ...(tools.length ? { tools } : {}) })) as WorkersAiOutput;
+        output = request.onTextDelta
+          ? await streamed(ai, model, inputs, request.onTextDelta, request.signal)
+          : ((await (ai as any).run(model, inputs)) as WorkersAiOutput);
       } catch (error) {
+        if (error instanceof ProviderError) throw error;
         throw new ProviderError(`The workers-ai provider failed: ${error instanceof Error ? error.message : String(error)}`);
       }
       return {
@@ -48,6 +53,21 @@ export function workersAiProvider(ai: Ai, model: string): ChatProvider {
       };
     },
   };
+}
+
+/**
+ * Asks the binding to stream (`stream: true`) and reads its events as they come. A binding that
+ * answers whole anyway (a model without streaming) has its text handed over once.
+ */
+async function streamed(ai: Ai, model: string, inputs: object, onTextDelta: (text: string) => void, signal?: AbortSignal): Promise<WorkersAiOutput> {
+  const answer: unknown = await (ai as any).run(model, { ...inputs, stream: true });
+  if (answer instanceof ReadableStream) {
+    const read = await readWorkersAiStream(answer, onTextDelta, signal);
+    return { response: read.text, tool_calls: read.toolCalls, usage: read.usage };
+  }
+  const output = (answer ?? {}) as WorkersAiOutput;
+  if (output.response) onTextDelta(output.response);
+  return output;
 }
 
 function safeJson(text: string): Record<string, unknown> {

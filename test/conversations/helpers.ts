@@ -5,8 +5,26 @@ import { call, json } from "../helpers/api";
 export const FAKE = () => env.TEST_FAKE_URL;
 export const newScenario = (label: string) => `${label}${crypto.randomUUID().replace(/-/g, "")}`;
 
+/**
+ * A scripted answer of the fake. A request that asks to stream (`stream: true`) gets a model's
+ * answer as the provider's own event stream (test/fakes/model-streams.mjs), paced and broken as asked.
+ */
+export interface ScriptedAnswer {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** Wait before the first byte. */
+  delay_ms?: number;
+  /** Wait between a stream's events. */
+  chunk_delay_ms?: number;
+  /** Close the socket after this many events. */
+  break_after_chunks?: number;
+  /** Send the provider's in-stream error event after this many events. */
+  error_after_chunks?: number;
+}
+
 /** Queues the fake model's next answers for a scenario, served one per request in order. */
-export async function script(scenario: string, answers: { status?: number; body: unknown }[]) {
+export async function script(scenario: string, answers: ScriptedAnswer[]) {
   const response = await fetch(`${FAKE()}/__script/${scenario}`, { method: "POST", body: JSON.stringify(answers) });
   expect(response.status).toBe(204);
 }

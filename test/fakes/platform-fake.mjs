@@ -5,7 +5,9 @@
 //   POST /__script/<scenario>     [{status?, body, headers?}, …]: answer the next requests with these, in order
 //                                 (a model's successive turns, a 429 with Retry-After then a success);
 //                                 {trickle_ms} answers 200 and then one space every trickle_ms, never finishing
-//                                 (a model server that stalls mid-answer), until the client hangs up
+//                                 (a model server that stalls mid-answer), until the client hangs up;
+//                                 {delay_ms} waits before answering; a model's answer asked for with
+//                                 `stream: true` is streamed in the provider's format (model-streams.mjs)
 // Anything else under /s/<scenario>/… is recorded and answered by the canned response for that
 // platform endpoint (see ROUTES), shaped like the real API's, failures included: HubSpot keeps the
 // contacts a scenario created (a second create with the same email is its 409, an unknown property
@@ -15,6 +17,7 @@
 import http from "node:http";
 import { petstoreAnswer } from "./petstore.mjs";
 import { Answer, b64, pageOf, unb64 } from "./fake-kit.mjs";
+import { streamFormatOf, streamModelAnswer } from "./model-streams.mjs";
 import { brevoRoutes } from "./platforms/brevo.mjs";
 import { calendlyRoutes } from "./platforms/calendly.mjs";
 import { feedsRoutes } from "./platforms/feeds.mjs";
@@ -312,6 +315,14 @@ function trickle(res, everyMs) {
   });
 }
 
+/** A scripted or standing answer: after its delay_ms, streamed when the model's client asked to stream, else whole. */
+async function answerScripted(res, record, answer) {
+  if (answer.delay_ms) await new Promise((resolve) => setTimeout(resolve, answer.delay_ms));
+  const format = streamFormatOf(record, answer);
+  if (format) return streamModelAnswer(res, record, answer, format);
+  return send(res, answer.status ?? 200, answer.body ?? {}, answer.headers);
+}
+
 export function startPlatformFake(port) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, "http://fake");
@@ -338,13 +349,13 @@ export function startPlatformFake(port) {
     const match = url.pathname.match(/^\/s\/([\w-]+)(\/.*)?$/);
     if (!match) return send(res, 404, { message: "unknown fake path" });
     const [, scenario, rest = "/"] = match;
-    const record = { method: req.method, path: rest, query: Object.fromEntries(url.searchParams), headers: req.headers, body, raw };
+    const record = { method: req.method, path: rest, query: Object.fromEntries(url.searchParams), headers: req.headers, body, raw, received_at: Date.now() };
     requests.set(scenario, [...(requests.get(scenario) ?? []), record]);
     const scripted = scripts.get(scenario)?.shift();
     if (scripted?.trickle_ms) return trickle(res, scripted.trickle_ms);
-    if (scripted) return send(res, scripted.status ?? 200, scripted.body ?? {}, scripted.headers);
+    if (scripted) return answerScripted(res, record, scripted);
     const override = overrides.get(scenario);
-    if (override) return send(res, override.status ?? 200, override.body ?? {}, override.headers);
+    if (override) return answerScripted(res, record, override);
     const pet = petstoreAnswer({ ...record, scenario, url });
     if (pet) return send(res, pet.status, pet.body, pet.headers);
     for (const [method, pattern, respond] of ROUTES) {

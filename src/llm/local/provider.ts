@@ -11,7 +11,7 @@ const MIN_SCORE = 0.3;
  * message; otherwise it says what it would need. It never pretends to be a language model.
  */
 export function localProvider(): ChatProvider {
-  return {
+  return wholeTextOnce({
     id: "local",
     model: "local-tool-router",
     async generate(request: GenerateRequest): Promise<GenerateResult> {
@@ -52,6 +52,18 @@ export function localProvider(): ChatProvider {
           : "The local provider has no language model and found no tool matching your message. Name a tool and its arguments (`name: value`), or configure a model provider.",
         usage,
       );
+    },
+  });
+}
+
+/** Nothing here is produced piece by piece: a listener asking for the text gets it whole, once, before the answer. */
+function wholeTextOnce(provider: ChatProvider): ChatProvider {
+  return {
+    ...provider,
+    async generate(request) {
+      const result = await provider.generate(request);
+      if (request.onTextDelta && result.text) request.onTextDelta(result.text);
+      return result;
     },
   };
 }
