@@ -178,13 +178,24 @@ async function startEach(runtime: Runtime, agent: Agent, workflow: Workflow, key
   return started;
 }
 
+/**
+ * A batch's idempotency key, named by the items in it: the same items make the same batch (as one
+ * item is one run with `emit: each`). Not by the poll's number and first item: the count starts
+ * again with a new trigger, and its first batch would have been taken for an earlier one that
+ * began with the same item, its other items never started.
+ */
+async function batchKey(itemKeys: string[]): Promise<string> {
+  return `batch:${base64url(await sha256(JSON.stringify([...itemKeys].sort())))}`;
+}
+
 /** One run with every new item (`{items}`), at most MAX_STARTS_PER_POLL; written down first, so a crash redoes this batch. */
 async function startBatch(runtime: Runtime, agent: Agent, workflow: Workflow, keys: PollKeys, items: PolledItem[], fresh: Set<string>, seq: number) {
   let batch = keys.pendingBatch();
   if (!batch) {
     const chosen = items.filter((entry) => fresh.has(entry.key)).slice(0, MAX_STARTS_PER_POLL);
     if (chosen.length === 0) return 0;
-    batch = { key: `batch:${seq}:${chosen[0]!.key}`, itemKeys: chosen.map((entry) => entry.key), items: chosen.map((entry) => entry.item) };
+    const itemKeys = chosen.map((entry) => entry.key);
+    batch = { key: await batchKey(itemKeys), itemKeys, items: chosen.map((entry) => entry.item) };
     keys.setPendingBatch(batch);
   }
   const ctx = agentContext(runtime, agent);

@@ -119,6 +119,32 @@ describe("poll triggers", () => {
     expect((await eventsOf(key, agent.agent_id))[0]).toMatchObject({ source: "poll", outcome: "started", detail: "2 new items in one run." });
   });
 
+  it("emit: batch: a new trigger's first batch is not taken for an earlier trigger's that began with the same item", async () => {
+    const source = feed();
+    const other = feed();
+    await source.set([item("1"), item("2")]);
+    await other.set([item("1"), item("3")]);
+    const { key, agent, workflow } = await pollingAgent(source.url, { emit: "batch", emit_existing: true });
+    await waitFor(
+      () => runInputs(agent.agent_id),
+      (runs) => runs.length === 1,
+    );
+    // Another feed: a baseline again, whose poll count starts again at 1, with the same first item.
+    const changed = await call(`/v1/workflows/${workflow.id}`, {
+      method: "PUT",
+      token: key,
+      json: { trigger_type: "poll", trigger_config: { ...workflow.trigger_config, arguments: { url: other.url } } },
+    });
+    expect(changed.status).toBe(200);
+    await pollNow(agent.agent_id);
+    const batches = await waitFor(
+      () => eventsOf(key, agent.agent_id),
+      (events) => events.filter((e) => e.event_id?.startsWith("batch:")).length >= 2,
+    );
+    expect(batches.filter((e) => e.event_id?.startsWith("batch:")).map((e) => e.outcome)).toEqual(["started", "started"]);
+    expect(await runInputs(agent.agent_id)).toEqual([{ items: [item("1"), item("2")] }, { items: [item("1"), item("3")] }]);
+  });
+
   it("a failing poll is logged, shown as last_error and backs off (doubling); the next success resets it", async () => {
     const source = feed();
     await source.set([item("a")]);
