@@ -8,6 +8,7 @@ import { ProviderError, type ChatProvider } from "../llm/types";
 import { catalogFor } from "../tools/catalog-service";
 import type { ProgressUpdate } from "../tools/types";
 import { loggableError } from "../lib/safe-log";
+import { recallForPrompt } from "../memories/recall";
 import { agentCatalog, agentProviderChoice, agentSystemPrompt, conversationAgent, type ConversationAgent } from "./agent-settings";
 import { toChatHistory } from "./history";
 import type { MessageRecord, MessageStore, NewMessage, ToolCallRecord } from "./messages";
@@ -77,11 +78,15 @@ export async function runTurn(
       conversationText: rankingText(replayed.records),
       usedOrFound: usedTools(replayed.records),
       source: `conversation:${input.conversationId}`,
+      memory: agent.memory && agent.agentId ? { agentId: agent.agentId, conversationId: input.conversationId } : undefined,
     });
+    // The agent's memories that best match the new message, in this turn's system prompt.
+    const recalled = agent.memory && agent.agentId ? await recallForPrompt(ctx, agent.agentId, input.content) : "";
+    const system = [agentSystemPrompt(SYSTEM_PROMPT, agent.settings), recalled].filter(Boolean).join("\n\n");
     const outcome = await runAgentLoop(
       {
         provider,
-        messages: [{ role: "system", content: agentSystemPrompt(SYSTEM_PROMPT, agent.settings) }, ...replayed.history],
+        messages: [{ role: "system", content: system }, ...replayed.history],
         offer: tools.offer,
         run: tools.run,
         maxSteps: agent.loop.maxSteps,

@@ -7,6 +7,7 @@ import { rankTools } from "../llm/tool-ranking";
 import type { ToolSpec } from "../llm/types";
 import { executeTool } from "../tools/executor";
 import type { ToolInfo } from "../tools/types";
+import { type MemoryToolResult, type MemoryToolScope, isMemoryTool, memoryToolSpecs, runMemoryTool } from "../memories/tools";
 
 /** A tool result longer than this is cut before the model sees it (the audit log keeps the call). */
 const MAX_TOOL_RESULT_CHARS = 20_000;
@@ -25,8 +26,17 @@ const asSpec = (tool: ToolInfo): ToolSpec => ({ name: tool.name, description: to
  */
 export function turnTools(
   ctx: ServiceContext,
-  input: { catalog: ToolInfo[]; agent: AgentModelSettings; conversationText: string; usedOrFound: string[]; source: string },
+  input: {
+    catalog: ToolInfo[];
+    agent: AgentModelSettings;
+    conversationText: string;
+    usedOrFound: string[];
+    source: string;
+    /** The agent whose memory tools every request carries besides the catalog (agent_config.memory). */
+    memory?: MemoryToolScope;
+  },
 ): { offer: ToolOffer; run: CallRunner } {
+  const memorySpecs = input.memory ? memoryToolSpecs() : [];
   const available = input.catalog.filter((tool) => tool.available);
   const byName = new Map(available.map((tool) => [tool.name, tool]));
   const recent = [...input.usedOrFound];
@@ -34,15 +44,7 @@ export function turnTools(
 
   const offer: ToolOffer = {
     next() {
-      if (available.length <= OFFER_ALL_UP_TO) return available.map(asSpec);
-      const chosen: ToolInfo[] = [];
-      const builtins = available.filter((tool) => tool.source === "builtin").map((t) => t.name);
-      for (const name of [...recent, ...ranked.map((t) => t.name), ...builtins]) {
-        const tool = byName.get(name);
-        if (tool && !chosen.includes(tool)) chosen.push(tool);
-        if (chosen.length >= MAX_OFFERED) break;
-      }
-      return chosen.map(asSpec);
+      return [...memorySpecs, ...catalogOffer(MAX_OFFERED - memorySpecs.length)];
     },
     note(names) {
       for (const name of names) {
@@ -53,7 +55,20 @@ export function turnTools(
     },
   };
 
+  function catalogOffer(room: number): ToolSpec[] {
+    if (available.length <= OFFER_ALL_UP_TO) return available.map(asSpec);
+    const chosen: ToolInfo[] = [];
+    const builtins = available.filter((tool) => tool.source === "builtin").map((t) => t.name);
+    for (const name of [...recent, ...ranked.map((t) => t.name), ...builtins]) {
+      const tool = byName.get(name);
+      if (tool && !chosen.includes(tool)) chosen.push(tool);
+      if (chosen.length >= room) break;
+    }
+    return chosen.map(asSpec);
+  }
+
   const run: CallRunner = async (call, hooks) => {
+    if (input.memory && isMemoryTool(call.name)) return memoryOutcome(await runMemoryTool(ctx, input.memory, call.name, call.arguments));
     // A tool the agent may not use is never run; the model hears why, as for any refused call.
     const refused = toolRefusal(input.agent, call.name);
     if (refused) return refusal(refused);
@@ -75,3 +90,9 @@ export function turnTools(
 }
 
 const truncate = (text: string) => (text.length > MAX_TOOL_RESULT_CHARS ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… (truncated)` : text);
+
+function memoryOutcome(result: MemoryToolResult): ToolOutcome {
+  return result.success
+    ? { content: JSON.stringify(result.result), success: true, error_message: null, duration_ms: 0, call_id: null }
+    : refusal(result.error_message);
+}
