@@ -87,16 +87,33 @@ export class ConversationObject extends DurableObject<Env> {
     return this.store.tail(conversationId, limit);
   }
 
+  /**
+   * The latest messages and where the event log stands, read in one synchronous stretch so they
+   * agree: `last_event_id` is the newest event, and `turn_started_after` the id just before the
+   * running turn's first event (null when no turn runs), from which a client that shows these
+   * messages replays that turn's deltas and tool calls.
+   */
   snapshot(
     conversationId: number,
     limit: number,
-  ): { messages: MessageRecord[]; message_count: number; status: "idle" | "processing"; pending_turns: number; live_clients: number } {
+  ): {
+    messages: MessageRecord[];
+    message_count: number;
+    status: "idle" | "processing";
+    pending_turns: number;
+    live_clients: number;
+    last_event_id: number;
+    turn_started_after: number | null;
+  } {
+    const first = this.running ? this.log.firstIdOf(this.running.turn) : null;
     return {
       messages: this.store.tail(conversationId, limit),
       message_count: this.store.count(),
       status: this.pendingTurns > 0 ? "processing" : "idle",
       pending_turns: this.pendingTurns,
       live_clients: this.listeners.size,
+      last_event_id: this.log.lastId(),
+      turn_started_after: first === null ? null : first - 1,
     };
   }
 
@@ -145,9 +162,10 @@ export class ConversationObject extends DurableObject<Env> {
 
   private enqueue(input: TurnInput, turn: number): Promise<MessageRecord> {
     this.pendingTurns++;
+    // runOne takes its turn off pendingTurns as it ends (before recording it), not here.
     const run = this.turns.then(() => this.runOne(input, turn));
     this.turns = run.catch(() => undefined);
-    return run.finally(() => this.pendingTurns--);
+    return run;
   }
 
   private open(listener: Listener) {
@@ -198,13 +216,16 @@ export class ConversationObject extends DurableObject<Env> {
     const stop = new AbortController();
     this.running = { turn, stop };
     let reply: MessageRecord | undefined;
+    let listed: Promise<void> = Promise.resolve();
     try {
       this.emit(turn, "status", { status: "processing" });
-      // coalesce: a title set meanwhile (PATCH) is never overwritten by the generated one.
-      await db
+      // coalesce: a title set meanwhile (PATCH) is never overwritten by the generated one. Written
+      // beside the turn, not before it: the first token does not wait for the listing.
+      listed = db
         .update(conversations)
         .set({ state: "processing", title: sql`coalesce(${conversations.title}, ${titleFrom(input.content)})`, updatedAt: new Date() })
-        .where(eq(conversations.id, input.conversationId));
+        .where(eq(conversations.id, input.conversationId))
+        .then(() => undefined);
       reply = await runTurn(
         ctx,
         this.store,
@@ -221,12 +242,16 @@ export class ConversationObject extends DurableObject<Env> {
       return reply;
     } finally {
       this.running = null;
+      // Over as soon as its answer is stored: a snapshot or a `ready` read while the records below
+      // are written must not say a turn is still running, or a client would wait for its events.
+      this.pendingTurns--;
       // The turn is done and stored: failing to update the listing must not turn it into an
       // error that invites a retry (and repeated tool calls).
+      await listed.catch(() => undefined);
       await db
         .update(conversations)
         .set({
-          state: this.pendingTurns > 1 ? "processing" : "idle",
+          state: this.pendingTurns > 0 ? "processing" : "idle",
           messageCount: this.store.count(),
           lastMessagePreview: reply ? (reply.content || reply.error_message || "").slice(0, 200) : null,
           updatedAt: new Date(),
@@ -237,7 +262,7 @@ export class ConversationObject extends DurableObject<Env> {
             JSON.stringify({ level: "error", message: "conversation index update failed", conversation_id: input.conversationId, error: loggableError(error) }),
           ),
         );
-      this.emit(turn, "status", { status: this.pendingTurns > 1 ? "processing" : "idle" });
+      this.emit(turn, "status", { status: this.pendingTurns > 0 ? "processing" : "idle" });
       this.emit(turn, "turn_finished", { message_id: reply?.id ?? null, status: reply?.status ?? "error" });
       this.log.prune(0);
       await Promise.allSettled(records);

@@ -63,26 +63,29 @@ export async function runTurn(
   let calls: LoopCall[] = [];
   let tokens = 0;
   try {
+    // Read together: the catalog does not depend on the agent, and the first token waits for all of it.
+    const catalog = catalogFor(ctx);
+    catalog.catch(() => undefined);
     // A conversation of an agent answers as that agent: its instructions, model, tools and settings.
     const agent = await conversationAgent(ctx, input.conversationId);
     const choice = agentProviderChoice(input.provider, agent.settings);
     provider = await resolveProvider(ctx, choice.provider, choice.model);
     const deadline = AbortSignal.timeout(TURN_MS);
+    // The agent's memories that best match the new message go in this turn's system prompt.
+    const recall = agent.memory && agent.agentId ? recallForPrompt(ctx, agent.agentId, input.content) : Promise.resolve("");
     const replayed = await replayHistory(store, input.conversationId, agent, provider, AbortSignal.any([stop, deadline]));
     tokens += replayed.tokens;
     if (replayed.summary) events.message(replayed.summary);
 
     const tools = turnTools(ctx, {
-      catalog: agentCatalog(await catalogFor(ctx), agent.settings),
+      catalog: agentCatalog(await catalog, agent.settings),
       agent: agent.settings,
       conversationText: rankingText(replayed.records),
       usedOrFound: usedTools(replayed.records),
       source: `conversation:${input.conversationId}`,
       memory: agent.memory && agent.agentId ? { agentId: agent.agentId, conversationId: input.conversationId } : undefined,
     });
-    // The agent's memories that best match the new message, in this turn's system prompt.
-    const recalled = agent.memory && agent.agentId ? await recallForPrompt(ctx, agent.agentId, input.content) : "";
-    const system = [agentSystemPrompt(SYSTEM_PROMPT, agent.settings), recalled].filter(Boolean).join("\n\n");
+    const system = [agentSystemPrompt(SYSTEM_PROMPT, agent.settings), await recall].filter(Boolean).join("\n\n");
     const outcome = await runAgentLoop(
       {
         provider,
