@@ -42,6 +42,12 @@ export class EventLog {
     return Number(this.sql.exec(`SELECT coalesce(max(id), 0) AS id FROM events`).one().id);
   }
 
+  /** The first id held of `turn`, or null when it has none. */
+  firstIdOf(turn: number): number | null {
+    const id = this.sql.exec(`SELECT min(id) AS id FROM events WHERE turn = ?`, turn).one().id;
+    return id === null ? null : Number(id);
+  }
+
   /** The oldest id still held (0 when none is). */
   oldestId(): number {
     return Number(this.sql.exec(`SELECT coalesce(min(id), 0) AS id FROM events`).one().id);

@@ -14,9 +14,22 @@ export const SNAPSHOT_MESSAGES = 100;
 
 /** The conversation with its live status and latest messages (kept by its Durable Object). */
 export async function conversationDetail(ctx: ServiceContext, id: number) {
+  const { detail } = await conversationWithEvents(ctx, id);
+  return detail;
+}
+
+/**
+ * conversationDetail, and where its event log stood when those messages were read: the newest
+ * event id, and the id just before the running turn's first event (null when none runs), from
+ * which a page that shows these messages follows the turn in progress.
+ */
+export async function conversationWithEvents(ctx: ServiceContext, id: number) {
   const row = await getOwnedConversation(ctx, id);
   const snapshot = await conversationStub(ctx.bindings, id).snapshot(id, SNAPSHOT_MESSAGES);
-  return { ...presentConversation(row), status: snapshot.status, pending_turns: snapshot.pending_turns, messages: snapshot.messages };
+  return {
+    detail: { ...presentConversation(row), status: snapshot.status, pending_turns: snapshot.pending_turns, messages: snapshot.messages },
+    events: { last_event_id: snapshot.last_event_id, turn_started_after: snapshot.turn_started_after },
+  };
 }
 
 /**

@@ -1,19 +1,20 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
+import { CHAT_SCRIPT } from "./live-chat-script";
 
 export const LIVE_SCRIPT_PATH = "/app/assets/live.js";
 
 /**
  * The one script of the tools and chat pages, served from this origin (the pages' CSP allows no
  * other). It only enhances: a tool's Run form streams its events (start, progress, log, result or
- * error, end) into the page's live list, and the chat's Send form shows the conversation's live
- * events while the turn runs, then loads the finished page. Without it both forms post plainly.
+ * error, end) into the page's live list, and the chat shows a turn as it happens (live-chat-script.ts).
+ * Without it the forms post plainly.
  */
 const SCRIPT = String.raw`"use strict";
 (() => {
   const parse = (text) => { try { return JSON.parse(text); } catch { return text; } };
 
-  // Splits a text/event-stream body into (event, data) pairs as they arrive.
+  // Splits a text/event-stream body into (event, data, id) as they arrive.
   async function readEvents(response, onEvent) {
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
@@ -27,12 +28,14 @@ const SCRIPT = String.raw`"use strict";
         const frame = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
         let name = "message";
+        let id;
         const data = [];
         for (const line of frame.split("\n")) {
           if (line.startsWith("event:")) name = line.slice(6).trim();
           else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+          else if (line.startsWith("id:")) id = Number(line.slice(3).trim());
         }
-        if (data.length) onEvent(name, parse(data.join("\n")));
+        if (data.length) onEvent(name, parse(data.join("\n")), id);
         cut = buffer.indexOf("\n\n");
       }
     }
@@ -116,54 +119,7 @@ const SCRIPT = String.raw`"use strict";
     });
   }
 
-  const CHAT_EVENTS = {
-    status: (d) => (d.status === "processing" ? "Working on it…" : "Finished."),
-    tool_started: (d) => "Running " + d.name + " with " + JSON.stringify(d.arguments) + ".",
-    tool_progress: (d) => d.name + ", " + progressText(d.progress || {}),
-    message: ({ message: d }) =>
-      d.role === "user" ? "Message received." :
-      d.role === "tool" ? (d.status === "error" ? "A tool failed: " + (d.error_message || "") : "A tool answered.") :
-      d.status === "error" ? "The assistant failed: " + (d.error_message || "") : "The answer is ready.",
-  };
-
-  const sendForm = document.querySelector("form[data-live-events]");
-  if (sendForm && list) {
-    sendForm.addEventListener("submit", (event) => {
-      event.preventDefault();
-      const button = sendForm.querySelector("button[type=submit]");
-      button.disabled = true;
-      list.replaceChildren();
-      say("Sending…");
-      const body = new URLSearchParams(new FormData(sendForm));
-      const events = new EventSource(sendForm.dataset.liveEvents);
-      for (const [name, describe] of Object.entries(CHAT_EVENTS)) {
-        events.addEventListener(name, (e) => say(describe(parse(e.data)), false));
-      }
-      let posted = false;
-      const post = async () => {
-        if (posted) return;
-        posted = true;
-        try {
-          const response = await fetch(sendForm.action, { method: "POST", body, redirect: "manual" });
-          events.close();
-          // Stored (a 303 back to the conversation): load the finished turn.
-          if (response.type === "opaqueredirect" || response.ok) return location.assign(location.pathname);
-          // Refused before anything was stored (too long, too many, a provider not set up): say
-          // why here and keep the message in its box, rather than sending it again.
-          say(await refusalText(response, response.headers.get("Content-Type") || ""), true);
-        } catch {
-          events.close();
-          say("The connection to the hub was lost. Reload the page to see what was stored.", true);
-        }
-        button.disabled = false;
-      };
-      // Listening first, so no event of the turn is missed; without live events, post anyway.
-      events.addEventListener("ready", post);
-      events.onerror = () => { if (!posted) { events.close(); post(); } };
-      setTimeout(post, 5000);
-    });
-  }
-})();
+${CHAT_SCRIPT}})();
 `;
 
 export function serveLiveScript(c: Context<AppEnv>) {

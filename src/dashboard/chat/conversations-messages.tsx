@@ -12,7 +12,7 @@ export function MessageList(props: { messages: MessageRecord[] }) {
   const results = new Map(props.messages.filter((m) => m.role === "tool" && m.tool_call_id).map((m) => [m.tool_call_id!, m]));
   const claimed = new Set(props.messages.flatMap((m) => (m.role === "assistant" ? m.tools_called.map((call) => call.id) : [])));
   return (
-    <ol class="messages">
+    <ol class="messages" id="chat-log">
       {props.messages.map((message) => {
         if (message.role === "tool" && message.tool_call_id && claimed.has(message.tool_call_id)) return null;
         return <Message message={message} results={results} />;
@@ -26,16 +26,18 @@ const WHO: Record<MessageRecord["role"], string> = { user: "You", assistant: "As
 function Message(props: { message: MessageRecord; results: Map<string, MessageRecord> }) {
   const { message } = props;
   const failed = message.status === "error";
+  const stopped = message.status === "stopped";
   return (
-    <li class={`message ${message.role}${failed ? " failed" : ""}`} id={`message-${message.id}`}>
+    <li class={`message ${message.role}${failed ? " failed" : ""}${stopped ? " stopped" : ""}`} id={`message-${message.id}`}>
       <h3>
-        {WHO[message.role]} <span class="meta">· {formatTime(message.created_at)}</span>
+        {message.status === "summary" ? "Summary of earlier messages" : WHO[message.role]} <span class="meta">· {formatTime(message.created_at)}</span>
       </h3>
       {message.tools_called.map((call) => (
         <ToolCall call={call} result={props.results.get(call.id)} />
       ))}
       <MessageText message={message} />
       {failed && message.error_message ? <p class="error">{message.error_message}</p> : null}
+      {stopped ? <p class="meta">Stopped before the answer was finished: this is what was written until then.</p> : null}
       {message.role === "assistant" && message.provider ? (
         <p class="meta">
           {message.provider}

@@ -23,28 +23,36 @@ export interface ConversationPageProps {
   /** The providers the person can choose (configured ones), and which is chosen. */
   providers: ProviderInfo[];
   provider: string;
+  /** Where the conversation's event log stood when its messages were read (conversationWithEvents). */
+  events: { last_event_id: number; turn_started_after: number | null };
   /** The message typed, kept when sending was refused. */
   content?: string;
   error?: string;
 }
 
 /**
- * `/app/conversations/<id>`: the messages, a send form (posted plainly it waits for the answer;
- * with the script the turn's live events are shown while it runs), and the chat's other actions.
+ * `/app/conversations/<id>`: the messages, a send form and a stop button, and the chat's other
+ * actions. Posted plainly, sending waits for the answer and Stop is a form of its own. With the
+ * page's script, sending streams the turn into the list (the answer as it is written, tool calls
+ * as they run) and a turn already running when the page loads is followed from its first event:
+ * the form carries where the event log stood when these messages were read.
  */
 export function ConversationPage(props: ConversationPageProps) {
-  const { conversation, csrf } = props;
+  const { conversation, csrf, events } = props;
   const name = conversationName(conversation);
   const action = conversationHref(conversation.id);
   const shown = conversation.messages.length;
+  const answering = conversation.status === "processing";
   return (
     <Page title={name} email={props.email} csrf={csrf} style={CHAT_STYLE} script={LIVE_SCRIPT_PATH}>
-      <h1 class="wrap">{name}</h1>
+      <h1 class="wrap" id="chat-title">
+        {name}
+      </h1>
       <p>
         <a href="/app/conversations">Back to conversations</a> · updated {formatTime(conversation.updated_at)}
-        {conversation.status === "processing" ? " · answering now (reload to see the answer)" : ""}
       </p>
-      <section aria-labelledby="chat-messages">
+      {/* Replaced as a whole by the script once a turn has finished: the server renders the stored answer. */}
+      <section id="chat-history" aria-labelledby="chat-messages">
         <h2 id="chat-messages">Messages</h2>
         {shown === 0 ? <p>No message yet: send the first one below.</p> : null}
         {conversation.message_count > shown ? (
@@ -57,7 +65,19 @@ export function ConversationPage(props: ConversationPageProps) {
       <section class="card" aria-labelledby="send-message">
         <h2 id="send-message">Send a message</h2>
         <ErrorNote message={props.error} />
-        <form method="post" action={action} data-live-events={`${action}/events`}>
+        <p class="meta" id="chat-status" role="status">
+          {answering ? "The assistant is answering: reload the page to see its answer, or stop it." : ""}
+        </p>
+        <form
+          method="post"
+          action={action}
+          id="chat-send-form"
+          data-conversation={String(conversation.id)}
+          data-live-send={`${action}/send`}
+          data-live-events={`${action}/events`}
+          data-last-event-id={String(events.last_event_id)}
+          data-turn-after={answering ? String(events.turn_started_after ?? events.last_event_id) : undefined}
+        >
           <input type="hidden" name="csrf_token" value={csrf} />
           <input type="hidden" name="step" value="send" />
           <label for="chat-message">Message</label>
@@ -72,16 +92,19 @@ export function ConversationPage(props: ConversationPageProps) {
               </option>
             ))}
           </select>
-          <div>
-            <button type="submit">Send</button>
+          <div class="actions chat-buttons">
+            <button type="submit" id="chat-send">
+              Send
+            </button>
+            {/* Submits the stop form below (forms cannot nest), so it works without script too. */}
+            <button type="submit" id="chat-stop" class="secondary" form="chat-stop-form">
+              Stop answering
+            </button>
           </div>
         </form>
-      </section>
-      {/* Filled by the script while a turn runs; hidden (and empty) without it. */}
-      <section class="card" id="live-run" aria-labelledby="live-heading" hidden>
-        <h2 id="live-heading">Live progress</h2>
-        <p>While the assistant works on a message, its steps appear here.</p>
-        <ol class="events" id="live-events" aria-live="polite" />
+        <form id="chat-stop-form" method="post" action={`${action}/stop`}>
+          <input type="hidden" name="csrf_token" value={csrf} />
+        </form>
       </section>
       <section class="card" aria-labelledby="chat-actions">
         <h2 id="chat-actions">More</h2>
