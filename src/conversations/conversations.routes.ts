@@ -231,14 +231,37 @@ const explainTools = authedRoute("data:read", {
   path: "/conversations/{conversation_id}/explain-tools",
   tags: ["Conversations"],
   summary: "Explain which tools are relevant to a message",
-  description: "The tools the orchestrator would rank first for this message, with score (0–1) and the reason.",
+  description:
+    "Which tool definitions the first model request would carry if this message were sent now, after the conversation so far, and why (DESIGN §6.1): " +
+    "when the tools the conversation may use number at most 20, all of them (`reason: all`); otherwise at most 16: `search_tools` (which searches the whole catalog), " +
+    "the tools the conversation already called or found with search_tools (`used_or_found`, newest first), then the best ranked for its recent user messages " +
+    "and the assistant's latest answer (`ranked`). `tools` ranks the catalog for this message alone. Scores are BM25 over the tools' names, platforms, titles, " +
+    "descriptions and parameter names (stemmed), adjusted for the action and platform the message names: higher is better, comparable within one answer. Nothing is stored.",
   request: { params: IdParam, body: { required: true, content: { "application/json": { schema: ExplainBody } } } },
   responses: {
     200: {
-      description: "Ranked tools",
+      description: "The tools a request would carry, and the ranking for the message",
       content: {
         "application/json": {
-          schema: z.object({ tools: z.array(z.object({ name: z.string(), score: z.number(), reason: z.string() })), provider: z.string() }),
+          schema: z.object({
+            tools: z.array(
+              z.object({
+                name: z.string(),
+                score: z.number(),
+                reason: z.string().describe("The message's words the tool matches, and in which of its fields"),
+              }),
+            ),
+            offered: z.array(
+              z.object({
+                name: z.string(),
+                reason: z.enum(["all", "search_tools", "used_or_found", "ranked"]),
+                score: z.number().nullable().describe("The ranking's score for the conversation, when it ranked the tool"),
+              }),
+            ),
+            search_tools: z.boolean().describe("Whether the request carries search_tools: only when the catalog has more than 20 tools"),
+            catalog_size: z.number().int().describe("Available tools the conversation may use"),
+            provider: z.string(),
+          }),
         },
       },
     },
@@ -293,7 +316,7 @@ export const conversationRoutes = createRouter()
   })
   .openapi(explainTools, async (c) => {
     const explained = await explainMessage(c.var.ctx, c.req.valid("param").conversation_id, c.req.valid("json"));
-    return c.json({ tools: explained.tools(), provider: explained.provider }, 200);
+    return c.json({ ...(await explained.tools()), provider: explained.provider }, 200);
   });
 
 const eventStream = (body: ReadableStream<Uint8Array>) =>

@@ -2,11 +2,12 @@ import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
 import { toolRefusal } from "../llm/agent-config";
 import { checkProviderChoice, resolveProvider } from "../llm/providers";
-import { rankTools } from "../llm/tool-ranking";
+import { explainToolChoice } from "../agent-loop/tools";
 import { catalogFor } from "../tools/catalog-service";
 import { prepareToolCall } from "../tools/executor";
 import { MAX_LIVE_STREAMS } from "./conversation-object";
 import { agentCatalog, agentProviderChoice, conversationAgentSettings } from "./agent-settings";
+import { toChatHistory } from "./history";
 import { classifyIntent } from "./intent";
 import { conversationStub, getOwnedConversation, presentConversation } from "./service";
 
@@ -117,6 +118,9 @@ export async function checkToolCall(ctx: ServiceContext, id: number, input: { na
   }
 }
 
+/** Messages read back to explain which tools a message would be offered: more than the ranking reads (DESIGN §6.1). */
+const EXPLAINED_HISTORY = 40;
+
 /** How the hub reads a message: the intent it sees and the tools it would offer. */
 export async function explainMessage(ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) {
   await getOwnedConversation(ctx, id);
@@ -127,6 +131,16 @@ export async function explainMessage(ctx: ServiceContext, id: number, input: { c
   return {
     provider: provider.id,
     intent: () => classifyIntent(input.content, catalog),
-    tools: () => rankTools(input.content, catalog, 10).map((r) => ({ name: r.tool.name, score: r.score, reason: r.reason })),
+    /** The first model request's tools if this message were sent now, after the conversation so far. */
+    tools: async () => {
+      const records = await conversationStub(ctx.bindings, id).latestMessages(id, EXPLAINED_HISTORY);
+      const explained = explainToolChoice(catalog, [...toChatHistory(records), { role: "user", content: input.content }]);
+      return {
+        tools: explained.ranked,
+        offered: explained.offered,
+        search_tools: explained.searchTools,
+        catalog_size: catalog.filter((t) => t.available).length,
+      };
+    },
   };
 }

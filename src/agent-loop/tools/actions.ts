@@ -16,9 +16,7 @@ const TOOL_VERBS: Record<string, readonly Action[]> = {
   add: ["create"],
   insert: ["create"],
   upload: ["create"],
-  new: ["create"],
   log: ["create"],
-  open: ["create"],
   register: ["create"],
   record: ["create"],
   track: ["create"],
@@ -27,7 +25,6 @@ const TOOL_VERBS: Record<string, readonly Action[]> = {
   sync: ["create", "update"],
   subscribe: ["create", "update"],
   send: ["send"],
-  post: ["send", "create"],
   publish: ["send", "create"],
   reply: ["send"],
   share: ["send"],
@@ -80,7 +77,7 @@ const REQUEST_VERBS: Record<string, readonly Action[]> = {};
 function request(actions: readonly Action[], words: string): void {
   for (const word of words.split(" ")) REQUEST_VERBS[word] = [...(REQUEST_VERBS[word] ?? []), ...actions];
 }
-request(["create"], "create creates created creating add adds added adding new make makes making open opens opening draft drafts write writes");
+request(["create"], "create creates created creating add adds added adding make makes making open opens opening draft drafts write writes");
 request(["create"], "register book insert upload uploads uploaded put log logs logged record track tracks start starts setup schedule");
 request(["create", "update"], "upsert sync subscribe subscribes subscribed enroll");
 request(["send", "create"], "post posts posted posting publish publishes publishing tweet tweets share shares sharing announce");
@@ -91,12 +88,16 @@ request(["update"], "update updates updated change changes changed edit edits mo
 request(["update"], "resolve acknowledge ack merge pause resume enable disable scale restart promote transition approve close reopen");
 request(["delete"], "delete deletes deleted remove removes removed erase drop cancel cancels void archive unsubscribe revoke trash destroy");
 
-/** The verb tool names most often use for each kind of action: a request's "open" or "draft" also looks for "create". */
+/**
+ * The verbs tool names almost always use for making and sending: a request's "open" or "draft"
+ * also looks for "create", its "post" for "send". Reading and changing have no such verb (list,
+ * get, search; update, move, assign, transition), so none is added for them.
+ */
 export const ACTION_VERBS: Record<Action, readonly string[]> = {
-  create: ["create", "add"],
+  create: ["create"],
   send: ["send"],
-  read: ["list", "get"],
-  update: ["update"],
+  read: [],
+  update: [],
   delete: ["delete"],
 };
 
@@ -110,6 +111,11 @@ export function joinPhrasalVerbs(words: string[]): string[] {
     } else joined.push(words[i]!);
   }
   return joined;
+}
+
+/** Whether tool names use this word as their verb. */
+export function isToolVerb(word: string): boolean {
+  return Object.hasOwn(TOOL_VERBS, word);
 }
 
 /** The kinds of action one word of a request asks for. */

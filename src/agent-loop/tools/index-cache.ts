@@ -5,7 +5,7 @@ import { buildToolIndex, type ToolIndex } from "./tool-index";
 /**
  * Indexes kept per isolate, most recently used last. An index is keyed by its catalog's
  * fingerprint, so it is never stale: a changed catalog is a new key, and the old index simply
- * ages out. Bounded by count and by the tools they hold (a 1,000-tool index is about a megabyte).
+ * ages out. Bounded by count and by the tools they hold, as an index keeps every term of its tools.
  */
 const MAX_INDEXES = 8;
 const MAX_INDEXED_TOOLS = 12_000;

@@ -24,8 +24,8 @@ export interface OfferInput {
   catalog: readonly ToolInfo[];
   /** The catalog's index; found (or built) with `toolIndexFor(catalog)` when not given. */
   index?: ToolIndex;
-  /** The conversation so far, weighted (see `conversationSoFar`). */
-  conversation: readonly WeightedText[];
+  /** The conversation so far, weighted (see `conversationSoFar`), or its text. */
+  conversation: string | readonly WeightedText[];
   /** Tools the conversation called or found with search_tools, newest first (see `usedOrFound`). */
   usedOrFound: readonly string[];
   max?: number;

@@ -11,6 +11,10 @@ const RELATED: Record<string, string> = {
   compute: "evaluate arithmetic",
   remember: "memory store",
   recall: "memory",
+  // Tool names run these together ("datetime", "timezone"), which no word split can undo.
+  time: "datetime timezone",
+  date: "datetime",
+  zone: "timezone",
   text: "sms",
   texts: "sms",
   sms: "text",

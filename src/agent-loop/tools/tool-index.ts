@@ -1,16 +1,11 @@
-import MiniSearch, { type Query } from "minisearch";
+import MiniSearch, { type MatchInfo } from "minisearch";
 import type { ToolInfo } from "../../tools/types";
-import { ACTION_VERBS, type Action, OTHER_ACTION_FACTOR, actionsOfWord, joinPhrasalVerbs, requestedActions, toolActions } from "./actions";
+import { type Action, OTHER_ACTION_FACTOR, toolActions } from "./actions";
 import { catalogFingerprint } from "./fingerprint";
-import { RELATED_WEIGHT, relatedWords } from "./related-words";
-import { indexedDescription, nameWords, parameterNames } from "./tool-fields";
-import { termOf, wordsOf } from "./words";
+import { namedPlatforms, parseQuery, type WeightedText } from "./query";
+import { type IndexedField, fieldTerms, fieldsWith, weightedTerms } from "./tool-fields";
 
-/** A text to rank against, and how much its words count (the newest message more than older ones). */
-export interface WeightedText {
-  text: string;
-  weight: number;
-}
+export type { WeightedText } from "./query";
 
 /** A query word that matched a tool, and in which of its fields. */
 export interface MatchedWord {
@@ -20,12 +15,10 @@ export interface MatchedWord {
 
 export interface RankedTool {
   tool: ToolInfo;
-  /** BM25+ over the fields, boosted per field and per text; higher is better, comparable within one ranking. */
+  /** BM25+ over the weighted fields, times the factors below; higher is better, comparable within one ranking. */
   score: number;
   matched: MatchedWord[];
 }
-
-export type IndexedField = "name" | "platform" | "title" | "description" | "parameters";
 
 /** A lexical index over one catalog version: built once (see `toolIndexFor`), then read by every request. */
 export interface ToolIndex {
@@ -36,39 +29,14 @@ export interface ToolIndex {
   rank(query: string | readonly WeightedText[], limit: number): RankedTool[];
 }
 
-/**
- * How much a match in each field counts. A tool's name and title say what it does; its platform
- * is how people name where it acts ("in HubSpot"); the description and parameters add detail.
- */
-export const FIELD_BOOSTS: Record<IndexedField, number> = { name: 3, title: 2, platform: 2, description: 1, parameters: 1 };
+/** How much a tool keeps when the request names a platform that is neither the tool's nor mentioned by it. */
+const OTHER_PLATFORM_FACTOR = 0.8;
 
-const FIELDS = Object.keys(FIELD_BOOSTS) as IndexedField[];
+/** How much more a tool scores when the request holds every word of its name (in proportion for some of them). */
+const NAME_COVERAGE_BONUS = 0.5;
 
-/** Distinct terms taken from one text of a query: a pasted document must not turn one ranking into thousands of lookups. */
-const MAX_TERMS_PER_TEXT = 64;
-
-/** Characters of one query text that are read. */
-const MAX_QUERY_CHARS = 4_000;
-
-function fieldText(tool: ToolInfo, field: string): string {
-  switch (field) {
-    case "name":
-      return nameWords(tool);
-    case "platform":
-      return tool.platform ?? "";
-    case "title":
-      return tool.title;
-    case "description":
-      return indexedDescription(tool);
-    case "parameters":
-      return parameterNames(tool).join(" ");
-    default:
-      return "";
-  }
-}
-
-/** Terms the index keeps for one word: none for stop words, else its stem. */
-const processTerm = (word: string) => termOf(word);
+/** The index reads terms made already (by weightedTerms and queryTree): split on spaces, keep as they are. */
+const asTerms = { tokenize: (text: string) => text.split(" "), processTerm: (term: string) => term };
 
 /**
  * Builds the index of a catalog's available tools. Tools go in by name, so the same set of tools
@@ -82,83 +50,59 @@ export function buildToolIndex(catalog: readonly ToolInfo[], knownFingerprint?: 
   for (const tool of [...available].sort((a, b) => compareNames(a.name, b.name))) if (!byName.has(tool.name)) byName.set(tool.name, tool);
 
   const search = new MiniSearch<ToolInfo>({
-    // The id is the whole name; the "name" field holds only its meaningful words (see nameWords).
     idField: "id",
-    fields: FIELDS,
-    extractField: (tool, field) => (field === "id" ? tool.name : fieldText(tool, field)),
-    // Names, parameters and platform ids are identifiers (split at camelCase humps too); the rest is prose.
-    tokenize: (text, field) => wordsOf(text, field === "name" || field === "parameters" || field === "platform"),
-    processTerm,
+    fields: ["terms"],
+    extractField: (tool, field) => (field === "id" ? tool.name : weightedTerms(tool)),
+    ...asTerms,
   });
   search.addAll([...byName.values()]);
   const actionsOf = new Map<string, readonly Action[]>();
-  for (const tool of byName.values()) actionsOf.set(tool.name, toolActions(tool));
+  const nameTermsOf = new Map<string, string[]>();
+  const platformIds = new Set<string>();
+  for (const tool of byName.values()) {
+    actionsOf.set(tool.name, toolActions(tool));
+    nameTermsOf.set(tool.name, [...new Set(fieldTerms(tool, "name"))]);
+    if (tool.platform && tool.platform !== "mcp") platformIds.add(tool.platform);
+  }
 
   return {
     fingerprint,
     tools: byName,
     rank(query, limit) {
       const texts = typeof query === "string" ? [{ text: query, weight: 1 }] : query;
-      const { tree, wordOf, actions } = queryTree(texts);
+      const { tree, wordOf, actions, terms: asked, words } = parseQuery(texts);
+      const platforms = namedPlatforms(words, platformIds);
       if (tree.queries.length === 0 || limit <= 0) return [];
-      const results = search.search(tree, {
-        boost: FIELD_BOOSTS,
-        // The tree's texts are terms already (see queryTree): split on spaces, keep as they are.
-        tokenize: (text) => text.split(" "),
-        processTerm: (term) => term,
-      });
-      const ranked: RankedTool[] = [];
-      for (const result of results) {
+      const scored: Array<{ tool: ToolInfo; score: number; terms: string[] }> = [];
+      for (const result of search.search(tree, asTerms)) {
         const tool = byName.get(result.id as string);
         if (!tool) continue;
-        const matched = Object.entries(result.match)
-          .map(([term, fields]) => ({ word: wordOf.get(term) ?? term, fields: fields as IndexedField[] }))
-          .sort((a, b) => compareNames(a.word, b.word));
         // A tool whose verb is none of those the request uses ranks lower (see actions.ts).
         const toolDoes = actionsOf.get(tool.name) ?? [];
         const otherAction = actions.size > 0 && toolDoes.length > 0 && !toolDoes.some((action) => actions.has(action));
-        ranked.push({ tool, score: otherAction ? result.score * OTHER_ACTION_FACTOR : result.score, matched });
+        // A tool whose name the request spells out whole ("create" "post" on LinkedIn) beats one that only shares a word with it (create_article_post).
+        const nameTerms = nameTermsOf.get(tool.name) ?? [];
+        const coverage = nameTerms.length ? nameTerms.filter((term) => asked.has(term)).length / nameTerms.length : 0;
+        // A request that names a platform ("in Slack") wants a tool of it, or one that mentions it, over the others.
+        const otherPlatform = platforms.size > 0 && !mentionsAny(tool, result.match, platforms);
+        const factor = (otherAction ? OTHER_ACTION_FACTOR : 1) * (otherPlatform ? OTHER_PLATFORM_FACTOR : 1) * (1 + NAME_COVERAGE_BONUS * coverage);
+        scored.push({ tool, score: result.score * factor, terms: Object.keys(result.match) });
       }
-      ranked.sort((a, b) => b.score - a.score || compareNames(a.tool.name, b.tool.name));
-      return ranked.slice(0, limit);
+      scored.sort((a, b) => b.score - a.score || compareNames(a.tool.name, b.tool.name));
+      return scored.slice(0, limit).map(({ tool, score, terms }) => ({
+        tool,
+        score,
+        matched: terms.map((term) => ({ word: wordOf.get(term) ?? term, fields: fieldsWith(tool, term) })).sort((a, b) => compareNames(a.word, b.word)),
+      }));
     },
   };
 }
 
-/**
- * One OR query per text, each term weighted by its text's weight, and one for the words related
- * to them (related-words.ts, and the usual tool verbs of the actions it asks for: "open" → create)
- * at a lower weight. Terms are processed here (stop words, stems,
- * repeats within a text dropped), and the first word seen for each term is kept to explain a
- * match in the user's words ("sending", not "send"). The actions asked for come from every text.
- */
-function queryTree(texts: readonly WeightedText[]): { tree: Query & { queries: Query[] }; wordOf: Map<string, string>; actions: Set<Action> } {
-  const wordOf = new Map<string, string>();
-  const queries: Query[] = [];
-  const words: string[] = [];
-  for (const { text, weight } of texts) {
-    if (!(weight > 0)) continue;
-    const terms = new Set<string>();
-    const related = new Set<string>();
-    for (const word of joinPhrasalVerbs(wordsOf(text.length > MAX_QUERY_CHARS ? text.slice(0, MAX_QUERY_CHARS) : text))) {
-      if (terms.size >= MAX_TERMS_PER_TEXT) break;
-      words.push(word);
-      const term = termOf(word);
-      if (!term || terms.has(term)) continue;
-      terms.add(term);
-      if (!wordOf.has(term)) wordOf.set(term, word);
-      const verbs = actionsOfWord(word).flatMap((action) => ACTION_VERBS[action]);
-      for (const other of [...relatedWords(word), ...verbs]) {
-        const relatedTerm = termOf(other);
-        if (relatedTerm) related.add(relatedTerm);
-        if (relatedTerm && !wordOf.has(relatedTerm)) wordOf.set(relatedTerm, `${other} (for ${word})`);
-      }
-    }
-    for (const term of terms) related.delete(term);
-    if (terms.size) queries.push({ queries: [[...terms].join(" ")], combineWith: "OR", boostTerm: () => weight });
-    if (related.size) queries.push({ queries: [[...related].join(" ")], combineWith: "OR", boostTerm: () => weight * RELATED_WEIGHT });
-  }
-  return { tree: { queries, combineWith: "OR" }, wordOf, actions: requestedActions(words) };
+/** Whether a tool is on one of the named platforms, or names one of them itself (an MCP server's tool that says "in Slack"). */
+function mentionsAny(tool: ToolInfo, match: MatchInfo, platforms: ReadonlyMap<string, string>): boolean {
+  if (tool.platform && platforms.has(tool.platform)) return true;
+  for (const term of platforms.values()) if (Object.hasOwn(match, term)) return true;
+  return false;
 }
 
 /** Code-unit order, the same in every runtime and locale. */

@@ -79,13 +79,3 @@ export function termOf(word: string): string | null {
 
 const MAX_CACHED_STEMS = 50_000;
 const stems = new Map<string, string>();
-
-/** The terms of a text, in order, repeats kept (the index counts them). */
-export function termsOf(text: string, identifier = false): string[] {
-  const terms: string[] = [];
-  for (const word of wordsOf(text, identifier)) {
-    const term = termOf(word);
-    if (term) terms.push(term);
-  }
-  return terms;
-}
