@@ -255,7 +255,7 @@ return "done";`,
     expect(stepOf(execution, "check").result).toBe(draw.result);
   }, 40_000);
 
-  it("holds the budget where the clock stands still while code runs (as on Cloudflare), counting interpreter steps", async () => {
+  it("holds the budget where the clock stands still while code runs (as on Cloudflare), counting the engine's work", async () => {
     const now = Date.now();
     const clock = vi.spyOn(Date, "now").mockReturnValue(now);
     const fine = vi.spyOn(performance, "now").mockReturnValue(0);

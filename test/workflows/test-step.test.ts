@@ -39,6 +39,14 @@ describe("POST /v1/workflows/test-step", () => {
     expect(answer.error).toBe("Error: no price (line 3)");
   });
 
+  it("answers console lines and errors bounded by the host, even when the code replaced String.prototype.slice", async () => {
+    const { key } = await newApiKey(await newUser());
+    const code = 'String.prototype.slice = () => "y".repeat(50000);\nconsole.log("x".repeat(5000));\nthrow new Error("e".repeat(1e6));';
+    const answer = await ok(key, { step: { id: "loud", type: "code", code } });
+    expect(answer.logs).toEqual([`${"x".repeat(1000)}…`]);
+    expect(answer.error).toBe(`Error: ${"e".repeat(2000 - "Error: ".length)}… (line 3)`);
+  });
+
   it("holds the step's CPU budget: an endless loop fails within it", async () => {
     const { key } = await newApiKey(await newUser());
     const started = Date.now();

@@ -1,89 +1,109 @@
+import type { EngineHooks } from "./engine";
 import { CODE_LIMITS } from "./limits";
 
 /**
- * Where the clock stands still while code runs (Cloudflare's runtime moves it only on I/O), the
- * budget is counted in the interpreter's own steps (calls and backward jumps) instead: about
- * this many per millisecond of a plain loop on a small server core.
+ * The engine is metered (scripts/meter-quickjs.mjs): each loop iteration and each recursive call
+ * costs one unit of work, each 64 bytes copied or filled another, in the interpreter and in every
+ * built-in alike, so one built-in call (`s.indexOf` over 30 MB, a huge `sort` or `split`, a
+ * backtracking regex) pays for what it does. This many units are about a millisecond of CPU on a
+ * small server core: the budget's milliseconds are counted in them where the clock stands still
+ * while code computes (Cloudflare's runtime moves it only on I/O). Calibrated on a plain loop with
+ * `node bench/sandbox.mjs` (about 300,000 a millisecond); other work runs from 200,000
+ * (JSON.stringify of many small objects: its budget lasts up to 1.5 times longer) to 440,000 (a
+ * tight search such as indexOf: stopped sooner).
  */
-const STEPS_PER_MS = 100_000;
+export const WORK_UNITS_PER_MS = 300_000;
+/** The engine asks the host for more every quantum (about a millisecond of work): the clocks are checked then too. */
+const QUANTUM = WORK_UNITS_PER_MS;
 /**
- * QuickJS asks the interrupt handler every 10,000 steps, which can be seconds apart when each
- * step is a long built-in call (`while (true) s.split("")`); the handler shortens the count it
- * finds in the context so that it is asked about once per `POLL_MS`.
+ * What a run past its budget still gets, so that QuickJS's interrupt (asked every 10,000
+ * interpreter steps) stops it cleanly; a built-in that does not return by then is stopped hard.
  */
-const QUICKJS_POLL_STEPS = 10_000;
-const POLL_MS = 1;
-/** How much of the JSContext structure is searched for the count (it sits about 230 bytes in). */
-const CONTEXT_WORDS = 96;
+const GRACE = 2 * WORK_UNITS_PER_MS;
 
 /**
- * The CPU budget and the wall clock, checked by QuickJS's interrupt handler (and before the
- * engine's memory grows). Where the clock moves while code runs (workerd locally, Node), the
- * budget is the time the run takes, which is its CPU time: nothing in the sandbox waits. Where
- * the clock stands still, it is counted in interpreter steps.
+ * What a call from the code into the host (a console line) costs in work, which the engine's own
+ * units do not see (quickjs-emscripten's callback and handles, the line's copy): 10 to 30 µs
+ * measured, charged as 20.
  */
-export class Budget {
+export const HOST_CALL_UNITS = WORK_UNITS_PER_MS / 50;
+
+/** Thrown out of the engine when a run past its budget did not stop within its grace: the engine is then dropped. */
+export class BudgetStop extends Error {}
+
+/**
+ * The CPU budget and the wall clock of one run, held by the host: the engine's gas (asked for
+ * every quantum, charged in work units), QuickJS's interrupt handler, and the check before the
+ * engine's memory grows. A run is past its budget when its work or, where the clock moves while
+ * code runs (workerd locally, Node), its time is past `cpuMs`, whichever comes first.
+ */
+export class Budget implements EngineHooks {
   private readonly started = Date.now();
-  private steps = 0;
-  private clockMoves = false;
   reason: "cpu" | "wall" | null = null;
-  /** Where QuickJS keeps the context's step count, once found; how many steps until it asks again. */
-  private watched: { memory: WebAssembly.Memory; contextAddress: number } | null = null;
-  private counter: { memory: WebAssembly.Memory; index: number } | null = null;
-  private pollSteps = 100;
-  private lastPoll = performance.now();
+  /** Work units of the quanta used up; the quantum the engine holds now; the engine's own counter of what is left of it. */
+  private spent = 0;
+  private granted = 0;
+  private gas: WebAssembly.Global | null = null;
+  private graceGiven = false;
+  private readonly workLimit: number;
 
   constructor(
     private readonly cpuMs: number,
     /** When the whole run started, engine included: the wall clock counts from there. */
     private readonly wallStarted = Date.now(),
-  ) {}
+  ) {
+    this.workLimit = cpuMs * WORK_UNITS_PER_MS;
+  }
 
-  /** The engine's memory and the context whose step count the handler shortens (see `locate`). */
-  watch(memory: WebAssembly.Memory, contextAddress: number) {
-    this.watched = { memory, contextAddress };
+  /** The engine's gas counter (its exported global), read to know the work done within a quantum. */
+  attach(gas: WebAssembly.Global) {
+    this.gas = gas;
+  }
+
+  /** The work units the engine has done so far. */
+  work(): number {
+    const left = this.gas ? (this.gas.value as number) : this.granted;
+    return this.spent + this.granted - left;
   }
 
   /**
-   * Finds the context's step count (QuickJS's JSContext.interrupt_counter), which QuickJS has just
-   * set to QUICKJS_POLL_STEPS before asking the handler: the only such number in the structure's
-   * first bytes. If it cannot be told apart, the handler is asked as often as QuickJS asks by itself.
+   * The engine's gas ran out (`left` is zero or below): charges the quantum, then answers the
+   * next one, the grace once past the budget, or throws `BudgetStop` to stop the engine.
    */
-  private locate() {
-    const { memory, contextAddress } = this.watched!;
-    this.watched = null;
-    const words = new Int32Array(memory.buffer, contextAddress, CONTEXT_WORDS);
-    const found: number[] = [];
-    words.forEach((word, i) => {
-      if (word === QUICKJS_POLL_STEPS) found.push(i);
-    });
-    if (found.length === 1) this.counter = { memory, index: contextAddress / 4 + found[0]! };
+  refill(left: number): number {
+    this.spent += this.granted - left;
+    // Until the engine stores the answer, its counter still holds `left`: nothing more is owed.
+    this.granted = left;
+    if (this.check()) {
+      if (this.graceGiven) throw new BudgetStop(this.message());
+      this.graceGiven = true;
+      this.granted = GRACE;
+    } else this.granted = Math.min(QUANTUM, this.workLimit - this.spent + 1);
+    return this.granted;
   }
 
-  /** QuickJS's interrupt handler: counts the steps since it last asked, checks, and says when to ask next. */
+  /** Work the host did for the code: taken from the engine's counter, so that it asks for more (and is checked) sooner. */
+  charge(units: number) {
+    if (this.gas) this.gas.value = (this.gas.value as number) - units;
+    else this.spent += units;
+  }
+
+  /** Asked before the engine's memory grows: not past the budget. */
+  mayGrow(): boolean {
+    return !this.check();
+  }
+
+  /** QuickJS's interrupt handler: true stops the code (an uncatchable error in the sandbox). */
   poll(): boolean {
-    if (this.reason) return true;
-    this.steps += this.counter ? this.pollSteps : QUICKJS_POLL_STEPS;
-    if (this.check()) return true;
-    if (this.watched) this.locate();
-    this.retune();
-    return false;
+    return this.check();
   }
 
-  /** Whether the run is past its budget or the wall clock (also asked between promise jobs and before memory grows). */
+  /** Whether the run is past its budget or the wall clock (also asked between promise jobs, before memory grows and at the end). */
   check(): boolean {
     if (this.reason) return true;
     const now = Date.now();
-    const elapsed = now - this.started;
-    if (elapsed > 0) this.clockMoves = true;
     if (now - this.wallStarted > CODE_LIMITS.wallMs) this.reason = "wall";
-    else if (this.clockMoves ? elapsed > this.cpuMs : this.steps > this.cpuMs * STEPS_PER_MS) this.reason = "cpu";
-    return this.reason !== null;
-  }
-
-  /** A run that ended on its own but took longer than its budget (one long built-in call, which nothing interrupts). */
-  exceededAfterwards(): boolean {
-    if (!this.reason && Date.now() - this.started > this.cpuMs) this.reason = "cpu";
+    else if (now - this.started > this.cpuMs || this.work() > this.workLimit) this.reason = "cpu";
     return this.reason !== null;
   }
 
@@ -91,28 +111,5 @@ export class Budget {
     return this.reason === "wall"
       ? `The code ran past the wall clock of ${CODE_LIMITS.wallMs / 1000} s.`
       : `The code ran past its CPU budget of ${this.cpuMs} ms (cpu_ms, at most ${CODE_LIMITS.maxCpuMs}).`;
-  }
-
-  /** Asked sooner when the last steps took long, later when they were quick: about every POLL_MS. */
-  private retune() {
-    if (!this.counter) return;
-    const now = performance.now();
-    const took = now - this.lastPoll;
-    this.lastPoll = now;
-    if (took > POLL_MS) this.pollSteps = Math.max(1, Math.floor(this.pollSteps / 2));
-    else if (took < POLL_MS / 4) this.pollSteps = Math.min(QUICKJS_POLL_STEPS, this.pollSteps * 2);
-    this.setCounter(this.pollSteps);
-  }
-
-  private setCounter(steps: number) {
-    if (!this.counter) return;
-    const words = new Int32Array(this.counter.memory.buffer);
-    // QuickJS has just set it to QUICKJS_POLL_STEPS (or nothing has run yet): anything else means
-    // this is not the count, and it is left alone from here on.
-    if (words[this.counter.index] !== QUICKJS_POLL_STEPS) {
-      this.counter = null;
-      return;
-    }
-    words[this.counter.index] = steps;
   }
 }

@@ -11,4 +11,8 @@ export const CODE_LIMITS = {
   maxResultBytes: 1024 * 1024,
   maxLogLines: 100,
   maxLogLineChars: 1000,
+  /** All lines of a run together; the lines past it are counted as not kept. */
+  maxLogChars: 64 * 1024,
+  /** The error a failed run reports (name, message and line), as the host reads it from the sandbox. */
+  maxErrorChars: 2000,
 } as const;

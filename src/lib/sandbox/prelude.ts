@@ -1,8 +1,10 @@
 /**
- * Runs first in every context, before the user's code: the console (its lines go to `emit`,
- * each at most `maxChars`), clear refusals for what a code step cannot do, and the JSON
+ * Runs first in every context, before the user's code: the console (its lines go to `emit`; the
+ * writer stops adding arguments past `maxChars`, and the host cuts each line, as code can change
+ * anything that runs in here), clear refusals for what a code step cannot do, and the JSON
  * helpers that carry the input in and the result out, holding their own copies of JSON's
- * functions so that code changing the built-ins changes only its own result.
+ * functions so that code changing the built-ins changes only its own result (the host checks the
+ * result's size again).
  */
 export const PRELUDE = `(function (emit, maxChars) {
   "use strict";
@@ -27,7 +29,7 @@ export const PRELUDE = `(function (emit, maxChars) {
         line += (i > 0 ? " " : "") + show(arguments[i]);
         if (line.length > maxChars) break;
       }
-      emit(line.length > maxChars ? line.slice(0, maxChars) + "…" : line);
+      emit(line);
     };
   }
   const log = writer("");
