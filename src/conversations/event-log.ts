@@ -61,9 +61,9 @@ export class EventLog {
       .map((row) => ({ id: Number(row.id), turn: Number(row.turn), event: String(row.event), data: String(row.data) }));
   }
 
-  /** Forgets events older than the last HELD_EVENTS, except those of the turn in progress. */
+  /** Forgets events older than the last HELD_EVENTS, except those of the turn in progress (0: none is). */
   prune(currentTurn: number): void {
-    this.sql.exec(`DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ? AND turn != ?`, HELD_EVENTS, currentTurn);
+    this.sql.exec(`DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ? AND (? = 0 OR turn != ?)`, HELD_EVENTS, currentTurn, currentTurn);
   }
 }
 

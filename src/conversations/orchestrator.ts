@@ -18,8 +18,6 @@ import { turnTools } from "./turn-tools";
 const MAX_HISTORY_MESSAGES = 200;
 /** A whole turn's deadline; each model call has its own (MODEL_CALL_TIMEOUT_SECONDS, in resolveProvider). */
 const TURN_MS = 5 * 60_000;
-/** User messages (newest) that tool ranking reads besides the assistant's latest answer. */
-const RANKED_USER_MESSAGES = 3;
 
 export const SYSTEM_PROMPT = [
   "You are the Agent Automation Hub assistant. You help people automate marketing and operations work by calling the tools you are given.",
@@ -80,8 +78,7 @@ export async function runTurn(
     const tools = turnTools(ctx, {
       catalog: agentCatalog(await catalog, agent.settings),
       agent: agent.settings,
-      conversationText: rankingText(replayed.records),
-      usedOrFound: usedTools(replayed.records),
+      history: replayed.history,
       source: `conversation:${input.conversationId}`,
       memory: agent.memory && agent.agentId ? { agentId: agent.agentId, conversationId: input.conversationId } : undefined,
     });
@@ -159,20 +156,6 @@ async function replayHistory(store: MessageStore, conversationId: number, agent:
   const stored = store.addSummary(conversationId, written.text, coversThrough);
   const kept = records.slice(records.indexOf(firstKept));
   return { history: [summaryMessage(written.text), ...toChatHistory(kept)], records: kept, summary: stored, tokens: written.tokens };
-}
-
-/** What tool ranking reads: the newest user messages and the assistant's latest answer. */
-function rankingText(records: MessageRecord[]): string {
-  const users = records.filter((r) => r.role === "user").slice(-RANKED_USER_MESSAGES);
-  const answer = [...records].reverse().find((r) => r.role === "assistant" && r.content);
-  return [...users.map((r) => r.content), answer?.content ?? ""].join("\n");
-}
-
-/** The tools this conversation already called, newest first. */
-function usedTools(records: MessageRecord[]): string[] {
-  const names: string[] = [];
-  for (const record of [...records].reverse()) for (const call of [...record.tools_called].reverse()) if (!names.includes(call.name)) names.push(call.name);
-  return names;
 }
 
 function storeToolResult(store: MessageStore, events: TurnEvents, conversationId: number, call: LoopCall, result: ToolOutcome) {

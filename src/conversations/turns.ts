@@ -52,8 +52,7 @@ export async function sendMessage(ctx: ServiceContext, id: number, input: { cont
 
 /** As sendMessage, answering at once with the turn's events as server-sent events (DESIGN §6.1). */
 export async function sendMessageStreaming(ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) {
-  await getOwnedConversation(ctx, id);
-  await checkProviderChoice(ctx, input.provider);
+  await Promise.all([getOwnedConversation(ctx, id), checkProviderChoice(ctx, input.provider)]);
   return conversationStub(ctx.bindings, id).sendStreaming({
     conversationId: id,
     userId: ctx.user.id,
