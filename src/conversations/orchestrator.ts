@@ -3,7 +3,7 @@ import { runAgentLoop } from "../agent-loop/loop";
 import type { LoopCall, ToolOutcome } from "../agent-loop/types";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
-import { resolveProvider } from "../llm/providers";
+import { providerSetupAhead, resolveProvider } from "../llm/providers";
 import { ProviderError, type ChatProvider } from "../llm/types";
 import { catalogFor } from "../tools/catalog-service";
 import type { ProgressUpdate } from "../tools/types";
@@ -64,10 +64,11 @@ export async function runTurn(
     // Read together: the catalog does not depend on the agent, and the first token waits for all of it.
     const catalog = catalogFor(ctx);
     catalog.catch(() => undefined);
+    const setup = providerSetupAhead(ctx);
     // A conversation of an agent answers as that agent: its instructions, model, tools and settings.
     const agent = await conversationAgent(ctx, input.conversationId);
     const choice = agentProviderChoice(input.provider, agent.settings);
-    provider = await resolveProvider(ctx, choice.provider, choice.model);
+    provider = await resolveProvider(ctx, choice.provider, choice.model, setup);
     const deadline = AbortSignal.timeout(TURN_MS);
     // The agent's memories that best match the new message go in this turn's system prompt.
     const recall = agent.memory && agent.agentId ? recallForPrompt(ctx, agent.agentId, input.content) : Promise.resolve("");

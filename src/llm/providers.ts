@@ -75,7 +75,7 @@ async function settingsFor(ctx: ServiceContext, id: "openai" | "anthropic"): Pro
   return undefined;
 }
 
-interface ProviderSetup {
+export interface ProviderSetup {
   default: ProviderId;
   providers: ProviderInfo[];
   settings: { openai?: ProviderSettings; anthropic?: ProviderSettings };
@@ -86,6 +86,17 @@ const modelsOf = (ctx: ServiceContext, settings: ProviderSettings) =>
   settings.source === "deployment" ? allowedModels(ctx, settings.model) : [settings.model];
 
 /** Reads every provider's settings once: the user's connections, the deployment's, the user's default. */
+/**
+ * Starts reading the caller's provider settings (their connections, their default) for a
+ * resolveProvider to come, so a caller with other reads to make does them at the same time.
+ */
+export function providerSetupAhead(ctx: ServiceContext): Promise<ProviderSetup> {
+  const setup = providerSetup(ctx);
+  // Read ahead: a caller that fails before using it must not leave an unhandled rejection.
+  setup.catch(() => undefined);
+  return setup;
+}
+
 async function providerSetup(ctx: ServiceContext): Promise<ProviderSetup> {
   const [openai, anthropic] = await Promise.all([settingsFor(ctx, "openai"), settingsFor(ctx, "anthropic")]);
   const workersModel = ctx.config.providers.workersAiModel ?? DEFAULT_WORKERS_AI_MODEL;
@@ -171,8 +182,14 @@ function unconfiguredProvider(requested: string, known: boolean, providers: Prov
  * and every call is metered (429 when the caller's minute is spent); a user's own key is neither.
  * Every call, on either key, has a deadline (MODEL_CALL_TIMEOUT_SECONDS).
  */
-export async function resolveProvider(ctx: ServiceContext, requested: string | null | undefined, model?: string): Promise<ChatProvider> {
-  const { default: fallback, providers, settings: known } = await providerSetup(ctx);
+export async function resolveProvider(
+  ctx: ServiceContext,
+  requested: string | null | undefined,
+  model?: string,
+  /** The caller's setup read ahead (providerSetupAhead), when it had other reads to make meanwhile. */
+  setup: Promise<ProviderSetup> = providerSetup(ctx),
+): Promise<ChatProvider> {
+  const { default: fallback, providers, settings: known } = await setup;
   const id = requested ?? fallback;
   const info = providers.find((p) => p.id === id);
   if (!info?.configured) throw unconfiguredProvider(id, Boolean(info), providers);
