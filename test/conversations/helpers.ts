@@ -45,6 +45,15 @@ export async function connectMcp(token: string): Promise<number> {
   return (await json(response)).connection_id;
 }
 
+/** Connects an OpenAI-compatible model served by the fake under `scenario` (model "fake-gpt"). */
+export async function connectModel(token: string, scenario: string) {
+  const response = await call("/v1/connections", {
+    token,
+    json: { platform: "openai", name: "Model", config: { api_key: "sk-test-0123456789abcdef", base_url: `${FAKE()}/s/${scenario}`, model: "fake-gpt" } },
+  });
+  expect(response.status).toBe(201);
+}
+
 /** OpenAI chat-completions answers. */
 export const openai = {
   toolCalls: (calls: { id: string; name: string; args: unknown }[], usage = { prompt_tokens: 100, completion_tokens: 20 }) => ({

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { newWorkflow } from "../helpers/runs";
-import { FAKE, modelRequests, newConversation, newScenario, openai, script } from "./helpers";
+import { FAKE, connectModel, modelRequests, newConversation, newScenario, openai, script } from "./helpers";
 import { readSse, type SseEvent } from "./sse";
 
 /**
@@ -12,21 +12,16 @@ import { readSse, type SseEvent } from "./sse";
  * together, at most agent_config.max_steps model requests, and history compacted into a summary.
  */
 
-async function connectModel(key: string, scenario: string) {
-  const response = await call("/v1/connections", {
-    token: key,
-    json: { platform: "openai", name: "Model", config: { api_key: "sk-test-0123456789abcdef", base_url: `${FAKE()}/s/${scenario}`, model: "fake-gpt" } },
-  });
-  expect(response.status).toBe(201);
-}
-
 const sendStreaming = (key: string, id: number, content: string) =>
   call(`/v1/conversations/${id}/messages`, { token: key, json: { content, provider: "openai" }, headers: { Accept: "text/event-stream" } });
 
 /** An endpoint of the fake that answers after `delayMs`, recording when each request arrived. */
 async function slowEndpoint(delayMs: number) {
   const scenario = newScenario("slow");
-  const response = await fetch(`${FAKE()}/__respond/${scenario}`, { method: "POST", body: JSON.stringify({ status: 200, body: { ok: true }, delay_ms: delayMs }) });
+  const response = await fetch(`${FAKE()}/__respond/${scenario}`, {
+    method: "POST",
+    body: JSON.stringify({ status: 200, body: { ok: true }, delay_ms: delayMs }),
+  });
   expect(response.status).toBe(204);
   return { url: (name: string) => `${FAKE()}/s/${scenario}/${name}`, requests: () => modelRequests(scenario) };
 }
@@ -183,7 +178,12 @@ describe("agent_config for turns", () => {
     await connectModel(key, scenario);
     const id = await agentConversation(key, { context_chars: 4000 });
     const long = (label: string) => `${label} ${"details ".repeat(300)}`;
-    await script(scenario, [openai.text(long("first answer")), openai.text(long("second answer")), openai.text("The summary: two long answers."), openai.text("Third answer.")]);
+    await script(scenario, [
+      openai.text(long("first answer")),
+      openai.text(long("second answer")),
+      openai.text("The summary: two long answers."),
+      openai.text("Third answer."),
+    ]);
     for (const content of ["first question", "second question", "third question"]) {
       const reply = await json(await call(`/v1/conversations/${id}/messages`, { token: key, json: { content } }));
       expect(reply.status).toBe("completed");

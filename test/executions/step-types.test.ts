@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { validateSteps } from "../../src/workflows/steps";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
-import { FAKE, modelRequests, newScenario, openai, script } from "../conversations/helpers";
+import { FAKE, connectModel, modelRequests, newScenario, openai, script } from "../conversations/helpers";
 import { execute, killRunnerAndSweep, newWorkflow, reaches, settled, stepRunning } from "../helpers/runs";
 
 /** A tool step that calls the fake server once; counting its requests counts the step's runs. */
@@ -19,14 +19,6 @@ const hitsOf = async (scenario: string) => {
   for (const r of requests) counts[r.path] = (counts[r.path] ?? 0) + 1;
   return counts;
 };
-
-async function connectModel(key: string, scenario: string) {
-  const response = await call("/v1/connections", {
-    token: key,
-    json: { platform: "openai", name: "Model", config: { api_key: "sk-test-0123456789abcdef", base_url: `${FAKE()}/s/${scenario}`, model: "fake-gpt" } },
-  });
-  expect(response.status).toBe(201);
-}
 
 describe("for_each steps", () => {
   it("runs its steps once per item with {{item}} and {{index}}, at most `concurrency` at a time, and answers per item", async () => {

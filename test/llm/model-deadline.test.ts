@@ -2,9 +2,9 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
+import { expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { newWorkflow } from "../helpers/runs";
-import { FAKE, modelRequests, newScenario, openai, script } from "../conversations/helpers";
+import { connectModel, modelRequests, newScenario, openai, script } from "../conversations/helpers";
 
 /**
  * Every model call has a deadline (MODEL_CALL_TIMEOUT_SECONDS), whoever makes it: a model server
@@ -26,14 +26,6 @@ async function send(key: string, path: string, body: unknown, headers: Record<st
   const response = await worker.fetch(request, { ...env, ...settings } as never, ctx);
   await waitOnExecutionContext(ctx);
   return response;
-}
-
-async function connectModel(key: string, scenario: string) {
-  const response = await call("/v1/connections", {
-    token: key,
-    json: { platform: "openai", name: "Model", config: { api_key: "sk-test-0123456789abcdef", base_url: `${FAKE()}/s/${scenario}`, model: "fake-gpt" } },
-  });
-  expect(response.status).toBe(201);
 }
 
 describe("model calls have a deadline (MODEL_CALL_TIMEOUT_SECONDS)", () => {
