@@ -3,12 +3,12 @@ import { authedRoute, conflictError, createRouter, notFoundError } from "../http
 import { PageQuery, pageById, pageOf } from "../http/pagination";
 import { IntIdParam, Timestamp } from "../http/schemas";
 import { inputJsonSchema } from "../lib/json-schema";
-import { PLATFORMS, platformToolName } from "./platforms";
+import { platformToolName } from "./platforms";
 import { deleteConnection, getConnection, listConnections, presentConnection, updateConnection } from "./service";
 import { addConnection, reconnectConnection, startOAuthConnection } from "./oauth-flow";
 import { validationFailed } from "../core/errors";
 import { testConnectionConfig } from "./test-connection";
-import { customPlatformsOf } from "./custom/resolve";
+import { platformPage } from "./platform-list";
 import type { Platform } from "./platforms/types";
 
 /** What a PUT may set. */
@@ -88,8 +88,19 @@ const listPlatforms = authedRoute("data:read", {
   tags: ["Connections"],
   summary: "Platforms (the MCP registry)",
   description:
-    "Every platform a connection can be made to, with its config schema and the tools it brings: the declared ones, then the caller's custom platforms (`POST /v1/platforms`).",
-  responses: { 200: { description: "Platforms", content: { "application/json": { schema: z.object({ data: z.array(PlatformSchema) }) } } } },
+    "Every platform a connection can be made to, with its config schema and the tools it brings: the declared ones, then the caller's custom platforms (`POST /v1/platforms`). Paged: `limit` (default and most 100, which holds every declared platform and a full account's custom ones) and `cursor`; a page also ends once the custom platforms on it weigh 8 MiB as stored (their tools can be large), so follow `next_cursor` until it is null.",
+  request: {
+    query: PageQuery.extend({
+      limit: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(100)
+        .default(100)
+        .openapi({ param: { name: "limit", in: "query" } }),
+    }),
+  },
+  responses: { 200: { description: "Platforms", content: { "application/json": { schema: pageOf(PlatformSchema) } } } },
 });
 
 const list = authedRoute("data:read", {
@@ -221,9 +232,9 @@ const reconnect = authedRoute("connections:write", {
   },
 });
 
-/** The declared platforms, then the caller's custom platforms (DESIGN §5), each with its config schema and tools. */
-const platformCatalog = (custom: Iterable<Platform>) =>
-  [...PLATFORMS, ...custom].map((platform) => ({
+/** Platforms as listed, each with its config schema and tools. */
+const platformCatalog = (platforms: Platform[]) =>
+  platforms.map((platform) => ({
     id: platform.id,
     name: platform.name,
     description: platform.description,
@@ -241,7 +252,10 @@ const platformCatalog = (custom: Iterable<Platform>) =>
   }));
 
 export const connectionRoutes = createRouter()
-  .openapi(listPlatforms, async (c) => c.json({ data: platformCatalog((await customPlatformsOf(c.var.ctx)).values()) }, 200))
+  .openapi(listPlatforms, async (c) => {
+    const { platforms, nextCursor } = await platformPage(c.var.ctx, c.req.valid("query"));
+    return c.json({ data: platformCatalog(platforms), next_cursor: nextCursor }, 200);
+  })
   .openapi(list, async (c) => {
     const box = await c.var.ctx.secrets();
     const page = await pageById(

@@ -42,7 +42,7 @@ export async function openTokens(box: SecretBox, uid: string, sealed: string | n
 export const isOAuthConnection = (connection: Pick<Connection, "authMode">) => connection.authMode === "oauth2";
 
 /** What responses show of a connection's authorization: never a token. */
-export function presentOAuth(connection: Connection) {
+export function presentOAuth(connection: Pick<Connection, "authMode" | "oauthScopes" | "oauthExpiresAt" | "oauthRefreshedAt">) {
   if (!isOAuthConnection(connection)) return null;
   return { scopes: connection.oauthScopes ?? [], expires_at: iso(connection.oauthExpiresAt), refreshed_at: iso(connection.oauthRefreshedAt) };
 }

@@ -1,5 +1,5 @@
 import type { ServiceContext } from "../core/context";
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, lt, sql } from "drizzle-orm";
 import type { z } from "@hono/zod-openapi";
 import type { Db } from "../db/client";
 import { connections, type Connection } from "../db/schema";
@@ -116,9 +116,26 @@ export function listConnections(ctx: ServiceContext, limit: number, beforeId?: n
     .all();
 }
 
-/** Every connection of a user, for building their tool catalog. */
-export function allConnections(ctx: ServiceContext): Promise<Connection[]> {
-  return ctx.db.select().from(connections).where(eq(connections.userId, ctx.user.id)).orderBy(desc(connections.id)).all();
+/** A connection without its MCP server's cached tool list (up to 1.5 MiB): what lists and the catalog read. */
+export type ConnectionSummary = Omit<Connection, "toolsCache">;
+const { toolsCache: _toolsCache, ...summaryColumns } = getTableColumns(connections);
+
+/**
+ * Every connection of a user (at most MAX_CONNECTIONS_PER_USER), newest first, without the MCP
+ * tool lists: 200 MCP connections could otherwise bring 300 MB into one request.
+ */
+export function allConnections(ctx: ServiceContext): Promise<ConnectionSummary[]> {
+  return ctx.db.select(summaryColumns).from(connections).where(eq(connections.userId, ctx.user.id)).orderBy(desc(connections.id)).all();
+}
+
+/** Whole rows of some of the user's connections (the MCP connections one catalog page lists), with the size of each cached tool list. */
+export async function mcpConnectionsById(ctx: ServiceContext, ids: number[]): Promise<{ row: Connection; listBytes: number }[]> {
+  if (ids.length === 0) return [];
+  return ctx.db
+    .select({ row: getTableColumns(connections), listBytes: sql<number>`coalesce(length(${connections.toolsCache}), 0)` })
+    .from(connections)
+    .where(and(eq(connections.userId, ctx.user.id), inArray(connections.id, ids)))
+    .all();
 }
 
 /**
@@ -272,7 +289,7 @@ export async function recordConnectionHealth(db: Db, connection: Connection, out
   noteConnectionChange(connection, change);
 }
 
-export async function presentConnection(connection: Connection, box: SecretBox) {
+export async function presentConnection(connection: ConnectionSummary, box: SecretBox) {
   const platform = presentablePlatform(connection.platform);
   return {
     connection_id: connection.id,

@@ -621,6 +621,9 @@ export const customPlatforms = sqliteTable(
     serverUrl: text("server_url").notNull(),
     auth: text("auth", { mode: "json" }).$type<unknown>().notNull(),
     tools: text("tools", { mode: "json" }).$type<unknown[]>().notNull(),
+    /** How many tools `tools` declares, and its size in UTF-8 bytes: lists and pages read these instead of the JSON. */
+    toolCount: integer("tool_count").notNull().default(0),
+    toolsBytes: integer("tools_bytes").notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [index("custom_platforms_user_idx").on(t.userId, t.id)],

@@ -11,7 +11,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
-import { catalogFor } from "../tools/catalog-service";
+import { catalogPageFor } from "../tools/catalog-service";
+import { CATALOG_PAGE_DEFAULT } from "../tools/catalog-build";
 import { prepareToolCall, runToolCall } from "../tools/executor";
 import { getTemplate, listTemplates, presentTemplate } from "../templates/service";
 import { listActiveWorkflows } from "../workflows/service";
@@ -20,7 +21,7 @@ import { loggableError } from "../lib/safe-log";
 
 const SERVER_INFO = { name: "agent-automation-hub", title: "Agent Automation Hub", version: "1.0.0" };
 const TEMPLATE_URI = /^template:\/\/([A-Za-z0-9_-]{1,100})$/;
-/** Most tools listed at once: the catalog, the hub's own and every active workflow. */
+/** Active workflows listed as tools (on the first page of tools/list, with the hub's own). */
 const MAX_WORKFLOW_TOOLS = 200;
 
 /**
@@ -47,16 +48,28 @@ export function hubMcpServer(ctx: ServiceContext, requestSignal: AbortSignal, or
   server.onerror = (error) => logFailure(ctx, error);
   const guard = guarded(ctx);
 
+  // Paged as MCP provides (cursor, nextCursor), with the same pages and bounds as GET /v1/tools:
+  // the first page also carries the active workflows and the hub's own tools, so a client that
+  // reads only one page still has them.
   server.setRequestHandler(
     ListToolsRequestSchema,
-    guard(async () => {
-      const [catalog, active] = await Promise.all([catalogFor(ctx), listActiveWorkflows(ctx, MAX_WORKFLOW_TOOLS)]);
+    guard(async (request) => {
+      const cursor = request.params?.cursor;
+      const [page, active] = await Promise.all([
+        catalogPageFor(ctx, {}, { limit: CATALOG_PAGE_DEFAULT, cursor }).catch((error: unknown) => {
+          if (error instanceof HubError && error.code === "validation_failed")
+            throw new McpError(ErrorCode.InvalidParams, "Invalid cursor: use nextCursor from a previous tools/list.");
+          throw error;
+        }),
+        cursor === undefined ? listActiveWorkflows(ctx, MAX_WORKFLOW_TOOLS) : [],
+      ]);
       return {
         tools: [
-          ...catalog.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: asObjectSchema(tool.input_schema) })),
+          ...page.tools.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: asObjectSchema(tool.input_schema) })),
           ...active.map(workflowTool),
-          ...HUB_TOOLS.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema })),
+          ...(cursor === undefined ? HUB_TOOLS.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema })) : []),
         ],
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
       };
     }),
   );

@@ -1,12 +1,10 @@
-import type { ServiceContext } from "../core/context";
 import { z } from "@hono/zod-openapi";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { Connection } from "../db/schema";
-import { allConnections } from "../connections/service";
+import type { ConnectionSummary } from "../connections/service";
 import { PLATFORMS, findPlatform, platformToolName } from "../connections/platforms";
 import type { Platform, PlatformTool } from "../connections/platforms/types";
 import { splitCustomToolName } from "../connections/custom/declarations";
-import { customPlatformsOf } from "../connections/custom/resolve";
 import { BUILTIN_TOOLS } from "./builtin";
 import { inputJsonSchema, toolNameFragment } from "../lib/json-schema";
 import type { BuiltinTool, JsonSchema, ToolInfo } from "./types";
@@ -15,14 +13,14 @@ import type { BuiltinTool, JsonSchema, ToolInfo } from "./types";
 export const MCP_CACHE_TTL_MS = 10 * 60 * 1000;
 
 /**
- * Most MCP servers one catalog build asks for their tools: the catalog is built on many requests
- * (the tool list, every conversation turn, the MCP server's tools/list), and a user may have 200
- * connections. The others are served from their cached lists and asked on later builds.
+ * Most MCP servers one catalog build (or page) asks for their tools: the catalog is built on many
+ * requests (the tool list, every conversation turn, the MCP server's tools/list), and a user may
+ * have 200 connections. The others are served from their cached lists and asked on later builds.
  */
 export const MAX_MCP_REFRESHES_PER_BUILD = 10;
 
 /** Whether an MCP connection's tool list is due to be asked for: never asked, or last asked (successfully or not) a TTL ago. */
-export function mcpListDue(connection: Connection, now = Date.now()): boolean {
+export function mcpListDue(connection: Pick<Connection, "toolsCachedAt">, now = Date.now()): boolean {
   return !connection.toolsCachedAt || now - connection.toolsCachedAt.getTime() >= MCP_CACHE_TTL_MS;
 }
 
@@ -71,7 +69,7 @@ export function builtinInfo(tool: BuiltinTool): ToolInfo {
   };
 }
 
-function platformInfo(platform: Platform, tool: PlatformTool, connection: Connection | undefined, available: boolean, reason?: string): ToolInfo {
+export function platformInfo(platform: Platform, tool: PlatformTool, connection: ConnectionSummary | undefined, available: boolean, reason?: string): ToolInfo {
   return {
     name: platformToolName(platform, tool.action),
     title: tool.title,
@@ -85,7 +83,7 @@ function platformInfo(platform: Platform, tool: PlatformTool, connection: Connec
   };
 }
 
-export function mcpInfo(connection: Connection, tool: McpTool, available: boolean, reason?: string): ToolInfo {
+export function mcpInfo(connection: Pick<Connection, "id">, tool: McpTool, available: boolean, reason?: string): ToolInfo {
   return {
     name: mcpToolName(connection.id, tool.name),
     title: tool.title ?? tool.annotations?.title ?? tool.name,
@@ -99,7 +97,7 @@ export function mcpInfo(connection: Connection, tool: McpTool, available: boolea
   };
 }
 
-const unavailableReason = (connection: Connection) =>
+export const unavailableReason = (connection: ConnectionSummary) =>
   connection.status === "expired"
     ? `Connection ${connection.id} (${connection.name}) has an expired token; ${connection.authMode === "oauth2" ? `reconnect it (POST /v1/connections/${connection.id}/reconnect)` : "update it"}.`
     : connection.status === "pending"
@@ -115,47 +113,6 @@ export interface CatalogOptions {
   refresh?: boolean;
   /** Loads (or reloads) an MCP connection's tool list; failures leave the connection flagged. */
   loadMcpTools: (connection: Connection) => Promise<McpTool[] | undefined>;
-}
-
-/** The tools a user can see, built-ins first, then per platform and per MCP connection. */
-export async function buildCatalog(ctx: ServiceContext, options: CatalogOptions): Promise<ToolInfo[]> {
-  const owned = await allConnections(ctx);
-  const tools: ToolInfo[] = BUILTIN_TOOLS.map(builtinInfo);
-
-  // The person's custom platforms (DESIGN §5) are listed after the declared ones, like them.
-  for (const platform of [...PLATFORMS, ...(await customPlatformsOf(ctx)).values()]) {
-    if (platform.id === "mcp" || platform.tools.length === 0) continue;
-    const mine = owned.filter((c) => c.platform === platform.id).sort((a, b) => b.id - a.id);
-    const active = mine.find((c) => c.status === "active");
-    for (const tool of platform.tools) {
-      if (active) tools.push(platformInfo(platform, tool, active, true));
-      else if (mine.length && options.includeAll) tools.push(platformInfo(platform, tool, mine[0], false, unavailableReason(mine[0]!)));
-      else if (!mine.length && options.all)
-        tools.push(platformInfo(platform, tool, undefined, false, `Connect ${platform.name} first (platform "${platform.id}").`));
-    }
-  }
-
-  const mcpConnections = owned.filter((c) => c.platform === "mcp").sort((a, b) => a.id - b.id);
-  const wanted = mcpConnections.filter((c) => c.status === "active" || options.includeAll || options.refresh);
-  // Never asked first, then the longest ago, so every connection gets its turn within a few builds.
-  const asked = new Set(
-    wanted
-      .filter((c) => options.refresh || mcpListDue(c))
-      .sort((a, b) => (a.toolsCachedAt?.getTime() ?? 0) - (b.toolsCachedAt?.getTime() ?? 0))
-      .slice(0, MAX_MCP_REFRESHES_PER_BUILD),
-  );
-  const lists = await Promise.all(
-    mcpConnections.map((c) => (asked.has(c) ? options.loadMcpTools(c) : wanted.includes(c) ? ((c.toolsCache as McpTool[] | null) ?? undefined) : undefined)),
-  );
-  mcpConnections.forEach((connection, i) => {
-    const listed = lists[i];
-    if (!listed) return;
-    // A successful load marks the connection active again (see mcpToolsOf).
-    const usable = connection.status === "active" || (Boolean(options.refresh) && asked.has(connection));
-    if (!usable && !options.includeAll) return;
-    for (const tool of listed) tools.push(mcpInfo(connection, tool, usable, usable ? undefined : unavailableReason(connection)));
-  });
-  return tools;
 }
 
 /** What a tool name refers to, before any connection is loaded. */

@@ -7,6 +7,7 @@ import { Timestamp } from "../http/schemas";
 import { toolEventStream } from "./event-stream";
 import { listAudit, presentAudit } from "./audit";
 import { listTools } from "./catalog-service";
+import { CATALOG_PAGE_DEFAULT, CATALOG_PAGE_MAX } from "./catalog-build";
 import { prepareToolCall, runToolCall } from "./executor";
 import { rateLimitHeaders } from "../http/rate-limit";
 import type { RateLimitResult } from "../http/rate-limiter";
@@ -63,9 +64,41 @@ const listToolsRoute = authedRoute("data:read", {
     "`include_all=true` adds the tools of the caller's connections that need attention (status error or expired), with `available: false` and the reason.",
     "`all=true` adds the tools of every platform the caller has not connected yet, with `available: false` and what to connect.",
     "`refresh=true` reloads MCP tool lists from the servers (at most 10 a request, the longest unasked first) and costs one tool call.",
+    `Paged: \`limit\` tools a page (default ${CATALOG_PAGE_DEFAULT}, which holds a usual catalog whole; at most ${CATALOG_PAGE_MAX}), and \`next_cursor\` (null on the last page) to pass as \`cursor\`.`,
+    "A page may hold fewer than `limit` tools when the tool lists it read are large (8 MiB of stored lists a page); follow `next_cursor` until it is null.",
   ].join(" "),
-  request: { query: z.object({ include_all: flag, all: flag, refresh: flag }) },
-  responses: { 200: { description: "The catalog", content: { "application/json": { schema: z.object({ tools: z.array(ToolInfoSchema) }) } } } },
+  request: {
+    query: z.object({
+      include_all: flag,
+      all: flag,
+      refresh: flag,
+      limit: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(CATALOG_PAGE_MAX)
+        .default(CATALOG_PAGE_DEFAULT)
+        .openapi({ param: { name: "limit", in: "query" } }),
+      cursor: z
+        .string()
+        .max(200)
+        .optional()
+        .openapi({ param: { name: "cursor", in: "query" }, description: "next_cursor of the previous page." }),
+    }),
+  },
+  responses: {
+    200: {
+      description: "A page of the catalog",
+      content: {
+        "application/json": {
+          schema: z.object({
+            tools: z.array(ToolInfoSchema),
+            next_cursor: z.string().nullable().openapi({ description: "Pass as ?cursor= for the next page; null at the end." }),
+          }),
+        },
+      },
+    },
+  },
 });
 
 const execute = authedRoute("workflow:execute", {
@@ -136,10 +169,10 @@ function reportLimits(c: Context<AppEnv>, limits: RateLimitResult[]) {
 
 export const toolRoutes = createRouter()
   .openapi(listToolsRoute, async (c) => {
-    const { include_all, all, refresh } = c.req.valid("query");
-    const { tools, limits } = await listTools(c.var.ctx, { includeAll: include_all, all, refresh });
+    const { include_all, all, refresh, limit, cursor } = c.req.valid("query");
+    const { tools, nextCursor, limits } = await listTools(c.var.ctx, { includeAll: include_all, all, refresh, limit, cursor });
     reportLimits(c, limits);
-    return c.json({ tools }, 200);
+    return c.json({ tools, next_cursor: nextCursor }, 200);
   })
   .openapi(execute, async (c) => {
     const body = c.req.valid("json");

@@ -74,6 +74,8 @@ describe("credential headers declared as parameters", () => {
       serverUrl: "https://api.example.com",
       auth,
       tools: [stored],
+      toolCount: 1,
+      toolsBytes: 0,
       createdAt: new Date(),
     };
     const tool = platformOf(row).tools[0]!;

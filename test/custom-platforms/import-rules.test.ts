@@ -39,6 +39,8 @@ const rowOf = (declaration: ReturnType<typeof importOpenApi>): CustomPlatformRow
   serverUrl: declaration.server_url,
   auth: declaration.auth,
   tools: declaration.tools,
+  toolCount: declaration.tools.length,
+  toolsBytes: 0,
   createdAt: new Date(),
 });
 

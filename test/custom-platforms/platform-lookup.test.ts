@@ -1,9 +1,10 @@
-// Custom platforms are looked up once per request and never kept across requests
+// Which custom platforms a person has is read once per request and never kept across requests
 // (src/connections/custom/resolve.ts): a platform deleted or added anywhere (this isolate or another
-// one, played here by writing D1 directly) is refused or accepted at the very next request.
+// one, played here by writing D1 directly) is refused or accepted at the very next request. What a
+// platform compiles to is kept per isolate by row id (compiled.ts), used only for rows D1 still has.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { customPlatformsOf, forgetCustomPlatforms } from "../../src/connections/custom/resolve";
+import { customPlatformHeads, customPlatformsOf, forgetCustomPlatforms, loadCustomPlatform } from "../../src/connections/custom/resolve";
 import { createDb } from "../../src/db/client";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { addPetstore } from "./helpers";
@@ -44,20 +45,38 @@ describe("finding a person's custom platforms", () => {
     expect(await toolNames(key)).toContain(`${copy}_get_pet_by_id`);
   });
 
-  it("reads D1 once per request context, again for a new context or after a change", async () => {
+  it("reads which platforms a person has once per request context, again for a new context or after a change", async () => {
     const user = await newUser();
     const { key } = await newApiKey(user);
     const id = await addPetstore(key);
     const db = createDb(env.DB);
     const request = { db, user: { id: user.id } };
-    const first = customPlatformsOf(request);
-    expect(customPlatformsOf(request)).toBe(first);
-    expect((await first).has(id)).toBe(true);
+    const first = customPlatformHeads(request);
+    expect(customPlatformHeads(request)).toBe(first);
+    expect((await first).map((head) => head.uid)).toEqual([id]);
     const next = { db, user: { id: user.id } };
-    expect(customPlatformsOf(next)).not.toBe(first);
+    expect(customPlatformHeads(next)).not.toBe(first);
     forgetCustomPlatforms(request);
-    expect(customPlatformsOf(request)).not.toBe(first);
-    // Another person's context finds none of them.
-    expect((await customPlatformsOf({ db, user: { id: (await newUser()).id } })).size).toBe(0);
+    expect(customPlatformHeads(request)).not.toBe(first);
+    // Another person's context finds none of them, by list or by id.
+    const stranger = { db, user: { id: (await newUser()).id } };
+    expect((await customPlatformsOf(stranger)).size).toBe(0);
+    expect(await loadCustomPlatform(stranger, id)).toBeUndefined();
+  });
+
+  it("compiles a platform once per isolate: later requests reuse it while D1 still holds its row", async () => {
+    const user = await newUser();
+    const { key } = await newApiKey(user);
+    const id = await addPetstore(key);
+    const db = createDb(env.DB);
+    const one = await loadCustomPlatform({ db, user: { id: user.id } }, id);
+    const two = await loadCustomPlatform({ db, user: { id: user.id } }, id);
+    expect(one).toBeDefined();
+    expect(two).toBe(one);
+    expect((await customPlatformsOf({ db, user: { id: user.id } })).get(id)).toBe(one);
+    // Deleted by another isolate: the compiled copy here is never served again.
+    await env.DB.prepare("DELETE FROM custom_platforms WHERE uid = ?").bind(id).run();
+    expect(await loadCustomPlatform({ db, user: { id: user.id } }, id)).toBeUndefined();
+    expect((await customPlatformsOf({ db, user: { id: user.id } })).size).toBe(0);
   });
 });

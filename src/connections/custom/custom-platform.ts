@@ -73,11 +73,12 @@ function authHeadersFor(auth: CustomAuth): ((config: CustomConfig) => Record<str
   }
 }
 
-/** Compiled validators by declaration: a platform is rebuilt per request, its schemas need not be. */
-const validators = new Map<string, UserSchemaValidator>();
-
-/** The tool input: the operation's JSON Schema, checked in bounded time (DESIGN §5), plus the connection choice. */
-function inputFor(declaration: ToolDeclaration, key: string): z.ZodType {
+/**
+ * The tool input: the operation's JSON Schema, checked in bounded time (DESIGN §5), plus the
+ * connection choice. The validator is compiled at the first call and lives as long as the
+ * platform does (compiled.ts keeps platforms per isolate, bounded by their size).
+ */
+function inputFor(declaration: ToolDeclaration): z.ZodType {
   const schema = declaration.input_schema;
   const withChoice = {
     ...schema,
@@ -90,15 +91,11 @@ function inputFor(declaration: ToolDeclaration, key: string): z.ZodType {
       },
     },
   };
+  let validator: UserSchemaValidator | undefined;
   return z
     .custom<Record<string, unknown>>((value) => typeof value === "object" && value !== null && !Array.isArray(value), "Arguments must be an object.")
     .superRefine((value, ctx) => {
-      let validator = validators.get(key);
-      if (!validator) {
-        if (validators.size > 5_000) validators.clear();
-        validator = new UserSchemaValidator(withChoice);
-        validators.set(key, validator);
-      }
+      validator ??= new UserSchemaValidator(withChoice);
       const result = validator.validate(value);
       if (result.valid) return;
       const errors = result.errors.filter((e) => e.keyword !== "properties" || result.errors.length === 1);
@@ -135,7 +132,7 @@ export function requestFor(declaration: ToolDeclaration, args: Record<string, un
 }
 
 /** The Platform a stored custom platform is, for connections, the tool catalog and tool calls. */
-export function platformOf(row: CustomPlatformRow): Platform {
+export function platformOf(row: Pick<CustomPlatformRow, "uid" | "name" | "description" | "serverUrl" | "auth" | "tools">): Platform {
   const auth = row.auth as CustomAuth;
   const { config, secretFields, authKind } = configFor(auth);
   const reserved = credentialHeadersOf(auth);
@@ -144,7 +141,7 @@ export function platformOf(row: CustomPlatformRow): Platform {
     action: declaration.action,
     title: declaration.title,
     description: declaration.description,
-    input: inputFor(declaration, `${row.uid}:${declaration.action}`),
+    input: inputFor(declaration),
     run: (client, args) => client.request(requestFor(declaration, args as Record<string, unknown>, auth, client.config)),
   }));
   const oauth: PlatformOAuth | undefined =

@@ -1,4 +1,4 @@
-// An operation's parameter and body schemas, dereferenced by the OpenAPI parser (shared objects,
+// An operation's parameter and body schemas, their references resolved by local-refs.ts (shared objects,
 // cycles for recursive types), copied into plain bounded JSON Schema for a tool's input: at most
 // MAX_SCHEMA_DEPTH levels of nesting and MAX_SCHEMA_NODES subschemas per tool; past either, or on a
 // cycle, a subschema becomes `{}` (anything), so a hostile document cannot make the copy explode.

@@ -1,10 +1,10 @@
 // Reads an OpenAPI 3.0/3.1 document into a custom platform's declarations (DESIGN §5 "Custom
-// platforms"). @scalar/openapi-parser resolves the document's `$ref`s (local ones only: nothing is
-// fetched); everything read from it is bounded here. Full validation against the OpenAPI
-// meta-schema (the parser's `validate`) is not used: it compiles Ajv validators with `new
-// Function`, which Workers refuse in production, so the parts the hub uses are checked by hand.
+// platforms"). Its local `$ref`s are resolved by local-refs.ts in time linear in its size (nothing
+// is fetched; why not @scalar/openapi-parser's `dereference` is said there); everything read from
+// it is bounded here. Full validation against the OpenAPI meta-schema (the parser's `validate`) is
+// not used: it compiles Ajv validators with `new Function`, which Workers refuse in production, so
+// the parts the hub uses are checked by hand.
 
-import { dereference } from "@scalar/openapi-parser";
 import { HubError, type FieldError } from "../../core/errors";
 import type { JsonSchema } from "../../lib/json-schema";
 import { schemaProblems } from "../../lib/user-json-schema";
@@ -13,6 +13,7 @@ import { checkUrl, OutboundRefused } from "../../net/safe-fetch";
 import { credentialHeadersOf } from "./credential-headers";
 import type { CustomAuth, HttpMethod, ParameterDeclaration, PlatformDeclaration, ToolDeclaration } from "./declarations";
 import { DocumentBudget, SchemaBudget, toInputSchema } from "./input-schema";
+import { resolveLocalRefs } from "./local-refs";
 import { utf8Bytes } from "./utf8-bytes";
 
 export const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
@@ -52,14 +53,7 @@ export function importOpenApi(document: unknown, options: { name?: string; polic
   // Counted before and after resolving: a path item can be a `$ref`, which counts as nothing before.
   countOperations(document.paths);
 
-  const resolved = dereference(structuredClone(document));
-  if (resolved.errors?.length) {
-    const errors = resolved.errors
-      .slice(0, 20)
-      .map((e) => ({ location: "body" as const, field: ["openapi", ...[e.path ?? []].flat()].join("."), message: e.message.slice(0, 300) }));
-    throw invalid(`The document's references cannot be resolved: ${resolved.errors[0]!.message.slice(0, 300)}`, errors);
-  }
-  const spec = resolved.schema as Obj;
+  const spec: Obj = resolveLocalRefs(document);
   countOperations(isObject(spec.paths) ? spec.paths : {});
   const serverUrl = firstServer(spec, options.policy);
   const auth = authOf(spec);

@@ -6,37 +6,40 @@ import { inputJsonSchema } from "../../lib/json-schema";
 import type { CustomPlatformRow } from "../../db/schema";
 import { platformOf } from "./custom-platform";
 import type { CustomAuth, ToolDeclaration } from "./declarations";
-import { createCustomPlatform, deleteCustomPlatform, getCustomPlatform, listCustomPlatforms } from "./store";
+import { type CustomPlatformSummary, createCustomPlatform, deleteCustomPlatform, getCustomPlatform, listCustomPlatforms } from "./store";
 
-const CustomPlatformSchema = z
-  .object({
-    platform_id: z
-      .string()
-      .openapi({ example: "cp_k3j9x2m1", description: "Use as `platform` of a connection; its tools are named `<platform_id>_<action>`." }),
-    name: z.string(),
-    description: z.string(),
-    openapi_version: z.string(),
-    server_url: z.string().openapi({ description: "The document's first server: where calls go unless a connection's `base_url` overrides it." }),
-    auth: z.record(z.string(), z.unknown()).openapi({
-      description: "From `securitySchemes`: `{kind: none | api_key (in, name) | bearer | basic | oauth2 (authorize_url, token_url, scopes), scheme}`.",
+const CustomPlatformFields = z.object({
+  platform_id: z.string().openapi({ example: "cp_k3j9x2m1", description: "Use as `platform` of a connection; its tools are named `<platform_id>_<action>`." }),
+  name: z.string(),
+  description: z.string(),
+  openapi_version: z.string(),
+  server_url: z.string().openapi({ description: "The document's first server: where calls go unless a connection's `base_url` overrides it." }),
+  auth: z.record(z.string(), z.unknown()).openapi({
+    description: "From `securitySchemes`: `{kind: none | api_key (in, name) | bearer | basic | oauth2 (authorize_url, token_url, scopes), scheme}`.",
+  }),
+  auth_kind: z.string(),
+  config_schema: z.record(z.string(), z.unknown()).openapi({ description: "JSON Schema of a connection's `config`; secret fields carry `x-secret: true`." }),
+  secret_fields: z.array(z.string()),
+  tool_count: z.number().int().openapi({ description: "How many tools (operations) the platform has." }),
+  created_at: Timestamp,
+});
+
+const CustomPlatformSchema = CustomPlatformFields.extend({
+  tools: z.array(
+    z.object({
+      name: z.string(),
+      operation_id: z.string(),
+      title: z.string(),
+      description: z.string(),
+      method: z.string(),
+      path: z.string(),
+      input_schema: z.record(z.string(), z.unknown()),
     }),
-    auth_kind: z.string(),
-    config_schema: z.record(z.string(), z.unknown()).openapi({ description: "JSON Schema of a connection's `config`; secret fields carry `x-secret: true`." }),
-    secret_fields: z.array(z.string()),
-    tools: z.array(
-      z.object({
-        name: z.string(),
-        operation_id: z.string(),
-        title: z.string(),
-        description: z.string(),
-        method: z.string(),
-        path: z.string(),
-        input_schema: z.record(z.string(), z.unknown()),
-      }),
-    ),
-    created_at: Timestamp,
-  })
-  .openapi("CustomPlatform");
+  ),
+}).openapi("CustomPlatform");
+
+/** A list item: the platform without its tools, which can be 1.9 MB each (`GET /v1/platforms/{platform_id}` has them). */
+const CustomPlatformSummarySchema = CustomPlatformFields.openapi("CustomPlatformSummary");
 
 const PlatformIdParam = z.object({
   platform_id: z
@@ -73,9 +76,9 @@ const list = authedRoute("data:read", {
   path: "/platforms",
   tags: ["Platforms"],
   summary: "List custom platforms",
-  description: "The caller's custom platforms, newest first.",
+  description: "The caller's custom platforms, newest first, each with its `tool_count` but not its tools (`GET /v1/platforms/{platform_id}` has them).",
   request: { query: PageQuery },
-  responses: { 200: { description: "Custom platforms", content: { "application/json": { schema: pageOf(CustomPlatformSchema) } } } },
+  responses: { 200: { description: "Custom platforms", content: { "application/json": { schema: pageOf(CustomPlatformSummarySchema) } } } },
 });
 
 const get = authedRoute("data:read", {
@@ -97,9 +100,9 @@ const remove = authedRoute("data:write", {
   responses: { 204: { description: "Deleted" }, ...notFoundError, ...conflictError },
 });
 
-function present(row: CustomPlatformRow) {
-  const platform = platformOf(row);
-  const declarations = new Map((row.tools as ToolDeclaration[]).map((d) => [d.action, d]));
+/** What a list shows of a platform: its auth and connection config come from the `auth` column alone. */
+function summaryOf(row: CustomPlatformSummary) {
+  const platform = platformOf({ ...row, tools: [] });
   return {
     platform_id: row.uid,
     name: row.name,
@@ -110,6 +113,17 @@ function present(row: CustomPlatformRow) {
     auth_kind: platform.authKind,
     config_schema: inputJsonSchema(platform.config),
     secret_fields: [...platform.secretFields],
+    tool_count: row.toolCount,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+function present(row: CustomPlatformRow) {
+  const platform = platformOf(row);
+  const declarations = new Map((row.tools as ToolDeclaration[]).map((d) => [d.action, d]));
+  return {
+    ...summaryOf(row),
+    tool_count: platform.tools.length,
     tools: platform.tools.map((tool) => {
       const declaration = declarations.get(tool.action)!;
       return {
@@ -122,13 +136,12 @@ function present(row: CustomPlatformRow) {
         input_schema: declaration.input_schema,
       };
     }),
-    created_at: row.createdAt.toISOString(),
   };
 }
 
 export const customPlatformRoutes = createRouter()
   .openapi(create, async (c) => c.json(present(await createCustomPlatform(c.var.ctx, c.req.valid("json"))), 201))
-  .openapi(list, async (c) => c.json(await pageById(c.req.valid("query"), (n, before) => listCustomPlatforms(c.var.ctx, n, before), present), 200))
+  .openapi(list, async (c) => c.json(await pageById(c.req.valid("query"), (n, before) => listCustomPlatforms(c.var.ctx, n, before), summaryOf), 200))
   .openapi(get, async (c) => c.json(present(await getCustomPlatform(c.var.ctx, c.req.valid("param").platform_id)), 200))
   .openapi(remove, async (c) => {
     await deleteCustomPlatform(c.var.ctx, c.req.valid("param").platform_id);

@@ -8,8 +8,26 @@ import { insertWithinQuota } from "../../db/quota";
 import { addressPolicyFor } from "../../net/address-policy";
 import { importOpenApi } from "./openapi-import";
 import { forgetCustomPlatforms } from "./resolve";
+import { utf8Bytes } from "./utf8-bytes";
 
 export const MAX_CUSTOM_PLATFORMS_PER_USER = 20;
+
+/** A platform as lists show it: every column but the declarations' JSON, which can be 1.9 MB. */
+export type CustomPlatformSummary = Omit<CustomPlatformRow, "tools">;
+
+const summaryColumns = {
+  id: customPlatforms.id,
+  uid: customPlatforms.uid,
+  userId: customPlatforms.userId,
+  name: customPlatforms.name,
+  description: customPlatforms.description,
+  openapiVersion: customPlatforms.openapiVersion,
+  serverUrl: customPlatforms.serverUrl,
+  auth: customPlatforms.auth,
+  toolCount: customPlatforms.toolCount,
+  toolsBytes: customPlatforms.toolsBytes,
+  createdAt: customPlatforms.createdAt,
+};
 
 /** `cp_` and 8 characters of [a-z0-9]: ~41 bits, unique by the column's index. */
 function newPlatformId(): string {
@@ -34,6 +52,8 @@ export async function createCustomPlatform(ctx: ServiceContext, input: { openapi
       serverUrl: declaration.server_url,
       auth: declaration.auth,
       tools: declaration.tools,
+      toolCount: declaration.tools.length,
+      toolsBytes: utf8Bytes(JSON.stringify(declaration.tools)),
     })
     .returning();
   const row = await insertWithinQuota<CustomPlatformRow>(ctx.db, insert, customPlatforms, held, MAX_CUSTOM_PLATFORMS_PER_USER);
@@ -42,9 +62,10 @@ export async function createCustomPlatform(ctx: ServiceContext, input: { openapi
   return row;
 }
 
-export function listCustomPlatforms(ctx: ServiceContext, limit: number, beforeId?: number): Promise<CustomPlatformRow[]> {
+/** A page of the caller's platforms, newest first, without their declarations. */
+export function listCustomPlatforms(ctx: ServiceContext, limit: number, beforeId?: number): Promise<CustomPlatformSummary[]> {
   return ctx.db
-    .select()
+    .select(summaryColumns)
     .from(customPlatforms)
     .where(and(eq(customPlatforms.userId, ctx.user.id), beforeId ? lt(customPlatforms.id, beforeId) : undefined))
     .orderBy(desc(customPlatforms.id))
@@ -68,7 +89,12 @@ export async function getCustomPlatform(ctx: ServiceContext, platformId: string)
  * person deletes the connections first, knowingly.
  */
 export async function deleteCustomPlatform(ctx: ServiceContext, platformId: string): Promise<void> {
-  const row = await getCustomPlatform(ctx, platformId);
+  const row = await ctx.db
+    .select({ id: customPlatforms.id, uid: customPlatforms.uid })
+    .from(customPlatforms)
+    .where(and(eq(customPlatforms.uid, platformId), eq(customPlatforms.userId, ctx.user.id)))
+    .get();
+  if (!row) throw notFound("Platform");
   const used = await ctx.db
     .select({ id: connections.id })
     .from(connections)
@@ -81,5 +107,5 @@ export async function deleteCustomPlatform(ctx: ServiceContext, platformId: stri
       `Platform ${row.uid} still has connections (${used.map((c) => c.id).join(", ")}); delete them first (DELETE /v1/connections/{connection_id}).`,
     );
   await ctx.db.delete(customPlatforms).where(and(eq(customPlatforms.id, row.id), eq(customPlatforms.userId, ctx.user.id)));
-  forgetCustomPlatforms(ctx);
+  forgetCustomPlatforms(ctx, row.id);
 }

@@ -4,7 +4,7 @@ import { type PlatformLookup, resolvePlatform } from "../../connections/custom/r
 import { PLATFORMS } from "../../connections/platforms";
 import type { Platform } from "../../connections/platforms/types";
 import { platformFor } from "../../connections/platforms/oauth-spec";
-import { allConnections, presentConnection } from "../../connections/service";
+import { type ConnectionSummary, allConnections, presentConnection } from "../../connections/service";
 import type { SecretBox } from "../../core/secret-box";
 import type { Connection } from "../../db/schema";
 import type { AppEnv } from "../../http/app-env";
@@ -54,7 +54,7 @@ async function allowingProviders(c: Context<AppEnv>, response: Response | Promis
 }
 
 /** The API's presentation (secrets masked by presentConnection), plus the platform's display name. */
-export async function viewOf(connection: Connection, box: SecretBox, lookup: PlatformLookup): Promise<ConnectionView> {
+export async function viewOf(connection: ConnectionSummary, box: SecretBox, lookup: PlatformLookup): Promise<ConnectionView> {
   // A custom platform's name is the person's own, read as the API reads it.
   const platform = await resolvePlatform(lookup, connection.platform);
   return { ...(await presentConnection(connection, box)), platform_name: platform?.name ?? connection.platform };

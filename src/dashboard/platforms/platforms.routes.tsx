@@ -4,9 +4,8 @@ import { bodyLimit } from "hono/body-limit";
 import { csrfToken, sameOriginPost } from "../../auth/browser-session";
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
-import type { CustomPlatformRow as StoredPlatform } from "../../db/schema";
 import { MAX_DOCUMENT_BYTES } from "../../connections/custom/openapi-import";
-import { createCustomPlatform, deleteCustomPlatform, listCustomPlatforms } from "../../connections/custom/store";
+import { type CustomPlatformSummary, createCustomPlatform, deleteCustomPlatform, listCustomPlatforms } from "../../connections/custom/store";
 import { type RefusalStatus, messageOf, parseJsonObject, statusOf } from "../common";
 import { type SignedIn, page, renderError, signedInContext, signedInForm, str } from "../kit";
 import { type CustomPlatformRow, PlatformsPage } from "./platforms-page";
@@ -62,12 +61,12 @@ function problemText(error: HubError): string {
   return first && first.field !== "openapi" && !message.includes(first.message) ? `${message} (${first.field}: ${first.message})` : message;
 }
 
-const shown = (row: StoredPlatform): CustomPlatformRow => ({
+const shown = (row: CustomPlatformSummary): CustomPlatformRow => ({
   platform_id: row.uid,
   name: row.name,
   server_url: row.serverUrl,
   auth_kind: (row.auth as { kind: string }).kind,
-  tool_count: row.tools.length,
+  tool_count: row.toolCount,
   created_at: row.createdAt.toISOString(),
 });
 

@@ -4,7 +4,7 @@ import { csrfToken } from "../../auth/browser-session";
 import type { ServiceContext } from "../../core/context";
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
-import { catalogFor } from "../../tools/catalog-service";
+import { availableTool, catalogFor } from "../../tools/catalog-service";
 import { prepareToolCall } from "../../tools/executor";
 import type { JsonSchema, ToolInfo } from "../../tools/types";
 import { type RefusalStatus, renderNotFound, statusOf } from "../common";
@@ -94,8 +94,9 @@ function toolNotFound(c: Context<AppEnv>, signedIn: SignedIn, name: string) {
   return renderNotFound(c, signedIn, message, { href: "/app/tools", label: "Back to tools" });
 }
 
-async function findTool(ctx: ServiceContext, name: string): Promise<ToolInfo | undefined> {
-  return (await catalogFor(ctx)).find((tool) => tool.name === name);
+/** The tool of that name the person can run now, read alone (not by building the whole catalog). */
+function findTool(ctx: ServiceContext, name: string): Promise<ToolInfo | undefined> {
+  return availableTool(ctx, name);
 }
 
 /**
