@@ -1,7 +1,8 @@
 // End to end: a new person goes through the whole dashboard in a real browser (Debian's chromium
 // via playwright-core) against a real `wrangler dev` hub and the reference MCP server: register,
 // create an API key, connect the MCP server, run one of its tools, chat with the agent (which
-// calls the tool), turn the chat into a workflow, run it, deploy it as an agent on an interval
+// calls the tool; the answer shows as it streams, a reload mid-turn picks the turn up, Stop ends
+// it), turn the chat into a workflow, run it, deploy it as an agent on an interval
 // and watch the agent's health count its runs. Screenshots of each page go to .tmp/dashboard/.
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -88,18 +89,64 @@ describe("a new person's first session in the dashboard", () => {
     await shot("tool-run");
     const visited = [page.url()];
 
-    // Chat: the agent calls the MCP tool.
+    // Chat: the agent calls the MCP tool. The script posts the message to …/send and shows the
+    // turn from its event stream; once it has finished, the list shows the stored answer as the
+    // server renders it, without a reload.
     await page.getByRole("link", { name: "Chat" }).first().click();
     await page.getByRole("button", { name: "New conversation" }).click();
     await page.getByRole("textbox", { name: "Message" }).fill('please echo "spring campaign is live"');
-    // The script listens to the conversation's live events (SSE) while the message is sent.
-    const listening = page.waitForRequest((r) => /\/app\/conversations\/\d+\/events$/.test(r.url()));
+    const sent = page.waitForResponse((r) => /\/app\/conversations\/\d+\/send$/.test(r.url()) && r.request().method() === "POST");
     await page.getByRole("button", { name: "Send" }).click();
-    await listening;
-    await page.getByText("spring campaign is live").last().waitFor();
-    await reloadUntil(page, /mcp_\d+_echo/, 30);
+    expect((await sent).headers()["content-type"]).toContain("text/event-stream");
+    await page
+      .locator(".message.assistant .markdown")
+      .getByText(/spring campaign is live/)
+      .waitFor();
+    await page.getByText(/^Tool call: mcp_\d+_echo \(succeeded/).waitFor();
+    await page.locator("#chat-status").getByText("The answer is complete.").waitFor();
+    expect(await page.getByRole("textbox", { name: "Message" }).inputValue()).toBe("");
+    expect(await page.getByRole("button", { name: "Stop answering" }).isDisabled()).toBe(true);
+    // Kept: a reload shows the same.
+    await page.reload();
+    await page
+      .locator(".message.assistant .markdown")
+      .getByText(/spring campaign is live/)
+      .waitFor();
     await shot("chat");
+    const chatUrl = page.url();
+    visited.push(chatUrl);
+
+    // A slower turn: its tool call shows as a row while it runs, a reload in the middle picks the
+    // turn up from its first event, and Stop ends it with the tool call kept.
+    await page.getByRole("link", { name: "Chat" }).first().click();
+    await page.getByRole("button", { name: "New conversation" }).click();
+    await page.getByRole("textbox", { name: "Message" }).fill("wait seconds: 6");
+    await page.getByRole("button", { name: "Send" }).click();
+    const live = page.locator(".message.assistant.live");
+    await live
+      .locator(".tool-rows li")
+      .getByText(/^running…/)
+      .waitFor();
+    expect(await live.locator(".tool-rows strong").innerText()).toBe("wait");
+    await page.reload();
+    await live
+      .locator(".tool-rows li")
+      .getByText(/^running…/)
+      .waitFor();
+    expect(await page.locator(".message.user").last().innerText()).toContain("wait seconds: 6");
+    const stop = page.getByRole("button", { name: "Stop answering" });
+    expect(await stop.isEnabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "Send" }).isDisabled()).toBe(true);
+    await shot("chat-running");
+    await stop.click();
+    await page.locator("#chat-status").getByText("Stopped: the answer so far is kept.").waitFor();
+    await page.getByText(/^Tool call: wait \(succeeded/).waitFor();
+    await page.getByText(/^Stopped before the answer was finished/).waitFor();
+    expect(await page.getByRole("button", { name: "Send" }).isEnabled()).toBe(true);
+    await page.reload();
+    await page.getByText(/^Stopped before the answer was finished/).waitFor();
     visited.push(page.url());
+    await page.goto(chatUrl);
 
     // The chat becomes a workflow, which runs.
     await page.getByRole("button", { name: "Turn this chat into a workflow" }).click();

@@ -17,6 +17,7 @@ details{margin:8px 0;border:1px solid #d1d5db;border-radius:6px;padding:4px 8px}
 summary{cursor:pointer;font-weight:600;overflow-wrap:anywhere}
 #chat-message{max-width:none}
 .chat-buttons{margin-top:12px}
+.chat-buttons button:disabled{background:#e5e7eb;border-color:#6b7280;color:#374151;cursor:not-allowed}
 .tool-rows{list-style:none;padding:0;margin:4px 0}
 .tool-rows>li{border:1px solid #d1d5db;border-radius:6px;padding:4px 8px;margin:4px 0;overflow-wrap:anywhere}
 .tool-rows details{border:none;padding:0;margin:4px 0 0}
