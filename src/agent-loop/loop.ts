@@ -2,7 +2,7 @@ import type { ChatMessage } from "../llm/types";
 import { runTogether } from "./parallel";
 import type { LoopCall, LoopEvents, LoopInput, LoopOutcome, ToolOutcome } from "./types";
 
-/** Calls one model answer may ask for; the rest are answered as refused, so the model hears why. */
+/** Calls one model answer may make; past it the rest are dropped from the answer (never run, never replayed). */
 export const MAX_CALLS_PER_ANSWER = 16;
 
 /**
@@ -14,7 +14,7 @@ export const MAX_CALLS_PER_ANSWER = 16;
  */
 export async function runAgentLoop(input: LoopInput, events: LoopEvents = {}): Promise<LoopOutcome> {
   const messages: ChatMessage[] = [...input.messages];
-  const calls: LoopCall[] = [];
+  const calls: LoopCall[] = input.calls ?? [];
   const usage = { inputTokens: 0, outputTokens: 0 };
   let model: string | null = null;
   const outcome = (status: LoopOutcome["status"], text: string, rounds: number): LoopOutcome => ({ status, text, calls, usage, model, rounds });
@@ -45,7 +45,10 @@ export async function runAgentLoop(input: LoopInput, events: LoopEvents = {}): P
     await events.answered?.(round, answer);
     if (answer.toolCalls.length === 0) return outcome("completed", answer.text, round);
 
-    const requested = answer.toolCalls;
+    // The last allowed request was offered no tools; calls it makes anyway would never be answered.
+    if (round === input.maxSteps) return outcome("max_steps", MAX_STEPS_TEXT(input.maxSteps), round);
+    // Calls past the bound are dropped from the answer as replayed, so every call kept has a result.
+    const requested = answer.toolCalls.slice(0, MAX_CALLS_PER_ANSWER);
     input.offer.note(requested.map((call) => call.name));
     messages.push({ role: "assistant", content: answer.text, toolCalls: requested });
     // Ended calls wait here until every earlier call of the answer has ended, then go on in order.
@@ -71,7 +74,10 @@ export async function runAgentLoop(input: LoopInput, events: LoopEvents = {}): P
           await events.toolFinished?.(next.record, next.result);
         }
       });
-      await releasing;
+      // A failed release fails this call's worker (the round ends); later releases are not chained to it.
+      const mine = releasing;
+      releasing = releasing.catch(() => undefined);
+      await mine;
       return result;
     };
     const results = await runTogether(
@@ -79,13 +85,15 @@ export async function runAgentLoop(input: LoopInput, events: LoopEvents = {}): P
       input.maxParallel,
       input.stop,
       async (call, index) => {
-        if (index >= MAX_CALLS_PER_ANSWER)
-          return finish(index, refusal(`Not run: one answer may call at most ${MAX_CALLS_PER_ANSWER} tools; ask for the rest in the next answer.`));
         events.toolStarted?.({ tool_call_id: call.id, name: call.name, arguments: call.arguments });
-        const result = await input.run(call, {
-          signal: input.deadline,
-          onProgress: (progress) => events.toolProgress?.({ tool_call_id: call.id, name: call.name, progress }),
-        });
+        // A tool that does not honour its signal must not hold the turn past its deadline.
+        const result = await Promise.race([
+          input.run(call, {
+            signal: input.deadline,
+            onProgress: (progress) => events.toolProgress?.({ tool_call_id: call.id, name: call.name, progress }),
+          }),
+          whenAborted(input.deadline, () => refusal("The tool did not finish before the turn's deadline.")),
+        ]);
         return finish(index, result);
       },
       // Recorded like any outcome, so the history keeps a result for every call the model made.
@@ -95,7 +103,17 @@ export async function runAgentLoop(input: LoopInput, events: LoopEvents = {}): P
       messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: results[index]!.content });
     if (input.stop.aborted) return outcome("stopped", answer.text, round);
   }
-  return outcome("max_steps", `Stopped after ${input.maxSteps} model requests without a final answer (agent_config.max_steps).`, input.maxSteps);
+  return outcome("max_steps", MAX_STEPS_TEXT(input.maxSteps), input.maxSteps);
+}
+
+const MAX_STEPS_TEXT = (steps: number) => `Stopped after ${steps} model requests without a final answer (agent_config.max_steps).`;
+
+/** Settles with `value()` once `signal` is aborted (never, if it is not). */
+function whenAborted<T>(signal: AbortSignal, value: () => T): Promise<T> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(value());
+    else signal.addEventListener("abort", () => resolve(value()), { once: true });
+  });
 }
 
 export function refusal(reason: string): ToolOutcome {

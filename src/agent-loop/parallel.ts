@@ -15,11 +15,19 @@ export async function runTogether<T>(
 ): Promise<T[]> {
   const outcomes = new Array<T>(calls.length);
   let next = 0;
+  // A failure of the driver's own (storage refused a result) ends the round: no further call
+  // starts after the round has failed, and the calls already running are not waited for.
+  let failed = false;
   async function worker(): Promise<void> {
-    while (next < calls.length) {
+    while (next < calls.length && !failed) {
       const index = next++;
       const call = calls[index]!;
-      outcomes[index] = await (stop.aborted ? notStarted(call, index) : run(call, index));
+      try {
+        outcomes[index] = await (stop.aborted ? notStarted(call, index) : run(call, index));
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, calls.length)) }, worker));

@@ -49,6 +49,11 @@ export interface LoopInput {
   stop: AbortSignal;
   /** The whole turn's deadline: tool calls still running are aborted at it. */
   deadline: AbortSignal;
+  /**
+   * Where the loop records each call as it is released (the driver's own array, so the calls of a
+   * turn that fails later are still known and stored with its error).
+   */
+  calls?: LoopCall[];
 }
 
 /** What the loop tells its driver as it goes; the driver stores and streams it. */

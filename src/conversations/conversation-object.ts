@@ -3,6 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Env } from "../env";
 import { delegatedContext, runtimeFor } from "../core/context";
 import { conversations } from "../db/schema";
+import { DeltaBuffer } from "./delta-buffer";
 import { EventLog, sseFrame, type HeldEvent } from "./event-log";
 import { MessageStore, type MessageRecord } from "./messages";
 import { runTurn, type TurnInput } from "./orchestrator";
@@ -19,6 +20,11 @@ const encoder = new TextEncoder();
 export const LIVE_STREAM_MS = 5 * 60_000;
 /** Live streams one conversation serves at once (API and dashboard together). */
 export const MAX_LIVE_STREAMS = 20;
+/**
+ * Turns one conversation holds at once, running or waiting: a streamed send answers at once and
+ * its turn goes on without the client, so without a bound a client could queue turns unbounded.
+ */
+export const MAX_PENDING_TURNS = 5;
 
 interface Listener {
   /** When a live stream closes; a send's stream closes with its turn instead. */
@@ -54,8 +60,12 @@ export class ConversationObject extends DurableObject<Env> {
     this.lastTurn = Number(ctx.storage.sql.exec(`SELECT coalesce(max(turn), 0) AS turn FROM events`).one().turn);
   }
 
-  /** Runs a turn once every earlier turn has finished, and returns the assistant's message. */
-  async send(input: TurnInput): Promise<MessageRecord> {
+  /**
+   * Runs a turn once every earlier turn has finished, and returns the assistant's message; with
+   * MAX_PENDING_TURNS waiting or running already, refuses (`busy`) and stores nothing.
+   */
+  async send(input: TurnInput): Promise<MessageRecord | { busy: true }> {
+    if (this.pendingTurns >= MAX_PENDING_TURNS) return { busy: true };
     return this.enqueue(input, ++this.lastTurn);
   }
 
@@ -64,7 +74,8 @@ export class ConversationObject extends DurableObject<Env> {
    * (numbered like every event), which ends after its `turn_finished`. The turn goes on if the
    * client goes away.
    */
-  sendStreaming(input: TurnInput): ReadableStream<Uint8Array> {
+  sendStreaming(input: TurnInput): ReadableStream<Uint8Array> | { busy: true } {
+    if (this.pendingTurns >= MAX_PENDING_TURNS) return { busy: true };
     const turn = ++this.lastTurn;
     const { readable } = this.open({ closesAt: Number.POSITIVE_INFINITY, timer: null, turn });
     this.enqueue(input, turn).catch(() => undefined);
@@ -217,6 +228,12 @@ export class ConversationObject extends DurableObject<Env> {
     this.running = { turn, stop };
     let reply: MessageRecord | undefined;
     let listed: Promise<void> = Promise.resolve();
+    // Deltas are joined into fewer events; whatever waits goes before the turn's next event.
+    const deltas = new DeltaBuffer((delta) => this.emit(turn, "delta", delta));
+    const emit = (event: string, data: unknown) => {
+      deltas.flush();
+      this.emit(turn, event, data);
+    };
     try {
       this.emit(turn, "status", { status: "processing" });
       // coalesce: a title set meanwhile (PATCH) is never overwritten by the generated one. Written
@@ -225,29 +242,42 @@ export class ConversationObject extends DurableObject<Env> {
         .update(conversations)
         .set({ state: "processing", title: sql`coalesce(${conversations.title}, ${titleFrom(input.content)})`, updatedAt: new Date() })
         .where(eq(conversations.id, input.conversationId))
-        .then(() => undefined);
+        .then(
+          () => undefined,
+          // Only the listing: the turn goes on, and the update after it writes the state again.
+          (error) =>
+            console.error(
+              JSON.stringify({
+                level: "error",
+                message: "conversation index update failed",
+                conversation_id: input.conversationId,
+                error: loggableError(error),
+              }),
+            ),
+        );
       reply = await runTurn(
         ctx,
         this.store,
         input,
         {
-          message: (record) => this.emit(turn, "message", { message: record }),
-          delta: (event) => this.emit(turn, "delta", event),
-          toolStarted: (event) => this.emit(turn, "tool_started", event),
-          toolProgress: (event) => this.emit(turn, "tool_progress", event),
-          toolFinished: (event) => this.emit(turn, "tool_finished", event),
+          message: (record) => emit("message", { message: record }),
+          delta: (event) => deltas.add(event.round, event.text),
+          toolStarted: (event) => emit("tool_started", event),
+          toolProgress: (event) => emit("tool_progress", event),
+          toolFinished: (event) => emit("tool_finished", event),
         },
         stop.signal,
       );
       return reply;
     } finally {
+      deltas.flush();
       this.running = null;
       // Over as soon as its answer is stored: a snapshot or a `ready` read while the records below
       // are written must not say a turn is still running, or a client would wait for its events.
       this.pendingTurns--;
       // The turn is done and stored: failing to update the listing must not turn it into an
       // error that invites a retry (and repeated tool calls).
-      await listed.catch(() => undefined);
+      await listed;
       await db
         .update(conversations)
         .set({

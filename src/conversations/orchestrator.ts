@@ -58,7 +58,9 @@ export async function runTurn(
   events.message(userMessage);
 
   let provider: ChatProvider | undefined;
-  let calls: LoopCall[] = [];
+  // The loop records each call here as it ends, so a turn that fails later still stores them.
+  const calls: LoopCall[] = [];
+  const deadline = AbortSignal.timeout(TURN_MS);
   let tokens = 0;
   try {
     // Read together: the catalog does not depend on the agent, and the first token waits for all of it.
@@ -69,7 +71,6 @@ export async function runTurn(
     const agent = await conversationAgent(ctx, input.conversationId);
     const choice = agentProviderChoice(input.provider, agent.settings);
     provider = await resolveProvider(ctx, choice.provider, choice.model, setup);
-    const deadline = AbortSignal.timeout(TURN_MS);
     // The agent's memories that best match the new message go in this turn's system prompt.
     const recall = agent.memory && agent.agentId ? recallForPrompt(ctx, agent.agentId, input.content) : Promise.resolve("");
     const replayed = await replayHistory(store, input.conversationId, agent, provider, AbortSignal.any([stop, deadline]));
@@ -94,6 +95,7 @@ export async function runTurn(
         maxParallel: ctx.config.limits.parallelToolCalls,
         stop,
         deadline,
+        calls,
       },
       {
         delta: (round, text) => events.delta?.({ round, text }),
@@ -104,7 +106,6 @@ export async function runTurn(
         toolFinished: (call, result) => storeToolResult(store, events, input.conversationId, call, result),
       },
     );
-    calls = outcome.calls;
     tokens += outcome.usage.inputTokens + outcome.usage.outputTokens;
     const status = outcome.status === "stopped" ? "stopped" : "completed";
     const content = outcome.status === "completed" ? outcome.text || "(no answer)" : outcome.text;
@@ -115,8 +116,21 @@ export async function runTurn(
       message("assistant", content, { status, tokens_used: tokens, tools_called: recorded(calls), provider: provider.id, model: outcome.model }),
     );
   } catch (error) {
-    const detail = error instanceof ProviderError || error instanceof HubError ? error.message : "The assistant failed unexpectedly.";
-    if (!(error instanceof ProviderError || error instanceof HubError)) {
+    // A stop that lands outside a model request (while compacting, say) is still a stop.
+    if (stop.aborted)
+      return finish(
+        store,
+        events,
+        input,
+        message("assistant", "", { status: "stopped", tokens_used: tokens, tools_called: recorded(calls), provider: provider?.id ?? input.provider }),
+      );
+    const known = error instanceof ProviderError || error instanceof HubError;
+    const detail = known
+      ? error.message
+      : deadline.aborted
+        ? `The turn ran past its deadline of ${TURN_MS / 60_000} minutes.`
+        : "The assistant failed unexpectedly.";
+    if (!known && !deadline.aborted) {
       console.error(
         JSON.stringify({ level: "error", message: "conversation turn failed", conversation_id: input.conversationId, error: loggableError(error) }),
       );

@@ -5,7 +5,7 @@ import { checkProviderChoice, resolveProvider } from "../llm/providers";
 import { explainToolChoice } from "../agent-loop/tools";
 import { catalogFor } from "../tools/catalog-service";
 import { prepareToolCall } from "../tools/executor";
-import { MAX_LIVE_STREAMS } from "./conversation-object";
+import { MAX_LIVE_STREAMS, MAX_PENDING_TURNS } from "./conversation-object";
 import { agentCatalog, agentProviderChoice, conversationAgentSettings } from "./agent-settings";
 import { toChatHistory } from "./history";
 import { classifyIntent } from "./intent";
@@ -39,27 +39,37 @@ export async function conversationWithEvents(ctx: ServiceContext, id: number) {
  * anything is stored.
  */
 export async function sendMessage(ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) {
-  await getOwnedConversation(ctx, id);
-  await checkProviderChoice(ctx, input.provider);
-  return conversationStub(ctx.bindings, id).send({
-    conversationId: id,
-    userId: ctx.user.id,
-    credentialId: ctx.credential.id,
-    content: input.content,
-    provider: input.provider ?? null,
-  });
+  await readyToSend(ctx, id, input.provider);
+  return notBusy(await conversationStub(ctx.bindings, id).send(turnInput(ctx, id, input)));
 }
 
 /** As sendMessage, answering at once with the turn's events as server-sent events (DESIGN §6.1). */
 export async function sendMessageStreaming(ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) {
-  await Promise.all([getOwnedConversation(ctx, id), checkProviderChoice(ctx, input.provider)]);
-  return conversationStub(ctx.bindings, id).sendStreaming({
-    conversationId: id,
-    userId: ctx.user.id,
-    credentialId: ctx.credential.id,
-    content: input.content,
-    provider: input.provider ?? null,
-  });
+  await readyToSend(ctx, id, input.provider);
+  return notBusy(await conversationStub(ctx.bindings, id).sendStreaming(turnInput(ctx, id, input)));
+}
+
+/** The conversation is the caller's (404 first, whatever else is wrong) and the provider is one they can use (422). */
+async function readyToSend(ctx: ServiceContext, id: number, provider: string | null | undefined) {
+  const owned = getOwnedConversation(ctx, id);
+  const usable = checkProviderChoice(ctx, provider);
+  usable.catch(() => undefined);
+  await owned;
+  await usable;
+}
+
+const turnInput = (ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) => ({
+  conversationId: id,
+  userId: ctx.user.id,
+  credentialId: ctx.credential.id,
+  content: input.content,
+  provider: input.provider ?? null,
+});
+
+function notBusy<T>(answer: T | { busy: true }): T {
+  if (answer && typeof answer === "object" && "busy" in answer)
+    throw new HubError("rate_limited", `A conversation holds at most ${MAX_PENDING_TURNS} turns at once; wait for one to finish.`, { retryAfterSeconds: 5 });
+  return answer as T;
 }
 
 /** Stops the conversation's running turn; 409 when none is running. */

@@ -142,6 +142,42 @@ describe("a streamed turn", () => {
   });
 });
 
+describe("a turn's bounds", () => {
+  it("holds at most 5 turns per conversation: a sixth send is 429 while five wait or run", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = newScenario("busy");
+    await connectModel(key, scenario);
+    await script(scenario, [{ trickle_ms: 100 } as never]);
+    const id = await newConversation(key);
+    const streams = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await sendStreaming(key, id, `message ${i}`);
+      expect(response.status).toBe(200);
+      streams.push(readSse(response));
+    }
+    const refused = await expectProblem(await sendStreaming(key, id, "one too many"), 429, "rate_limited");
+    expect(refused.detail).toContain("at most 5 turns");
+    // Stopping the first lets the others run (the fake has no answer for them: they end as errors).
+    for (let i = 0; i < 100 && (await modelRequests(scenario)).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await call(`/v1/conversations/${id}/stop`, { method: "POST", token: key })).status).toBe(202);
+    const ends = (await Promise.all(streams)).map((events) => events.at(-1)!);
+    expect(ends.map((e) => e.event)).toEqual(Array(5).fill("turn_finished"));
+    expect(ends[0]!.data.status).toBe("stopped");
+  });
+
+  it("a turn that fails after a round of tool calls still records the calls that ran", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = newScenario("failafter");
+    await connectModel(key, scenario);
+    const failure = { status: 500, body: { error: { message: "upstream exploded", type: "server_error" } } };
+    await script(scenario, [openai.toolCalls([{ id: "c1", name: "uuid_generate", args: {} }]), failure, failure]);
+    const id = await newConversation(key);
+    const reply = await json(await call(`/v1/conversations/${id}/messages`, { token: key, json: { content: "Make an id", provider: "openai" } }));
+    expect(reply.status).toBe("error");
+    expect(reply.tools_called.map((c: { id: string; success: boolean }) => [c.id, c.success])).toEqual([["c1", true]]);
+  });
+});
+
 describe("agent_config for turns", () => {
   async function agentConversation(key: string, config: Record<string, unknown>) {
     const workflow = await newWorkflow(key, { steps: [{ id: "a", type: "set", values: { x: 1 } }] });

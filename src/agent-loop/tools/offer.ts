@@ -72,6 +72,9 @@ export function toolsForRequest(input: OfferInput): Offer {
 
   const max = Math.max(1, input.max ?? MAX_OFFERED);
   const index = input.index ?? toolIndexFor(available);
+  // Definitions always come from this catalog, never from the cached index: an index is shared by
+  // every catalog with its fingerprint, and a tool's schema may change without changing that.
+  const current = new Map(available.map((tool) => [tool.name, tool]));
   // Ranked once for the whole budget, so a used tool that also ranks high shows its score.
   const ranked = index.rank(input.conversation, max);
   const scores = new Map(ranked.map((r) => [r.tool.name, r.score]));
@@ -79,14 +82,15 @@ export function toolsForRequest(input: OfferInput): Offer {
   add(SEARCH_TOOLS_SPEC, "search_tools", null);
   for (const name of input.usedOrFound) {
     if (tools.length >= max) break;
-    const tool = index.tools.get(name);
+    const tool = current.get(name);
     if (!tool || chosen.has(name)) continue;
     chosen.add(name);
     add(toolSpecOf(tool), "used_or_found", scores.get(name) ?? null);
   }
-  for (const { tool, score } of ranked) {
+  for (const { tool: rankedTool, score } of ranked) {
     if (tools.length >= max) break;
-    if (chosen.has(tool.name)) continue;
+    const tool = current.get(rankedTool.name);
+    if (!tool || chosen.has(tool.name)) continue;
     chosen.add(tool.name);
     add(toolSpecOf(tool), "ranked", score);
   }

@@ -1,3 +1,4 @@
+import type { ToolInfo } from "../../tools/types";
 import type { ToolSpec } from "../../llm/types";
 import type { ToolIndex } from "./tool-index";
 import { parameterNames } from "./tool-fields";
@@ -45,14 +46,18 @@ export type SearchToolsOutcome = { ok: true; result: SearchToolsResult } | { ok:
  * index and arguments give the same answer. Bad arguments are answered as an error the model
  * can read and correct, not thrown.
  */
-export function runSearchTools(index: ToolIndex, args: unknown): SearchToolsOutcome {
+export function runSearchTools(index: ToolIndex, args: unknown, current?: ReadonlyMap<string, ToolInfo>): SearchToolsOutcome {
   const parsed = parseArguments(args);
   if ("error" in parsed) return { ok: false, error: parsed.error };
-  const ranked = index.rank(parsed.query, parsed.limit);
+  // What is shown comes from the caller's own catalog when given (the index may be shared).
+  const ranked = index
+    .rank(parsed.query, parsed.limit)
+    .map(({ tool }) => (current ? current.get(tool.name) : tool))
+    .filter((tool): tool is ToolInfo => tool !== undefined);
   return {
     ok: true,
     result: {
-      tools: ranked.map(({ tool }) => ({
+      tools: ranked.map((tool) => ({
         name: tool.name,
         title: tool.title,
         description: tool.description.length > MAX_DESCRIPTION_CHARS ? `${tool.description.slice(0, MAX_DESCRIPTION_CHARS)}…` : tool.description,

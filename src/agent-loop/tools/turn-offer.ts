@@ -30,6 +30,7 @@ export function catalogToolChoice(input: {
   extra?: readonly ToolSpec[];
 }): CatalogToolChoice {
   const index = toolIndexFor(input.catalog);
+  const current = new Map(input.catalog.filter((tool) => tool.available).map((tool) => [tool.name, tool]));
   const extra = input.extra ?? [];
   const recent = [...input.usedOrFound];
   let last: Offer | null = null;
@@ -52,7 +53,7 @@ export function catalogToolChoice(input: {
     },
     lastOffer: () => last,
     search(args) {
-      const outcome = runSearchTools(index, args);
+      const outcome = runSearchTools(index, args, current);
       if (!outcome.ok) return { content: `Error: ${outcome.error}`, success: false, error_message: outcome.error, duration_ms: 0, call_id: null };
       note(outcome.result.tools.map((tool) => tool.name));
       return { content: JSON.stringify(outcome.result), success: true, error_message: null, duration_ms: 0, call_id: null };
