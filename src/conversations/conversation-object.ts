@@ -3,7 +3,9 @@ import { eq, sql } from "drizzle-orm";
 import type { Env } from "../env";
 import { delegatedContext, runtimeFor } from "../core/context";
 import { conversations } from "../db/schema";
+import { createDb } from "../db/client";
 import { DeltaBuffer } from "./delta-buffer";
+import { TurnMarkers } from "./turn-marker";
 import { EventLog, sseFrame, type HeldEvent } from "./event-log";
 import { MessageStore, type MessageRecord } from "./messages";
 import { runTurn, type TurnInput } from "./orchestrator";
@@ -52,12 +54,15 @@ export class ConversationObject extends DurableObject<Env> {
   private lastTurn: number;
   private running: { turn: number; stop: AbortController } | null = null;
   private listeners = new Map<WritableStreamDefaultWriter<Uint8Array>, Listener>();
+  private markers: TurnMarkers;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new MessageStore(ctx.storage.sql);
     this.log = new EventLog(ctx.storage.sql);
     this.lastTurn = Number(ctx.storage.sql.exec(`SELECT coalesce(max(turn), 0) AS turn FROM events`).one().turn);
+    this.markers = new TurnMarkers(ctx.storage.sql);
+    ctx.blockConcurrencyWhile(async () => this.endInterruptedTurns());
   }
 
   /**
@@ -171,6 +176,46 @@ export class ConversationObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAll();
   }
 
+  /**
+   * Ends the turns this object was running when it was last stopped (a deploy, an eviction, the
+   * hub killed): each gets an error answer recording the tool calls that finished (their results
+   * are stored), and `turn_finished`; the listing is set idle. Nothing of the turn runs again.
+   */
+  private async endInterruptedTurns(): Promise<void> {
+    const unfinished = this.markers.unfinished();
+    if (unfinished.length === 0) return;
+    const conversationId = this.conversationIdOf();
+    for (const { turn, calls } of unfinished) {
+      const answer = this.store.add(conversationId, {
+        role: "assistant",
+        content: "",
+        status: "error",
+        tokens_used: 0,
+        tools_called: calls,
+        tool_call_id: null,
+        error_message: "The turn was cut short when the hub restarted; the tool calls that finished are kept. Send the message again to go on.",
+        provider: null,
+        model: null,
+      });
+      this.emit(turn, "message", { message: answer });
+      this.emit(turn, "status", { status: "idle" });
+      this.emit(turn, "turn_finished", { message_id: answer.id, status: "error" });
+      this.markers.end(turn);
+    }
+    if (conversationId > 0)
+      await createDb(this.env.DB)
+        .update(conversations)
+        .set({ state: "idle", messageCount: this.store.count(), updatedAt: new Date() })
+        .where(eq(conversations.id, conversationId))
+        .catch((error) => console.error(JSON.stringify({ level: "error", message: "conversation index update failed", error: loggableError(error) })));
+  }
+
+  /** The conversation's id, as its stored messages know it (0 before any). */
+  private conversationIdOf(): number {
+    const row = this.ctx.storage.sql.exec(`SELECT value FROM meta WHERE key = 'conversation_id'`).toArray()[0];
+    return row ? Number(row.value) : 0;
+  }
+
   private enqueue(input: TurnInput, turn: number): Promise<MessageRecord> {
     this.pendingTurns++;
     // runOne takes its turn off pendingTurns as it ends (before recording it), not here.
@@ -230,6 +275,8 @@ export class ConversationObject extends DurableObject<Env> {
     let listed: Promise<void> = Promise.resolve();
     // Deltas are joined into fewer events; whatever waits goes before the turn's next event.
     const deltas = new DeltaBuffer((delta) => this.emit(turn, "delta", delta));
+    this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('conversation_id', ?)`, input.conversationId);
+    this.markers.begin(turn);
     const emit = (event: string, data: unknown) => {
       deltas.flush();
       this.emit(turn, event, data);
@@ -265,12 +312,14 @@ export class ConversationObject extends DurableObject<Env> {
           toolStarted: (event) => emit("tool_started", event),
           toolProgress: (event) => emit("tool_progress", event),
           toolFinished: (event) => emit("tool_finished", event),
+          callRecorded: (call) => this.markers.recordCall(turn, call),
         },
         stop.signal,
       );
       return reply;
     } finally {
       deltas.flush();
+      this.markers.end(turn);
       this.running = null;
       // Over as soon as its answer is stored: a snapshot or a `ready` read while the records below
       // are written must not say a turn is still running, or a client would wait for its events.

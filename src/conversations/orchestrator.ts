@@ -38,6 +38,8 @@ export interface TurnEvents {
   toolStarted(event: { tool_call_id: string; name: string; arguments: Record<string, unknown> }): void;
   toolFinished?(event: { tool_call_id: string; name: string; success: boolean; duration_ms: number }): void;
   delta?(event: { round: number; text: string }): void;
+  /** A tool call that finished, as its answer will record it (its result is stored already). */
+  callRecorded?(call: ToolCallRecord): void;
 }
 
 /**
@@ -179,6 +181,7 @@ function storeToolResult(store: MessageStore, events: TurnEvents, conversationId
     message("tool", result.content, { status: result.success ? "completed" : "error", tool_call_id: call.id, error_message: result.error_message }),
   );
   events.message(stored);
+  events.callRecorded?.(recorded([call])[0]!);
 }
 
 const recorded = (calls: LoopCall[]): ToolCallRecord[] =>

@@ -165,6 +165,27 @@ describe("a turn's bounds", () => {
     expect(ends[0]!.data.status).toBe("stopped");
   });
 
+  it("a turn cut short by a restart of the conversation's object is ended with the calls that finished", async () => {
+    const { key } = await newApiKey(await newUser());
+    const id = await newConversation(key);
+    expect((await call(`/v1/conversations/${id}/messages`, { token: key, json: { content: "math evaluate expression: 6 * 7" } })).status).toBe(201);
+    const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`conversation:${id}`));
+    const call1 = { id: "c1", name: "uuid_generate", arguments: {}, round: 1, success: true, error_message: null, duration_ms: 3, call_id: null };
+    // As the object finds it after a restart: a turn begun, one call recorded, never ended.
+    await runInDurableObject(stub, async (instance, state) => {
+      state.storage.sql.exec(`INSERT INTO running_turns (turn, calls) VALUES (?, ?)`, 99, JSON.stringify([call1]));
+      await (instance as unknown as { endInterruptedTurns(): Promise<void> }).endInterruptedTurns();
+    });
+    const messages = await json(await call(`/v1/conversations/${id}/messages`, { token: key }));
+    expect(messages.at(-1)).toMatchObject({ role: "assistant", status: "error", tools_called: [call1] });
+    expect(messages.at(-1).error_message).toContain("cut short when the hub restarted");
+    const held = await readSse(await call(`/v1/conversations/${id}/stream?last_event_id=0`, { token: key }), (events) => names(events).includes("ready"));
+    expect(held.filter((e) => e.event === "turn_finished").at(-1)!.data).toEqual({ message_id: messages.at(-1).id, status: "error" });
+    await runInDurableObject(stub, (_instance, state) => {
+      expect(state.storage.sql.exec(`SELECT count(*) AS n FROM running_turns`).one().n).toBe(0);
+    });
+  });
+
   it("a turn that fails after a round of tool calls still records the calls that ran", async () => {
     const { key } = await newApiKey(await newUser());
     const scenario = newScenario("failafter");
