@@ -23,6 +23,12 @@ export function historyChars(messages: ChatMessage[]): number {
  */
 export function compactionCut(messages: ChatMessage[], budgetChars: number): number | null {
   if (historyChars(messages) <= budgetChars) return null;
+  const cut = cutPoint(messages, budgetChars);
+  // A cut that would summarise only the previous summary again gains nothing: replay as is.
+  return cut === 1 && messages[0]!.role === "system" ? null : cut;
+}
+
+function cutPoint(messages: ChatMessage[], budgetChars: number): number | null {
   let kept = 0;
   let cut: number | null = null;
   for (let i = messages.length - 1; i > 0; i--) {
@@ -41,10 +47,15 @@ export function compactionCut(messages: ChatMessage[], budgetChars: number): num
  * request and answer, newest kept when it is long.
  */
 export async function summarise(provider: ChatProvider, older: ChatMessage[], signal: AbortSignal): Promise<{ text: string; tokens: number }> {
-  const transcript = older
-    .map((m) => (m.role === "tool" ? `tool ${m.toolName}: ${m.content.slice(0, 1000)}` : `${m.role}: ${m.content}`))
-    .join("\n")
-    .slice(-TRANSCRIPT_CHARS);
+  // A previous summary (first, as a system message) always leads the transcript whole: cutting
+  // the transcript to its newest part must not drop what the older turns came to.
+  const [head, rest] = older[0]?.role === "system" ? [`${older[0].content}\n`, older.slice(1)] : ["", older];
+  const transcript =
+    head +
+    rest
+      .map((m) => (m.role === "tool" ? `tool ${m.toolName}: ${m.content.slice(0, 1000)}` : `${m.role}: ${m.content}`))
+      .join("\n")
+      .slice(-(TRANSCRIPT_CHARS - head.length));
   if (provider.id === "local") return { text: extractive(older), tokens: 0 };
   const answer = await provider.generate({
     messages: [

@@ -154,7 +154,8 @@ export class ConversationObject extends DurableObject<Env> {
       let after = lastEventId;
       const oldest = this.log.oldestId();
       if (oldest > 0 && lastEventId < oldest - 1) {
-        this.write(writer, sseFrame({ event: "reset", data: JSON.stringify({ oldest_id: oldest }) }));
+        // Numbered as the position it leaves the client at: just before the oldest event held.
+        this.write(writer, sseFrame({ id: oldest - 1, event: "reset", data: JSON.stringify({ oldest_id: oldest }) }));
         after = oldest - 1;
       }
       for (let page = this.log.after(after); page.length > 0; page = this.log.after(after)) {
@@ -164,7 +165,7 @@ export class ConversationObject extends DurableObject<Env> {
     }
     const lastId = this.log.lastId();
     const ready = { conversation_id: conversationId, status: this.pendingTurns > 0 ? "processing" : "idle", last_event_id: lastId };
-    this.write(writer, sseFrame({ ...(lastId > 0 ? { id: lastId } : {}), event: "ready", data: JSON.stringify(ready) }));
+    this.write(writer, sseFrame({ id: lastId, event: "ready", data: JSON.stringify(ready) }));
     return readable;
   }
 
