@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, json } from "../helpers/api";
-import { FAKE, newScenario, openai, script } from "../conversations/helpers";
+import { connectModel, newScenario, openai, script } from "../conversations/helpers";
 import { parseSse, type SseEvent } from "../conversations/sse";
 import { Browser, newEmail } from "./browser";
 
@@ -246,11 +246,7 @@ describe("the chat page's live turn", () => {
     const browser = await signedIn();
     const key = await browser.apiKey();
     const scenario = newScenario("dashstop");
-    const connected = await call("/v1/connections", {
-      token: key,
-      json: { platform: "openai", name: "Model", config: { api_key: "sk-test-0123456789abcdef", base_url: `${FAKE()}/s/${scenario}`, model: "fake-gpt" } },
-    });
-    expect(connected.status).toBe(201);
+    await connectModel(key, scenario);
     const words = Array.from({ length: 40 }, (_, i) => `word${i + 1}`).join(" ");
     await script(scenario, [{ ...openai.text(words), chunk_delay_ms: 200 } as never]);
     const id = await newConversation(browser, "Slow");
