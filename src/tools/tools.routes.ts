@@ -68,7 +68,7 @@ const listToolsRoute = authedRoute("data:read", {
     "A page may hold fewer than `limit` tools when the tool lists it read are large (8 MiB of stored lists a page); follow `next_cursor` until it is null.",
   ].join(" "),
   request: {
-    query: z.object({
+    query: PageQuery.extend({
       include_all: flag,
       all: flag,
       refresh: flag,
@@ -79,11 +79,6 @@ const listToolsRoute = authedRoute("data:read", {
         .max(CATALOG_PAGE_MAX)
         .default(CATALOG_PAGE_DEFAULT)
         .openapi({ param: { name: "limit", in: "query" } }),
-      cursor: z
-        .string()
-        .max(200)
-        .optional()
-        .openapi({ param: { name: "cursor", in: "query" }, description: "next_cursor of the previous page." }),
     }),
   },
   responses: {

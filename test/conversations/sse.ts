@@ -39,3 +39,13 @@ export async function readSse(response: Response, until?: (events: SseEvent[]) =
   }
   return parseSse(text.slice(0, text.lastIndexOf("\n\n") + 2));
 }
+
+/** The text of the turn's last round, as its `delta` events carry it (joined, the stored answer). */
+export function lastRoundText(events: SseEvent[]): string {
+  const deltas = events.filter((e) => e.event === "delta");
+  const lastRound = Math.max(...deltas.map((e) => e.data.round));
+  return deltas
+    .filter((e) => e.data.round === lastRound)
+    .map((e) => e.data.text)
+    .join("");
+}

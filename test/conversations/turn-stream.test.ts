@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { newWorkflow } from "../helpers/runs";
 import { FAKE, connectModel, modelRequests, newConversation, newScenario, openai, script } from "./helpers";
-import { readSse, type SseEvent } from "./sse";
+import { lastRoundText, readSse, type SseEvent } from "./sse";
 
 /**
  * A conversation turn as DESIGN §6.1 says: streamed with `Accept: text/event-stream`, numbered
@@ -62,12 +62,7 @@ describe("a streamed turn", () => {
       expect.arrayContaining(calls.map((c) => expect.objectContaining({ tool_call_id: c.id, name: "http_request", success: true }))),
     );
     // The deltas of the last round, joined, are the stored answer.
-    const lastRound = Math.max(...events.filter((e) => e.event === "delta").map((e) => e.data.round));
-    const joined = events
-      .filter((e) => e.event === "delta" && e.data.round === lastRound)
-      .map((e) => e.data.text)
-      .join("");
-    expect(joined).toBe(answer.content);
+    expect(lastRoundText(events)).toBe(answer.content);
 
     // The four calls ran together: each reached the endpoint before the first one could be answered.
     const arrivals = (await slow.requests()).map((r: { received_at: number }) => r.received_at);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, json } from "../helpers/api";
 import { connectModel, newScenario, openai, script } from "../conversations/helpers";
-import { parseSse, type SseEvent } from "../conversations/sse";
+import { lastRoundText, parseSse, type SseEvent } from "../conversations/sse";
 import { Browser, newEmail } from "./browser";
 
 async function signedIn() {
@@ -191,12 +191,7 @@ describe("the chat page's live turn", () => {
     expect(events.find((e) => e.event === "tool_started")!.data).toMatchObject({ name: "math_evaluate", arguments: { expression: "6 * 7" } });
     expect(events.find((e) => e.event === "tool_finished")!.data).toMatchObject({ name: "math_evaluate", success: true });
     const answer = stored.at(-1)!;
-    const lastRound = Math.max(...events.filter((e) => e.event === "delta").map((e) => e.data.round));
-    const joined = events
-      .filter((e) => e.event === "delta" && e.data.round === lastRound)
-      .map((e) => e.data.text)
-      .join("");
-    expect(joined).toBe(answer.content);
+    expect(lastRoundText(events)).toBe(answer.content);
     expect(events.at(-1)!.data).toEqual({ message_id: answer.id, status: "completed" });
 
     // The page renders the stored turn, carries the last event id, and no turn in progress.
