@@ -33,6 +33,8 @@ import { agentRoutes } from "./agents/agents.routes";
 import { agentTriggerRoutes } from "./agents/trigger.routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { memoryRoutes } from "./memories/memories.routes";
+import { approvalRoutes } from "./approvals/approvals.routes";
+import { toolPolicyRoutes } from "./governance/policies.routes";
 import { templateRoutes } from "./templates/templates.routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
 import { dashboardPages } from "./dashboard/account/account.routes";
@@ -133,6 +135,8 @@ export function createApp() {
   authed.route("/", agentTriggerRoutes);
   authed.route("/", chatAgentRoutes);
   authed.route("/", memoryRoutes);
+  authed.route("/", approvalRoutes);
+  authed.route("/", toolPolicyRoutes);
   authed.route("/", templateRoutes);
   v1.route("/", authed);
 

@@ -657,3 +657,53 @@ export const agentMemories = sqliteTable(
 );
 
 export type AgentMemory = typeof agentMemories.$inferSelect;
+
+/** The account's tool policy rules (DESIGN §6.2), consulted after an agent's own. */
+export const toolPolicies = sqliteTable("tool_policies", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  rules: text("rules", { mode: "json" }).notNull().$type<unknown[]>(),
+  updatedAt: stampedAt("updated_at"),
+});
+
+/** A tool call ruled `ask`, waiting for (or decided by) a person (DESIGN §6.2 Approvals). */
+export const approvals = sqliteTable(
+  "approvals",
+  {
+    id: text("id").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    status: text("status", { enum: ["pending", "approved", "denied", "expired"] })
+      .notNull()
+      .default("pending"),
+    tool: text("tool").notNull(),
+    arguments: text("arguments", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
+    effect: text("effect").notNull(),
+    rule: text("rule", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
+    toolCallId: text("tool_call_id"),
+    conversationId: integer("conversation_id"),
+    messageId: integer("message_id"),
+    executionId: text("execution_id"),
+    stepId: text("step_id"),
+    agentId: text("agent_id"),
+    /** The channels told of it, with what each needs to update its message later (a Slack ts). */
+    notify: text("notify", { mode: "json" }).notNull().$type<unknown[]>().default([]),
+    /** SHA-256 of the email link's token; null once decided (the link dies with the approval). */
+    linkTokenHash: text("link_token_hash"),
+    requestedAt: stampedAt("requested_at"),
+    expiresAt: timestamp("expires_at").notNull(),
+    decidedAt: timestamp("decided_at"),
+    decidedBy: text("decided_by"),
+    note: text("note"),
+  },
+  (t) => [
+    index("approvals_user_idx").on(t.userId, t.requestedAt),
+    index("approvals_user_status_idx").on(t.userId, t.status, t.requestedAt),
+    index("approvals_conversation_idx").on(t.conversationId, t.status),
+    uniqueIndex("approvals_link_token_idx").on(t.linkTokenHash),
+  ],
+);
+
+export type Approval = typeof approvals.$inferSelect;
