@@ -11,6 +11,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
+import { mcpAnnotationsOf } from "../core/tool-effects";
 import { catalogPageFor } from "../tools/catalog-service";
 import { CATALOG_PAGE_DEFAULT } from "../tools/catalog-build";
 import { prepareToolCall, runToolCall } from "../tools/executor";
@@ -65,7 +66,13 @@ export function hubMcpServer(ctx: ServiceContext, requestSignal: AbortSignal, or
       ]);
       return {
         tools: [
-          ...page.tools.map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, inputSchema: asObjectSchema(tool.input_schema) })),
+          ...page.tools.map((tool) => ({
+            name: tool.name,
+            title: tool.title,
+            description: tool.description,
+            inputSchema: asObjectSchema(tool.input_schema),
+            annotations: mcpAnnotationsOf(tool.effect),
+          })),
           ...active.map(workflowTool),
           ...(cursor === undefined ? HUB_TOOLS.map(({ name, title, description, inputSchema }) => ({ name, title, description, inputSchema })) : []),
         ],

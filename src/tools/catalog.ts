@@ -5,6 +5,7 @@ import type { ConnectionSummary } from "../connections/service";
 import { PLATFORMS, findPlatform, platformToolName } from "../connections/platforms";
 import type { Platform, PlatformTool } from "../connections/platforms/types";
 import { splitCustomToolName } from "../connections/custom/declarations";
+import { effectOfMcpAnnotations } from "../core/tool-effects";
 import { BUILTIN_TOOLS } from "./builtin";
 import { inputJsonSchema, toolNameFragment } from "../lib/json-schema";
 import type { BuiltinTool, JsonSchema, ToolInfo } from "./types";
@@ -65,6 +66,7 @@ export function builtinInfo(tool: BuiltinTool): ToolInfo {
     platform: null,
     connection_id: null,
     input_schema: inputJsonSchema(tool.input),
+    effect: tool.effect,
     available: true,
   };
 }
@@ -78,6 +80,8 @@ export function platformInfo(platform: Platform, tool: PlatformTool, connection:
     platform: platform.id,
     connection_id: connection?.id ?? null,
     input_schema: inputJsonSchema(platformToolInput(tool)),
+    // Declared by the tool; a custom platform's tools have it from their operation's method.
+    effect: tool.effect,
     available,
     ...(reason ? { unavailable_reason: reason } : {}),
   };
@@ -92,6 +96,7 @@ export function mcpInfo(connection: Pick<Connection, "id">, tool: McpTool, avail
     platform: "mcp",
     connection_id: connection.id,
     input_schema: (tool.inputSchema ?? { type: "object" }) as JsonSchema,
+    effect: effectOfMcpAnnotations(tool.annotations),
     available,
     ...(reason ? { unavailable_reason: reason } : {}),
   };

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { TOOL_EFFECTS } from "../core/tool-effects";
 import type { AppEnv } from "../http/app-env";
 import { authedRoute, createRouter, notFoundError } from "../http/router";
 import { PageQuery, pageById, pageOf } from "../http/pagination";
@@ -26,6 +27,10 @@ const ToolInfoSchema = z
     platform: z.string().nullable(),
     connection_id: z.number().int().nullable().openapi({ description: "The connection the tool runs through by default." }),
     input_schema: z.record(z.string(), z.unknown()),
+    effect: z.enum(TOOL_EFFECTS).openapi({
+      description:
+        "What a call does. `read`: no side effect. `write`: changes something small or that can be undone (posts one message, creates or updates a record). `destructive`: irreversible or wide (deletes, refunds or charges, sends a campaign to a list, cancels). Platform and built-in tools declare it; MCP tools take it from their annotations (readOnlyHint → read, destructiveHint → destructive, else write); custom platform operations from their method (GET and HEAD read, DELETE destructive, others write).",
+    }),
     available: z.boolean(),
     unavailable_reason: z.string().optional(),
   })

@@ -3,6 +3,9 @@ import type { ProgressUpdate, ToolContext } from "../core/tool-context";
 
 export type { ProgressUpdate, ToolContext };
 
+export type { ToolEffect } from "../core/tool-effects";
+import type { ToolEffect } from "../core/tool-effects";
+
 export type { JsonSchema } from "../lib/json-schema";
 import type { JsonSchema } from "../lib/json-schema";
 
@@ -15,6 +18,7 @@ export interface ToolInfo {
   platform: string | null;
   connection_id: number | null;
   input_schema: JsonSchema;
+  effect: ToolEffect;
   available: boolean;
   unavailable_reason?: string;
 }
@@ -24,6 +28,8 @@ export interface BuiltinTool<S extends z.ZodType = z.ZodType> {
   name: string;
   title: string;
   description: string;
+  /** What a call does: declared by each built-in. */
+  effect: ToolEffect;
   input: S;
   run(ctx: ToolContext, args: z.infer<S>): Promise<unknown>;
 }

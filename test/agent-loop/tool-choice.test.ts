@@ -29,6 +29,7 @@ function tool(
     platform: options.platform === undefined ? "mcp" : options.platform,
     connection_id: null,
     input_schema: { type: "object", properties: Object.fromEntries(parameters.map((p) => [p, { type: "string" }])) },
+    effect: "read",
     available: options.available ?? true,
   };
 }

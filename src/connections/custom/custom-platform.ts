@@ -3,6 +3,7 @@
 // calls go through the same client (outbound address checks, governor, error reading).
 
 import { z } from "@hono/zod-openapi";
+import { effectOfMethod } from "../../core/tool-effects";
 import type { CustomPlatformRow } from "../../db/schema";
 import { UserSchemaValidator } from "../../lib/user-json-schema";
 import type { PlatformOAuth } from "../platforms/oauth-spec";
@@ -141,6 +142,7 @@ export function platformOf(row: Pick<CustomPlatformRow, "uid" | "name" | "descri
     action: declaration.action,
     title: declaration.title,
     description: declaration.description,
+    effect: effectOfMethod(declaration.method),
     input: inputFor(declaration),
     run: (client, args) => client.request(requestFor(declaration, args as Record<string, unknown>, auth, client.config)),
   }));

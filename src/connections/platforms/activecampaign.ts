@@ -97,6 +97,7 @@ export const activecampaign = definePlatform<ActiveCampaignConfig>({
   tools: [
     requestTool({
       action: "sync_contact",
+      effect: "write",
       title: "Create or update an ActiveCampaign contact",
       description:
         "Creates the contact with this email, or updates the one there (POST /contact/sync): names, phone and custom field values; fields not given are kept.",
@@ -108,6 +109,7 @@ export const activecampaign = definePlatform<ActiveCampaignConfig>({
     }),
     requestTool({
       action: "create_contact",
+      effect: "write",
       title: "Create an ActiveCampaign contact",
       description: "Creates a contact (POST /contacts); an email already there is ActiveCampaign's 422 duplicate (sync_contact updates it instead).",
       input: z.object(ContactFields),
@@ -118,6 +120,7 @@ export const activecampaign = definePlatform<ActiveCampaignConfig>({
     }),
     requestTool({
       action: "get_contact",
+      effect: "read",
       title: "Get an ActiveCampaign contact",
       description: "Reads a contact and its custom field values (GET /contacts/{id}).",
       input: z.object({ contact_id: Id }),
@@ -127,6 +130,7 @@ export const activecampaign = definePlatform<ActiveCampaignConfig>({
     }),
     requestTool({
       action: "find_contacts",
+      effect: "read",
       title: "Find ActiveCampaign contacts",
       description:
         "Lists contacts newest first (GET /contacts, orders[cdate]=DESC), optionally with this email, matching a search, on a list or with a tag. Contact ids are stable, so it drives a 'new contact' poll trigger (items_path: contacts, id_path: id).",
@@ -161,6 +165,7 @@ export const activecampaign = definePlatform<ActiveCampaignConfig>({
     }),
     requestTool({
       action: "add_tag_to_contact",
+      effect: "write",
       title: "Tag an ActiveCampaign contact",
       description: "Adds an existing tag to a contact (POST /contactTags); tag ids are in Contacts → Manage Tags, or GET /tags.",
       input: z.object({ contact_id: Id, tag_id: Id }),
@@ -176,6 +181,7 @@ export const activecampaign = definePlatform<ActiveCampaignConfig>({
     }),
     requestTool({
       action: "subscribe_contact_to_list",
+      effect: "write",
       title: "Subscribe an ActiveCampaign contact to a list",
       description:
         "Subscribes a contact to a list (POST /contactLists, status 1 active); list ids come from list_lists. It re-subscribes a contact who had unsubscribed, so only use it with their consent.",
@@ -193,6 +199,7 @@ export const activecampaign = definePlatform<ActiveCampaignConfig>({
     }),
     requestTool({
       action: "create_deal",
+      effect: "write",
       title: "Create an ActiveCampaign deal",
       description:
         "Opens a deal (POST /deals) with a title and a value in cents (456.78 → 45678), for a contact, in a pipeline or a stage (the pipeline's first stage when only the pipeline is given), owned by a user.",
@@ -239,6 +246,7 @@ export const activecampaign = definePlatform<ActiveCampaignConfig>({
     }),
     requestTool({
       action: "list_lists",
+      effect: "read",
       title: "List ActiveCampaign lists",
       description: "The account's lists with their ids, for subscribe_contact_to_list (GET /lists), a page at a time.",
       input: z.object({ limit: z.number().int().min(1).max(100).default(20), cursor: OffsetCursor.optional() }),

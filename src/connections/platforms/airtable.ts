@@ -51,6 +51,7 @@ export const airtable = definePlatform<AirtableConfig>({
   tools: [
     platformTool({
       action: "create_record",
+      effect: "write",
       title: "Create an Airtable record",
       description: "Adds a record to a table (POST /{base_id}/{table}).",
       input: z.object({ base_id: BaseId.optional(), table: z.string().min(1).max(200), fields: Fields, typecast: z.boolean().default(false) }),
@@ -67,6 +68,7 @@ export const airtable = definePlatform<AirtableConfig>({
     }),
     platformTool({
       action: "list_records",
+      effect: "read",
       title: "List Airtable records",
       description:
         "Lists records of a table a page at a time (GET /{base_id}/{table}), optionally filtered by a formula; pass the answer's `next_cursor` as `cursor` for the next page (null: no more). `max_records` caps the records over all pages.",

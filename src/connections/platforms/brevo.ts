@@ -89,6 +89,7 @@ export const brevo = definePlatform<BrevoConfig>({
   tools: [
     platformTool({
       action: "send_transactional_email",
+      effect: "write",
       title: "Send a transactional email with Brevo",
       description:
         "Sends an email (POST /smtp/email): HTML and/or text content with a subject, or a template by id with its params. Answers Brevo's message id.",
@@ -134,6 +135,7 @@ export const brevo = definePlatform<BrevoConfig>({
     }),
     requestTool({
       action: "create_contact",
+      effect: "write",
       title: "Create a Brevo contact",
       description:
         "Creates a contact (POST /contacts) with an email and/or ext_id, attributes (FIRSTNAME, LASTNAME, SMS…) and lists. An email already there is Brevo's 400 duplicate_parameter, unless update_enabled, which updates that contact (and answers no id).",
@@ -162,6 +164,7 @@ export const brevo = definePlatform<BrevoConfig>({
     }),
     requestTool({
       action: "update_contact",
+      effect: "write",
       title: "Update a Brevo contact",
       description:
         "Changes a contact's attributes, lists (list_ids added, unlink_list_ids removed) and blocklisting (PUT /contacts/{identifier}); what is not given is kept.",
@@ -190,6 +193,7 @@ export const brevo = definePlatform<BrevoConfig>({
     }),
     requestTool({
       action: "get_contact",
+      effect: "read",
       title: "Get a Brevo contact",
       description:
         "Reads a contact by email, id, ext_id or SMS number (GET /contacts/{identifier}): attributes, lists, blocklisting. An unknown one is Brevo's 404.",
@@ -201,6 +205,7 @@ export const brevo = definePlatform<BrevoConfig>({
     }),
     requestTool({
       action: "list_lists",
+      effect: "read",
       title: "List Brevo contact lists",
       description: "The account's contact lists, newest first, with their subscriber counts (GET /contacts/lists); page with next_cursor.",
       input: z.object({ limit: z.number().int().min(1).max(50).default(10), cursor: OffsetCursor.optional() }),
@@ -222,6 +227,7 @@ export const brevo = definePlatform<BrevoConfig>({
     }),
     requestTool({
       action: "add_contacts_to_list",
+      effect: "write",
       title: "Add Brevo contacts to a list",
       description:
         "Adds existing contacts to a list by email (POST /contacts/lists/{list_id}/contacts/add), 150 at most a call; answers which were added and which were not.",
@@ -233,6 +239,7 @@ export const brevo = definePlatform<BrevoConfig>({
     }),
     requestTool({
       action: "send_sms",
+      effect: "write",
       title: "Send an SMS with Brevo",
       description:
         "Sends a transactional or marketing SMS (POST /transactionalSMS/send, which replaced /transactionalSMS/sms) from a sender name of up to 11 letters and digits (or 15 digits), spending SMS credits.",

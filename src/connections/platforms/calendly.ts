@@ -104,6 +104,7 @@ export const calendly = definePlatform<CalendlyConfig>({
   tools: [
     requestTool({
       action: "get_current_user",
+      effect: "read",
       title: "Get the Calendly user",
       description: "The token's user (GET /users/me): uri, name, email, scheduling link, time zone and organization uri.",
       input: z.object({}),
@@ -120,6 +121,7 @@ export const calendly = definePlatform<CalendlyConfig>({
     }),
     platformTool({
       action: "list_event_types",
+      effect: "read",
       title: "List Calendly event types",
       description: "The event types (meeting kinds) of a user, default the token's own (GET /event_types): name, duration, booking link.",
       input: z.object({ user: ResourceUri.optional(), active: z.boolean().optional(), limit: Count, cursor: PageToken }),
@@ -145,6 +147,7 @@ export const calendly = definePlatform<CalendlyConfig>({
     }),
     platformTool({
       action: "list_scheduled_events",
+      effect: "read",
       title: "List Calendly scheduled events",
       description:
         "Scheduled events (bookings) of a user or organization, default the token's user (GET /scheduled_events), latest start first unless sort says otherwise; filter by status, a start window or an invitee's email. Each has a stable uri, so it drives a 'new booking' poll trigger (items_path: events, id_path: uri).",
@@ -181,6 +184,7 @@ export const calendly = definePlatform<CalendlyConfig>({
     }),
     requestTool({
       action: "get_event",
+      effect: "read",
       title: "Get a Calendly scheduled event",
       description: "Reads one scheduled event (GET /scheduled_events/{uuid}): times, status, location, invitee count, cancellation reason.",
       input: z.object({ event_uuid: EventUuid }),
@@ -190,6 +194,7 @@ export const calendly = definePlatform<CalendlyConfig>({
     }),
     requestTool({
       action: "list_event_invitees",
+      effect: "read",
       title: "List a Calendly event's invitees",
       description:
         "Who booked an event (GET /scheduled_events/{uuid}/invitees): name, email, time zone, their answers to the booking questions, UTM source, cancel and reschedule links.",
@@ -207,6 +212,7 @@ export const calendly = definePlatform<CalendlyConfig>({
     }),
     requestTool({
       action: "cancel_event",
+      effect: "destructive",
       title: "Cancel a Calendly scheduled event",
       description: "Cancels a scheduled event for everyone invited, with a reason they are shown (POST /scheduled_events/{uuid}/cancellation).",
       input: z.object({ event_uuid: EventUuid, reason: z.string().max(10_000).optional() }),

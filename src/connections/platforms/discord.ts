@@ -68,6 +68,7 @@ export const discord = definePlatform<DiscordConfig>({
   tools: [
     platformTool({
       action: "send_message",
+      effect: "write",
       title: "Send a Discord message",
       description:
         "Posts a message to a channel (POST /channels/{channel_id}/messages). In a workflow step the message carries a nonce Discord enforces, so a retried step posts it once.",
@@ -92,6 +93,7 @@ export const discord = definePlatform<DiscordConfig>({
     }),
     platformTool({
       action: "list_channels",
+      effect: "read",
       title: "List Discord channels",
       description: "Lists the channels of a server (GET /guilds/{guild_id}/channels). Discord answers every channel at once, so `next_cursor` is always null.",
       input: z.object({ guild_id: z.string().regex(/^\d{5,25}$/) }),

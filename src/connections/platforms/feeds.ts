@@ -22,6 +22,7 @@ export const feeds = definePlatform<FeedsConfig>({
   tools: [
     platformTool({
       action: "list_items",
+      effect: "read",
       title: "Read a feed's items",
       description:
         "Reads an RSS or Atom feed and returns its items newest first (id: the guid or Atom id, title, link, published_at, summary, author); the ids are stable, so it drives a 'new feed item' poll trigger (items_path: items, id_path: id).",

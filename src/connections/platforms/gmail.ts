@@ -84,6 +84,7 @@ export const gmail = definePlatform<GmailConfig>({
   tools: [
     platformTool({
       action: "send_email",
+      effect: "write",
       title: "Send an email from Gmail",
       description:
         "Sends an email from the connected mailbox (POST /gmail/v1/users/me/messages/send), plain text or HTML; `thread_id` and `in_reply_to` make it a reply.",
@@ -113,6 +114,7 @@ export const gmail = definePlatform<GmailConfig>({
     }),
     requestTool({
       action: "list_messages",
+      effect: "read",
       title: "Search Gmail messages",
       description:
         "Lists the mailbox's messages newest first (GET /gmail/v1/users/me/messages), optionally matching a Gmail search (`from:billing@… is:unread`). Ids are stable, so it drives a 'new email' poll trigger (items_path: messages, id_path: id).",
@@ -132,6 +134,7 @@ export const gmail = definePlatform<GmailConfig>({
     }),
     requestTool({
       action: "get_message",
+      effect: "read",
       title: "Read a Gmail message",
       description: "Reads a message's sender, recipients, subject, date, snippet and labels (GET /gmail/v1/users/me/messages/{id}, metadata format).",
       input: z.object({ message_id: MessageId }),
@@ -152,6 +155,7 @@ export const gmail = definePlatform<GmailConfig>({
     }),
     requestTool({
       action: "modify_labels",
+      effect: "write",
       title: "Label a Gmail message",
       description:
         "Adds and removes labels on a message (POST /gmail/v1/users/me/messages/{id}/modify): remove UNREAD to mark it read, add STARRED to star it.",

@@ -59,6 +59,7 @@ export const googleAnalytics = definePlatform<AnalyticsConfig>({
   tools: [
     requestTool({
       action: "run_report",
+      effect: "read",
       title: "Run a Google Analytics report",
       description:
         "Runs a report on a GA4 property (POST /v1beta/properties/{property_id}:runReport): metrics by dimensions over a date range, sorted by a metric or dimension if asked. Rows come as {dimension: value, metric: number}; row_count is the report's total and next_cursor pages through it.",
@@ -104,6 +105,7 @@ export const googleAnalytics = definePlatform<AnalyticsConfig>({
     }),
     requestTool({
       action: "run_realtime_report",
+      effect: "read",
       title: "Run a Google Analytics realtime report",
       description:
         "Who is on the site or app in the last 30 minutes (POST /v1beta/properties/{property_id}:runRealtimeReport), e.g. activeUsers by country or unifiedScreenName.",
@@ -120,6 +122,7 @@ export const googleAnalytics = definePlatform<AnalyticsConfig>({
     }),
     requestTool({
       action: "get_metadata",
+      effect: "read",
       title: "List a Google Analytics property's dimensions and metrics",
       description:
         "The dimensions and metrics a property's reports can use, custom ones included (GET /v1beta/properties/{property_id}/metadata): the api_name is what run_report takes.",

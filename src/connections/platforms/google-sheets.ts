@@ -65,6 +65,7 @@ export const googleSheets = definePlatform<SheetsConfig>({
   tools: [
     requestTool({
       action: "append_rows",
+      effect: "write",
       title: "Append rows to a sheet",
       description:
         "Adds rows after the last row of a table in the range (POST /v4/spreadsheets/{id}/values/{range}:append, INSERT_ROWS) and says where they landed.",
@@ -82,6 +83,7 @@ export const googleSheets = definePlatform<SheetsConfig>({
     }),
     requestTool({
       action: "get_values",
+      effect: "read",
       title: "Read a range of a sheet",
       description:
         "Reads the cells of a range, row by row (GET /v4/spreadsheets/{id}/values/{range}); empty trailing cells and rows are left out, as Google does.",
@@ -93,6 +95,7 @@ export const googleSheets = definePlatform<SheetsConfig>({
     }),
     requestTool({
       action: "list_rows",
+      effect: "read",
       title: "List a sheet's rows, newest first",
       description:
         "Reads a range's rows with their row numbers, the last rows first, and their values by column name when the first row holds the names. Row numbers are the ids of a 'new row' poll trigger (items_path: rows, id_path: row_number). A page at a time: pass next_cursor as cursor (null: no more).",
@@ -110,6 +113,7 @@ export const googleSheets = definePlatform<SheetsConfig>({
     }),
     requestTool({
       action: "update_values",
+      effect: "write",
       title: "Update a range of a sheet",
       description: "Writes rows of values over a range (PUT /v4/spreadsheets/{id}/values/{range}).",
       input: z.object({ spreadsheet_id: SpreadsheetId, range: Range, rows: Rows, value_input_option: InputOption }),
@@ -121,6 +125,7 @@ export const googleSheets = definePlatform<SheetsConfig>({
     }),
     requestTool({
       action: "get_spreadsheet",
+      effect: "read",
       title: "Get a spreadsheet's sheets",
       description: "Reads a spreadsheet's title and its sheets' names and sizes (GET /v4/spreadsheets/{id}).",
       input: z.object({ spreadsheet_id: SpreadsheetId }),

@@ -38,6 +38,7 @@ export const google = definePlatform<GoogleConfig>({
   tools: [
     platformTool({
       action: "get_account",
+      effect: "read",
       title: "Get the Google account",
       description: "The connected Google account's id, email address and name (the userinfo endpoint).",
       input: z.object({}),

@@ -33,6 +33,8 @@ export const httpApi = definePlatform<HttpConfig>({
   tools: [
     platformTool({
       action: "call",
+      // Any method: as with an MCP tool that says nothing, a call that may change something is a write.
+      effect: "write",
       title: "Call the HTTP API",
       description: "Sends a request to a path under the connection's base URL with its authentication header, and returns the JSON (or text) answer.",
       input: z.object({

@@ -20,6 +20,7 @@ const page = (key: string) => (a: any) => ({ [key]: (a.results ?? []).map(record
 export const hubspotObjectTools = [
   requestTool({
     action: "list_new_contacts",
+    effect: "read",
     title: "List the newest HubSpot contacts",
     description:
       "Lists contacts newest first (POST /crm/v3/objects/contacts/search, sorted by createdate descending); ids are stable, so it drives a 'new contact' poll trigger (items_path: contacts, id_path: id).",
@@ -41,6 +42,7 @@ export const hubspotObjectTools = [
   }),
   requestTool({
     action: "create_deal",
+    effect: "write",
     title: "Create a HubSpot deal",
     description: "Creates a deal (POST /crm/v3/objects/deals) in a pipeline stage, optionally associated with a contact and a company.",
     input: z.object({
@@ -70,6 +72,7 @@ export const hubspotObjectTools = [
   }),
   requestTool({
     action: "update_deal",
+    effect: "write",
     title: "Update a HubSpot deal",
     description: "Updates a deal's properties, e.g. moves it to another stage (PATCH /crm/v3/objects/deals/{id}).",
     input: z.object({ deal_id: ObjectId, properties: Properties }),
@@ -79,6 +82,7 @@ export const hubspotObjectTools = [
   }),
   requestTool({
     action: "list_deals",
+    effect: "read",
     title: "List HubSpot deals",
     description: "Lists deals a page at a time (GET /crm/v3/objects/deals); pass next_cursor for the next page.",
     input: z.object({
@@ -95,6 +99,7 @@ export const hubspotObjectTools = [
   }),
   requestTool({
     action: "create_company",
+    effect: "write",
     title: "Create a HubSpot company",
     description: "Creates a company (POST /crm/v3/objects/companies), optionally associated with a contact.",
     input: z.object({
@@ -110,6 +115,7 @@ export const hubspotObjectTools = [
   }),
   requestTool({
     action: "create_note",
+    effect: "write",
     title: "Add a note in HubSpot",
     description: "Adds a note to a contact's or a deal's timeline (POST /crm/v3/objects/notes, associated with it).",
     input: z
@@ -125,6 +131,7 @@ export const hubspotObjectTools = [
   }),
   requestTool({
     action: "add_to_list",
+    effect: "write",
     title: "Add contacts to a HubSpot list",
     description: "Adds records to a static (MANUAL) list (PUT /crm/v3/lists/{listId}/memberships/add); says which were added and which were missing.",
     input: z.object({ list_id: ObjectId, record_ids: z.array(ObjectId).min(1).max(100_000) }),

@@ -114,6 +114,7 @@ export const hubspot = definePlatform<HubSpotConfig>({
   tools: [
     platformTool({
       action: "create_contact",
+      effect: "write",
       title: "Create a HubSpot contact",
       description:
         'Creates a contact (POST /crm/v3/objects/contacts). Extra HubSpot properties go in `properties`. HubSpot refuses a second contact with the same email (409); with `if_exists: "update"` that contact is updated instead, so a returning lead goes through. The result says whether the contact was `created`.',
@@ -147,6 +148,7 @@ export const hubspot = definePlatform<HubSpotConfig>({
     }),
     platformTool({
       action: "list_contacts",
+      effect: "read",
       title: "List HubSpot contacts",
       description:
         "Lists contacts a page at a time (GET /crm/v3/objects/contacts), oldest first; pass the answer's `next_cursor` as `cursor` for the next page (null: no more).",
@@ -173,6 +175,7 @@ export const hubspot = definePlatform<HubSpotConfig>({
     }),
     platformTool({
       action: "find_contact",
+      effect: "read",
       title: "Find a HubSpot contact by email",
       description: "Searches contacts by email (POST /crm/v3/objects/contacts/search) and returns the match, if any.",
       input: z.object({ email: z.string().email(), properties: z.array(z.string().max(100)).max(50).optional() }),
@@ -183,6 +186,7 @@ export const hubspot = definePlatform<HubSpotConfig>({
     }),
     platformTool({
       action: "update_contact",
+      effect: "write",
       title: "Update a HubSpot contact",
       description: "Updates a contact's properties (PATCH /crm/v3/objects/contacts/{id}).",
       input: z.object({ contact_id: z.string().regex(/^\d{1,20}$/), properties: Properties }),

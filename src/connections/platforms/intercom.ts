@@ -75,6 +75,7 @@ export const intercom = definePlatform<IntercomConfig>({
   tools: [
     requestTool({
       action: "create_contact",
+      effect: "write",
       title: "Create an Intercom contact",
       description:
         "Creates a user or a lead (POST /contacts) with an email, phone, name, your external id and custom attributes; a second contact with the same email is Intercom's 409.",
@@ -85,6 +86,7 @@ export const intercom = definePlatform<IntercomConfig>({
     }),
     requestTool({
       action: "update_contact",
+      effect: "write",
       title: "Update an Intercom contact",
       description: "Changes a contact's email, phone, name, external id or custom attributes (PUT /contacts/{id}); attributes not given are kept.",
       input: z.object({ contact_id: ContactId, ...ContactFields }),
@@ -94,6 +96,7 @@ export const intercom = definePlatform<IntercomConfig>({
     }),
     requestTool({
       action: "find_contacts",
+      effect: "read",
       title: "Find Intercom contacts by email",
       description:
         "Searches contacts whose email is exactly this one (POST /contacts/search); users and leads alike (a lead may share a user's email), a page at a time: pass next_cursor as cursor (null: no more).",
@@ -118,6 +121,7 @@ export const intercom = definePlatform<IntercomConfig>({
     }),
     platformTool({
       action: "send_message",
+      effect: "write",
       title: "Send an Intercom message",
       description:
         "Sends a contact a message from an admin (POST /messages): in-app, or an email with a subject (plain or personal template). No conversation exists until the contact replies.",
@@ -150,6 +154,7 @@ export const intercom = definePlatform<IntercomConfig>({
     }),
     requestTool({
       action: "list_admins",
+      effect: "read",
       title: "List Intercom admins",
       description: "The workspace's admins (teammates) with their ids, for send_message's from_admin_id (GET /admins).",
       input: z.object({}),

@@ -127,6 +127,7 @@ export const klaviyo = definePlatform<KlaviyoConfig>({
   tools: [
     platformTool({
       action: "create_or_update_profile",
+      effect: "write",
       title: "Create or update a Klaviyo profile",
       description:
         "Creates a profile, or updates the one with this email, phone number or external id (POST /profile-import; or the one with profile_id). Fields not given are kept.",
@@ -146,6 +147,7 @@ export const klaviyo = definePlatform<KlaviyoConfig>({
     }),
     requestTool({
       action: "get_profiles",
+      effect: "read",
       title: "Get Klaviyo profiles",
       description:
         "Lists profiles newest first (GET /profiles, sort=-created), or finds the one with an email (filter=equals(email,…)); page with next_cursor.",
@@ -167,6 +169,7 @@ export const klaviyo = definePlatform<KlaviyoConfig>({
     }),
     platformTool({
       action: "create_event",
+      effect: "write",
       title: "Track a Klaviyo event",
       description:
         "Records an event (a metric by name, e.g. Placed Order) for a profile named by email, phone number or external id (POST /events); the profile is created if new. Klaviyo accepts it for processing (202). In a workflow step the step's key is the event's unique_id, so a retried step records it once.",
@@ -212,6 +215,7 @@ export const klaviyo = definePlatform<KlaviyoConfig>({
     }),
     requestTool({
       action: "list_lists",
+      effect: "read",
       title: "List Klaviyo lists",
       description: "The account's lists, newest first, ten a page as Klaviyo pages them (GET /lists); page with next_cursor.",
       input: z.object({ cursor: Cursor }),
@@ -231,6 +235,7 @@ export const klaviyo = definePlatform<KlaviyoConfig>({
     }),
     requestTool({
       action: "add_profiles_to_list",
+      effect: "write",
       title: "Add profiles to a Klaviyo list",
       description:
         "Adds existing profiles to a list by id (POST /lists/{id}/relationships/profiles), without subscribing them to marketing (use subscribe_profiles for consent).",
@@ -243,6 +248,7 @@ export const klaviyo = definePlatform<KlaviyoConfig>({
     }),
     platformTool({
       action: "subscribe_profiles",
+      effect: "write",
       title: "Subscribe Klaviyo profiles to marketing",
       description:
         "Records email and/or SMS marketing consent for profiles and, with a list_id, adds them to that list (POST /profile-subscription-bulk-create-jobs). Klaviyo runs it as a job (202); a list with double opt-in sends its confirmation first.",

@@ -171,6 +171,7 @@ export const linkedin = definePlatform<LinkedInConfig>({
   tools: [
     platformTool({
       action: "get_userinfo",
+      effect: "read",
       title: "Get the LinkedIn member",
       description: "The connected member's id (sub), URN (urn:li:person:<sub>, a post's author), name and email (GET /v2/userinfo, OpenID Connect).",
       input: z.object({}),
@@ -190,6 +191,7 @@ export const linkedin = definePlatform<LinkedInConfig>({
     }),
     platformTool({
       action: "create_post",
+      effect: "write",
       title: "Post on LinkedIn",
       description:
         "Publishes a text post in the main feed (POST /rest/posts), as the connected member unless `author` names a company page. Answers the post's URN (id) and its URL. LinkedIn refuses the same text twice in a row (422 DUPLICATE_POST).",
@@ -198,6 +200,7 @@ export const linkedin = definePlatform<LinkedInConfig>({
     }),
     platformTool({
       action: "create_article_post",
+      effect: "write",
       title: "Share a link on LinkedIn",
       description:
         "Publishes a post with an article (a link with its title and description, shown as a card; LinkedIn does not scrape the page) and optional text (POST /rest/posts, content.article).",
@@ -221,6 +224,7 @@ export const linkedin = definePlatform<LinkedInConfig>({
     }),
     platformTool({
       action: "delete_post",
+      effect: "destructive",
       title: "Delete a LinkedIn post",
       description: "Deletes a post by its URN (DELETE /rest/posts/{urn}); deleting one already gone succeeds too, as LinkedIn answers.",
       input: z.object({ post_urn: PostUrn }),

@@ -22,6 +22,7 @@ const campaign = (c: any) => ({
 export const mailchimpCampaignTools = [
   requestTool({
     action: "create_campaign",
+    effect: "write",
     title: "Create a Mailchimp campaign",
     description: "Creates a regular email campaign for an audience (POST /campaigns); give it content with set_campaign_content, then send it.",
     input: z.object({
@@ -43,6 +44,7 @@ export const mailchimpCampaignTools = [
   }),
   requestTool({
     action: "set_campaign_content",
+    effect: "write",
     title: "Set a Mailchimp campaign's content",
     description: "Sets a draft campaign's HTML (and optional plain text) (PUT /campaigns/{id}/content).",
     input: z.object({ campaign_id: CampaignId, html: z.string().min(1).max(1_000_000), plain_text: z.string().max(1_000_000).optional() }),
@@ -52,6 +54,7 @@ export const mailchimpCampaignTools = [
   }),
   requestTool({
     action: "send_campaign",
+    effect: "destructive",
     title: "Send a Mailchimp campaign",
     description: "Sends a draft campaign now (POST /campaigns/{id}/actions/send); Mailchimp refuses one that is not ready (its checklist explains why).",
     input: z.object({ campaign_id: CampaignId }),
@@ -62,6 +65,7 @@ export const mailchimpCampaignTools = [
   }),
   requestTool({
     action: "list_campaigns",
+    effect: "read",
     title: "List Mailchimp campaigns",
     description: "Lists campaigns newest first (GET /campaigns), optionally by status (save, sending, sent, schedule); pass next_cursor for more.",
     input: z.object({

@@ -57,6 +57,7 @@ export const mailchimp = definePlatform<MailchimpConfig>({
   tools: [
     platformTool({
       action: "upsert_member",
+      effect: "write",
       title: "Add or update a Mailchimp subscriber",
       description:
         "Adds a contact to an audience or updates its merge fields (PUT /lists/{list_id}/members/{subscriber_hash}); `status` applies to new contacts, so an unsubscribed contact is never re-subscribed. Tags are added with POST …/members/{subscriber_hash}/tags.",
@@ -90,6 +91,7 @@ export const mailchimp = definePlatform<MailchimpConfig>({
     }),
     platformTool({
       action: "list_audiences",
+      effect: "read",
       title: "List Mailchimp audiences",
       description:
         "Lists audiences with their member counts a page at a time (GET /lists); pass the answer's `next_cursor` as `cursor` for the next page (null: no more).",

@@ -64,6 +64,7 @@ export const mailgun = definePlatform<MailgunConfig>({
   tools: [
     requestTool({
       action: "send_email",
+      effect: "write",
       title: "Send an email with Mailgun",
       description:
         "Sends an email from the connection's domain (POST /v3/{domain}/messages, form-encoded): text and/or HTML, or a stored template with its variables; tags and custom variables travel with its events.",
@@ -107,6 +108,7 @@ export const mailgun = definePlatform<MailgunConfig>({
     }),
     requestTool({
       action: "list_events",
+      effect: "read",
       title: "List Mailgun events",
       description:
         "Lists the domain's delivery events newest first (GET /v3/{domain}/events): accepted, delivered, failed, opened, clicked, complained…, each with its tags; filter by event or recipient. For the next page pass next_cursor, Mailgun's page token (GET /v3/{domain}/events/{token}), which keeps the first page's filters and limit; next_cursor is null once a page comes back empty.",
@@ -138,6 +140,7 @@ export const mailgun = definePlatform<MailgunConfig>({
     }),
     requestTool({
       action: "add_list_member",
+      effect: "write",
       title: "Add a Mailgun mailing list member",
       description: "Adds a member to a mailing list, or updates one with `upsert` (POST /v3/lists/{list}/members, form-encoded).",
       input: z.object({

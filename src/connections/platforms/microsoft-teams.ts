@@ -143,6 +143,7 @@ export const microsoftTeams = definePlatform<TeamsConfig>({
   tools: [
     requestTool({
       action: "get_me",
+      effect: "read",
       title: "Who is signed in to Microsoft Teams",
       description: "The signed-in person's id, name and email (GET /me).",
       input: z.object({}),
@@ -152,6 +153,7 @@ export const microsoftTeams = definePlatform<TeamsConfig>({
     }),
     requestTool({
       action: "list_joined_teams",
+      effect: "read",
       title: "List my Microsoft Teams teams",
       description:
         "The teams the signed-in person is a member of, with their ids (GET /me/joinedTeams). Graph answers them all at once, so next_cursor is always null.",
@@ -170,6 +172,7 @@ export const microsoftTeams = definePlatform<TeamsConfig>({
     }),
     requestTool({
       action: "list_channels",
+      effect: "read",
       title: "List a team's channels",
       description:
         "The channels of a team the person can see, with their ids (GET /teams/{team_id}/channels). Graph answers them all at once, so next_cursor is always null.",
@@ -189,6 +192,7 @@ export const microsoftTeams = definePlatform<TeamsConfig>({
     }),
     requestTool({
       action: "send_channel_message",
+      effect: "write",
       title: "Post a message in a Teams channel",
       description:
         "Starts a new conversation in a channel as the signed-in person (POST /teams/{team_id}/channels/{channel_id}/messages), with an optional subject and importance.",
@@ -206,6 +210,7 @@ export const microsoftTeams = definePlatform<TeamsConfig>({
     }),
     requestTool({
       action: "reply_to_message",
+      effect: "write",
       title: "Reply to a Teams channel message",
       description: "Replies in a message's thread (POST /teams/{team_id}/channels/{channel_id}/messages/{message_id}/replies).",
       input: z.object({ team_id: TeamId, channel_id: ChannelId, message_id: MessageId, ...Body }),
@@ -216,6 +221,7 @@ export const microsoftTeams = definePlatform<TeamsConfig>({
     }),
     requestTool({
       action: "list_channel_messages",
+      effect: "read",
       title: "List a Teams channel's messages",
       description:
         "Reads a channel's messages, without their replies (GET /teams/{team_id}/channels/{channel_id}/messages), a page of up to 50 at a time; pass next_cursor as cursor for the next page.",

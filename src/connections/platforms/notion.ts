@@ -40,6 +40,7 @@ export const notion = definePlatform<NotionConfig>({
   tools: [
     platformTool({
       action: "create_page",
+      effect: "write",
       title: "Create a Notion page",
       description:
         "Adds a page to a database (POST /pages). `title` fills the database's title property; other `properties` use Notion's property-value objects; `content` becomes paragraphs.",
@@ -73,6 +74,7 @@ export const notion = definePlatform<NotionConfig>({
     }),
     platformTool({
       action: "query_database",
+      effect: "read",
       title: "Query a Notion database",
       description:
         "Lists a database's pages a page at a time (POST /databases/{id}/query) with an optional Notion filter and sorts; pass the answer's `next_cursor` as `cursor` for the next page (null: no more).",

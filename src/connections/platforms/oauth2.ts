@@ -48,6 +48,8 @@ export const oauth2 = definePlatform<OAuth2Config>({
   tools: [
     platformTool({
       action: "request",
+      // Any method: as with an MCP tool that says nothing, a call that may change something is a write.
+      effect: "write",
       title: "Call the OAuth 2.0 API",
       description: "Sends a request to a path under the connection's base URL with its access token, and returns the JSON (or text) answer.",
       input: z.object({

@@ -105,6 +105,7 @@ export const pipedrive = definePlatform<PipedriveConfig>({
   tools: [
     requestTool({
       action: "create_person",
+      effect: "write",
       title: "Create a Pipedrive person",
       description: "Adds a person (POST /api/v2/persons) with a name, emails and phones (the first of each primary), an organization and an owner.",
       input: z.object(PersonFields),
@@ -115,6 +116,7 @@ export const pipedrive = definePlatform<PipedriveConfig>({
     }),
     requestTool({
       action: "update_person",
+      effect: "write",
       title: "Update a Pipedrive person",
       description: "Changes a person's name, emails, phones, organization or owner (PATCH /api/v2/persons/{id}); a list given replaces the one there.",
       input: z.object({ person_id: Id, ...PersonFields, name: PersonFields.name.optional() }),
@@ -125,6 +127,7 @@ export const pipedrive = definePlatform<PipedriveConfig>({
     }),
     requestTool({
       action: "find_persons",
+      effect: "read",
       title: "Find Pipedrive persons",
       description: "Searches persons by email, name or phone (GET /api/v2/persons/search); exact_match for whole values only.",
       input: z.object({
@@ -150,6 +153,7 @@ export const pipedrive = definePlatform<PipedriveConfig>({
     }),
     requestTool({
       action: "create_deal",
+      effect: "write",
       title: "Create a Pipedrive deal",
       description: "Adds a deal (POST /api/v2/deals) with a title, value and currency, for a person or organization, in a stage.",
       input: z.object({ title: z.string().min(1).max(255), ...DealFields }),
@@ -159,6 +163,7 @@ export const pipedrive = definePlatform<PipedriveConfig>({
     }),
     requestTool({
       action: "update_deal",
+      effect: "write",
       title: "Update a Pipedrive deal",
       description: "Moves a deal to a stage, marks it won or lost, or changes its value (PATCH /api/v2/deals/{id}).",
       input: z.object({ deal_id: Id, title: z.string().min(1).max(255).optional(), ...DealFields, lost_reason: z.string().max(255).optional() }),
@@ -168,6 +173,7 @@ export const pipedrive = definePlatform<PipedriveConfig>({
     }),
     requestTool({
       action: "list_deals",
+      effect: "read",
       title: "List Pipedrive deals",
       description:
         "Lists deals newest first (GET /api/v2/deals, sort_by add_time desc), optionally of one status, stage or person. Deal ids are stable, so it drives a 'new deal' poll trigger (items_path: deals, id_path: id).",

@@ -48,6 +48,7 @@ export const postmark = definePlatform<PostmarkConfig>({
   tools: [
     requestTool({
       action: "send_email",
+      effect: "write",
       title: "Send an email with Postmark",
       description: "Sends one email (POST /email) with an HTML and/or text body, a tag and metadata; the result has Postmark's MessageID.",
       input: z.object({
@@ -80,6 +81,7 @@ export const postmark = definePlatform<PostmarkConfig>({
     }),
     requestTool({
       action: "send_template_email",
+      effect: "write",
       title: "Send a Postmark template email",
       description: "Sends an email from a server template, by id or alias, filled with `model` (POST /email/withTemplate).",
       input: z
@@ -108,6 +110,7 @@ export const postmark = definePlatform<PostmarkConfig>({
     }),
     requestTool({
       action: "list_outbound_messages",
+      effect: "read",
       title: "Search sent Postmark emails",
       description: "Lists sent messages newest first (GET /messages/outbound), optionally to one recipient or with one tag; pass next_cursor for more.",
       input: z.object({
@@ -141,6 +144,7 @@ export const postmark = definePlatform<PostmarkConfig>({
     }),
     requestTool({
       action: "list_bounces",
+      effect: "read",
       title: "List Postmark bounces",
       description: "Lists bounces newest first (GET /bounces), optionally of one type (HardBounce, SpamComplaint…) or address.",
       input: z.object({

@@ -1,4 +1,5 @@
 import type { z } from "@hono/zod-openapi";
+import type { ToolEffect } from "../../core/tool-effects";
 import { pathSegment } from "./path-segment";
 import { PlatformError, type PlatformRequest, type PlatformTool, platformTool } from "./types";
 
@@ -15,6 +16,8 @@ export interface RequestToolSpec<S extends z.ZodType> {
   action: string;
   title: string;
   description: string;
+  /** What a call does, declared by each tool (a POST may only read, as a search does). */
+  effect: ToolEffect;
   input: S;
   method: PlatformRequest["method"];
   /**
@@ -42,6 +45,7 @@ export function requestTool<C = any, S extends z.ZodType = z.ZodType>(spec: Requ
     action: spec.action,
     title: spec.title,
     description: spec.description,
+    effect: spec.effect,
     input: spec.input,
     async run(client, parsed) {
       const args = (parsed ?? {}) as Args;

@@ -55,6 +55,7 @@ export const resend = definePlatform<ResendConfig>({
   tools: [
     platformTool({
       action: "send_email",
+      effect: "write",
       title: "Send an email",
       description: "Sends an email (POST /emails) with HTML and/or plain text, optional reply-to, cc, bcc and tags.",
       input: z.object({
@@ -81,6 +82,7 @@ export const resend = definePlatform<ResendConfig>({
     }),
     platformTool({
       action: "get_email",
+      effect: "read",
       title: "Get a sent email",
       description: "Reads a sent email and its last delivery event (GET /emails/{id}).",
       input: z.object({ email_id: z.string().min(1).max(100) }),

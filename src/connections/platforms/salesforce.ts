@@ -88,6 +88,7 @@ export const salesforce = definePlatform<SalesforceConfig>({
   tools: [
     requestTool({
       action: "create_record",
+      effect: "write",
       title: "Create a Salesforce record",
       description:
         "Creates a record of any object (POST /sobjects/{sobject}), e.g. an Account, a Contact or a custom object, from field values by API name. Answers its id.",
@@ -99,6 +100,7 @@ export const salesforce = definePlatform<SalesforceConfig>({
     }),
     requestTool({
       action: "update_record",
+      effect: "write",
       title: "Update a Salesforce record",
       description: "Changes the given fields of a record (PATCH /sobjects/{sobject}/{id}); the others are kept. Salesforce answers 204 with no body.",
       input: z.object({ sobject: ApiName, record_id: RecordId, fields: Fields }),
@@ -109,6 +111,7 @@ export const salesforce = definePlatform<SalesforceConfig>({
     }),
     requestTool({
       action: "get_record",
+      effect: "read",
       title: "Get a Salesforce record",
       description: "Reads a record by its id (GET /sobjects/{sobject}/{id}), all its fields or only those named in `fields`.",
       input: z.object({ sobject: ApiName, record_id: RecordId, fields: z.array(ApiName).min(1).max(200).optional().describe("Default: every field.") }),
@@ -119,6 +122,7 @@ export const salesforce = definePlatform<SalesforceConfig>({
     }),
     requestTool({
       action: "upsert_by_external_id",
+      effect: "write",
       title: "Upsert a Salesforce record by external ID",
       description:
         "Creates the record whose external ID field has this value, or updates it if one exists (PATCH /sobjects/{sobject}/{field}/{value}). `created` says which; a value that several records share is Salesforce's 300, and nothing is written.",
@@ -137,6 +141,7 @@ export const salesforce = definePlatform<SalesforceConfig>({
     }),
     platformTool({
       action: "query",
+      effect: "read",
       title: "Run a SOQL query",
       description:
         "Runs a SOQL query (GET /query?q=…) and answers a page of its records (without Salesforce's attributes) with the total; pass `next_cursor` back as `cursor` (alone) for the next page.",
@@ -159,6 +164,7 @@ export const salesforce = definePlatform<SalesforceConfig>({
     }),
     requestTool({
       action: "create_lead",
+      effect: "write",
       title: "Create a Salesforce lead",
       description: "Creates a lead (POST /sobjects/Lead) from a name, a company and an email; other Lead fields go in `fields` by API name.",
       input: z.object({
@@ -187,6 +193,7 @@ export const salesforce = definePlatform<SalesforceConfig>({
     }),
     platformTool({
       action: "list_new_leads",
+      effect: "read",
       title: "List the newest Salesforce leads",
       description:
         "Lists leads newest first (SOQL ordered by CreatedDate, then Id, descending) with their ids, for a 'New lead' poll trigger (items_path: leads, id_path: id). Pass `next_cursor` as `cursor` for older ones.",

@@ -37,6 +37,8 @@ function trackingCall<S extends z.ZodObject<any>>(
 ): PlatformTool<SegmentConfig, any> {
   return platformTool<SegmentConfig, any>({
     action: call,
+    // Each call records one event or trait set on Segment's side.
+    effect: "write",
     title: spec.title,
     description: spec.description,
     input: spec.input.refine(identified, NEEDS_ID),

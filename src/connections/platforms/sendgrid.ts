@@ -41,6 +41,7 @@ export const sendgrid = definePlatform<SendGridConfig>({
   tools: [
     platformTool({
       action: "send_email",
+      effect: "write",
       title: "Send an email with SendGrid",
       description:
         "Sends an email (POST /v3/mail/send): text and/or HTML content, or a dynamic template with its data. SendGrid accepts it for delivery (202) without an id in the body.",
@@ -84,6 +85,7 @@ export const sendgrid = definePlatform<SendGridConfig>({
     }),
     requestTool({
       action: "add_contacts",
+      effect: "write",
       title: "Add or update SendGrid contacts",
       description:
         "Adds or updates marketing contacts by email, optionally into lists (PUT /v3/marketing/contacts). SendGrid processes them in the background and answers a job id.",
@@ -109,6 +111,7 @@ export const sendgrid = definePlatform<SendGridConfig>({
     }),
     requestTool({
       action: "list_lists",
+      effect: "read",
       title: "List SendGrid contact lists",
       description: "Lists marketing contact lists with their sizes (GET /v3/marketing/lists); pass next_cursor for the next page.",
       input: z.object({ limit: z.number().int().min(1).max(1000).default(100), cursor: z.string().max(500).optional() }),
@@ -123,6 +126,7 @@ export const sendgrid = definePlatform<SendGridConfig>({
     }),
     platformTool({
       action: "find_contacts",
+      effect: "read",
       title: "Find SendGrid contacts by email",
       description: "Looks up marketing contacts by email (POST /v3/marketing/contacts/search/emails); emails without a contact are listed in not_found.",
       input: z.object({ emails: z.array(z.string().email().max(254)).min(1).max(100) }),

@@ -116,6 +116,7 @@ export const shopify = definePlatform<ShopifyConfig>({
   tools: [
     platformTool({
       action: "list_orders",
+      effect: "read",
       title: "List Shopify orders",
       description:
         "Lists orders newest first, optionally matching a Shopify search (`financial_status:paid`, `email:…`); ids are stable, so it drives a 'new order' poll trigger (items_path: orders, id_path: id).",
@@ -127,6 +128,7 @@ export const shopify = definePlatform<ShopifyConfig>({
     }),
     platformTool({
       action: "list_products",
+      effect: "read",
       title: "List Shopify products",
       description: "Lists products newest first, optionally matching a Shopify search (`status:active`, `title:…`).",
       input: z.object({ query: z.string().max(500).optional(), limit: Limit, cursor: Cursor }),
@@ -147,6 +149,7 @@ export const shopify = definePlatform<ShopifyConfig>({
     }),
     platformTool({
       action: "create_customer",
+      effect: "write",
       title: "Create a Shopify customer",
       description: "Creates a customer (customerCreate); Shopify refuses an email already taken with its own words.",
       input: z.object({
@@ -166,6 +169,7 @@ export const shopify = definePlatform<ShopifyConfig>({
     }),
     platformTool({
       action: "add_tags",
+      effect: "write",
       title: "Tag a Shopify order, customer or product",
       description: "Adds tags to an order, a customer or a product (tagsAdd), e.g. to mark an order handled.",
       input: z.object({

@@ -10,6 +10,7 @@ const Ts = z.string().regex(/^\d{1,12}\.\d{1,8}$/, "A message timestamp, e.g. 17
 export const slackThreadTools = [
   requestTool({
     action: "get_thread",
+    effect: "read",
     title: "Read a Slack thread",
     description: "Reads a thread's parent message and replies, oldest first (conversations.replies); pass next_cursor for more.",
     input: z.object({ channel: Channel, thread_ts: Ts, limit: z.number().int().min(1).max(1000).default(100), cursor: z.string().max(500).optional() }),
@@ -23,6 +24,7 @@ export const slackThreadTools = [
   }),
   requestTool({
     action: "add_reaction",
+    effect: "write",
     title: "React to a Slack message",
     description: "Adds an emoji reaction to a message (reactions.add), e.g. white_check_mark to mark a request handled.",
     input: z.object({

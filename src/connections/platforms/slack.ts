@@ -3,7 +3,11 @@ import { PlatformError, type PlatformFailure, baseUrlField, definePlatform, plat
 import { oauthConfigFields } from "./oauth-spec";
 import { slackThreadTools } from "./slack-threads";
 
-type SlackConfig = { bot_token: string; default_channel?: string; base_url?: string };
+type SlackConfig = { bot_token: string; signing_secret?: string; default_channel?: string; base_url?: string };
+
+/** The app's signing secret: it verifies the approval buttons' clicks (POST /v1/hooks/slack/interactions). */
+const signingSecret = () =>
+  secret("Signing Secret, from your Slack app's Basic Information page: verifies clicks on approval buttons (Interactivity).").optional();
 
 const AUTH_ERRORS: Record<string, "error" | "expired"> = {
   invalid_auth: "error",
@@ -52,10 +56,11 @@ export const slack = definePlatform<SlackConfig>({
   authKind: "bot_token",
   config: z.object({
     bot_token: secret("Bot User OAuth Token (xoxb-…), from your Slack app's OAuth & Permissions page."),
+    signing_secret: signingSecret(),
     default_channel: z.string().max(100).optional().meta({ description: "Channel ID or #name used when a tool call names none." }),
     base_url: baseUrlField,
   }),
-  secretFields: ["bot_token"],
+  secretFields: ["bot_token", "signing_secret"],
   // "Connect with Slack": OAuth v2 for a bot token (api.slack.com/authentication/oauth-v2); with
   // token rotation on, Slack also issues a refresh token and the bot token expires after 12 h.
   oauth: {
@@ -69,9 +74,10 @@ export const slack = definePlatform<SlackConfig>({
     config: z.object({
       default_channel: z.string().max(100).optional().meta({ description: "Channel ID or #name used when a tool call names none." }),
       base_url: baseUrlField,
+      signing_secret: signingSecret(),
       ...oauthConfigFields,
     }),
-    secretFields: ["client_secret"],
+    secretFields: ["client_secret", "signing_secret"],
   },
   defaultBaseUrl: "https://slack.com/api",
   authHeaders: (config) => ({ Authorization: `Bearer ${config.bot_token}` }),
@@ -83,6 +89,7 @@ export const slack = definePlatform<SlackConfig>({
   tools: [
     platformTool({
       action: "send_message",
+      effect: "write",
       title: "Send a Slack message",
       description: "Posts a message to a channel (chat.postMessage). Supports mrkdwn text and an optional thread.",
       input: z.object({
@@ -103,6 +110,7 @@ export const slack = definePlatform<SlackConfig>({
     }),
     platformTool({
       action: "list_channels",
+      effect: "read",
       title: "List Slack channels",
       description: "Lists public channels the bot can see (conversations.list), and with include_private the private ones it is in (groups:read scope).",
       input: z.object({

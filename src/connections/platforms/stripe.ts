@@ -88,6 +88,7 @@ export const stripe = definePlatform<StripeConfig>({
   tools: [
     requestTool({
       action: "create_customer",
+      effect: "write",
       title: "Create a Stripe customer",
       description: "Creates a customer (POST /v1/customers) with an email, name, phone, description and metadata.",
       input: z.object({
@@ -104,6 +105,7 @@ export const stripe = definePlatform<StripeConfig>({
     }),
     requestTool({
       action: "get_customer",
+      effect: "read",
       title: "Get a Stripe customer",
       description: "Reads a customer (GET /v1/customers/{id}).",
       input: z.object({ customer_id: Id("cus") }),
@@ -113,6 +115,7 @@ export const stripe = definePlatform<StripeConfig>({
     }),
     requestTool({
       action: "list_customers",
+      effect: "read",
       title: "List Stripe customers",
       description: "Lists customers, newest first (GET /v1/customers), optionally those with one email; pass next_cursor for the next page (null: no more).",
       input: z.object({ email: z.string().email().max(512).optional(), limit: Limit, cursor: Cursor }),
@@ -123,6 +126,7 @@ export const stripe = definePlatform<StripeConfig>({
     }),
     requestTool({
       action: "list_charges",
+      effect: "read",
       title: "List Stripe payments",
       description:
         "Lists charges (payments), newest first (GET /v1/charges), optionally of one customer. Each has a stable id, so it drives a 'new Stripe payment' poll trigger (items_path: charges, id_path: id).",
@@ -134,6 +138,7 @@ export const stripe = definePlatform<StripeConfig>({
     }),
     requestTool({
       action: "create_refund",
+      effect: "destructive",
       title: "Refund a Stripe payment",
       description: "Refunds a charge or a payment intent, in full or `amount` (in the smallest currency unit) of it (POST /v1/refunds).",
       input: z
@@ -152,6 +157,7 @@ export const stripe = definePlatform<StripeConfig>({
     }),
     requestTool({
       action: "create_checkout_session",
+      effect: "write",
       title: "Create a Stripe Checkout link",
       description:
         "Creates a hosted Checkout page for prices (POST /v1/checkout/sessions) and returns its `url` to send to the buyer. `mode` is payment (one-off prices) or subscription (recurring ones).",

@@ -45,6 +45,7 @@ export const telegram = definePlatform<TelegramConfig>({
   tools: [
     platformTool({
       action: "send_message",
+      effect: "write",
       title: "Send a Telegram message",
       description: "Sends a text message to a chat (sendMessage), with optional HTML or MarkdownV2 formatting.",
       input: z.object({
@@ -66,6 +67,7 @@ export const telegram = definePlatform<TelegramConfig>({
     }),
     platformTool({
       action: "get_chat",
+      effect: "read",
       title: "Get a Telegram chat",
       description: "Reads a chat's id, type, title or username and description (getChat).",
       input: z.object({ chat_id: z.string().max(100) }),

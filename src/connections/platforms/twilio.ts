@@ -44,6 +44,8 @@ function sendTool(action: string, channel: "sms" | "whatsapp") {
   const prefix = channel === "whatsapp" ? "whatsapp:" : "";
   return platformTool<TwilioConfig, any>({
     action,
+    // One message to one number.
+    effect: "write",
     title: channel === "sms" ? "Send an SMS with Twilio" : "Send a WhatsApp message with Twilio",
     description:
       channel === "sms"
@@ -123,6 +125,7 @@ export const twilio = definePlatform<TwilioConfig>({
     sendTool("send_whatsapp", "whatsapp"),
     requestTool({
       action: "get_message",
+      effect: "read",
       title: "Get a Twilio message",
       description: "Reads a message and its delivery status (GET /2010-04-01/Accounts/{sid}/Messages/{MessageSid}.json).",
       input: z.object({ message_sid: MessageSid }),
@@ -133,6 +136,7 @@ export const twilio = definePlatform<TwilioConfig>({
     }),
     requestTool({
       action: "list_messages",
+      effect: "read",
       title: "List Twilio messages",
       description:
         "Lists messages newest first (GET /2010-04-01/Accounts/{sid}/Messages.json), optionally to or from a number: with `to` set to your number it lists incoming texts, a 'new SMS' poll trigger (items_path: messages, id_path: sid).",

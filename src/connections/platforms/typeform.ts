@@ -60,6 +60,7 @@ export const typeform = definePlatform<TypeformConfig>({
   tools: [
     requestTool({
       action: "list_responses",
+      effect: "read",
       title: "List a Typeform form's responses",
       description:
         "Lists a form's completed responses newest first (GET /forms/{form_id}/responses), each with its answers by field ref; ids are stable, so it drives a 'new response' poll trigger (items_path: responses, id_path: id).",
@@ -88,6 +89,7 @@ export const typeform = definePlatform<TypeformConfig>({
     }),
     requestTool({
       action: "list_forms",
+      effect: "read",
       title: "List Typeform forms",
       description: "Lists the account's forms (GET /forms), optionally matching a search, a page at a time: pass next_cursor as cursor (null: no more).",
       input: z.object({
@@ -110,6 +112,7 @@ export const typeform = definePlatform<TypeformConfig>({
     }),
     requestTool({
       action: "get_form",
+      effect: "read",
       title: "Get a Typeform form's questions",
       description: "Reads a form's title and its fields (id, ref, type, title) (GET /forms/{form_id}), to map its answers.",
       input: z.object({ form_id: FormId }),

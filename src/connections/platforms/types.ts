@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { ToolContext } from "../../core/tool-context";
+import type { ToolEffect } from "../../core/tool-effects";
 import type { PlatformOAuth } from "./oauth-spec";
 
 export type PlatformCategory =
@@ -113,6 +114,8 @@ export interface PlatformTool<C = any, S extends z.ZodType = z.ZodType> {
   action: string;
   title: string;
   description: string;
+  /** What a call does (read, write or destructive): declared by each tool, derived by method for custom platforms. */
+  effect: ToolEffect;
   input: S;
   run(client: PlatformClient<C>, args: z.infer<S>, ctx: ToolContext): Promise<unknown>;
 }

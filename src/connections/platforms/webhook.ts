@@ -25,6 +25,7 @@ export const webhook = definePlatform<WebhookConfig>({
   tools: [
     platformTool({
       action: "send",
+      effect: "write",
       title: "Send a signed webhook",
       description: "POSTs {event, data, sent_at} as JSON to the connection's URL, signed with its secret.",
       input: z.object({ event: z.string().min(1).max(200), data: z.unknown() }),

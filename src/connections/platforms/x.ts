@@ -107,6 +107,7 @@ export const x = definePlatform<XConfig>({
   tools: [
     platformTool({
       action: "get_me",
+      effect: "read",
       title: "Get the X account",
       description: "The connected account's id, name, @username, bio and counts (GET /2/users/me).",
       input: z.object({}),
@@ -125,6 +126,7 @@ export const x = definePlatform<XConfig>({
     }),
     requestTool({
       action: "create_post",
+      effect: "write",
       title: "Post on X",
       description:
         "Publishes a post (POST /2/tweets), optionally as a reply or quoting another post. X allows 280 characters (weighted: URLs count 23, emoji 2) on standard accounts and more on Premium ones; X refuses the same text twice (403 duplicate content).",
@@ -147,6 +149,7 @@ export const x = definePlatform<XConfig>({
     }),
     requestTool({
       action: "delete_post",
+      effect: "destructive",
       title: "Delete a post on X",
       description: "Deletes one of the account's posts (DELETE /2/tweets/{id}); `deleted` says whether X deleted it.",
       input: z.object({ post_id: PostId }),
@@ -156,6 +159,7 @@ export const x = definePlatform<XConfig>({
     }),
     platformTool({
       action: "list_my_posts",
+      effect: "read",
       title: "List the account's posts",
       description:
         "The account's posts, newest first (GET /2/users/{id}/tweets), a page at a time: pass next_cursor as cursor (null: no more). Without user_id it looks the account up first (one more call).",
@@ -187,6 +191,7 @@ export const x = definePlatform<XConfig>({
     }),
     requestTool({
       action: "get_post",
+      effect: "read",
       title: "Get a post on X",
       description: "One post with its author, thread and counts (GET /2/tweets/{id}). A post that does not exist (or was deleted) is X's 'Not Found Error'.",
       input: z.object({ post_id: PostId }),

@@ -86,6 +86,7 @@ export const zendesk = definePlatform<ZendeskConfig>({
   tools: [
     requestTool({
       action: "create_ticket",
+      effect: "write",
       title: "Create a Zendesk ticket",
       description:
         "Opens a ticket (POST /api/v2/tickets.json) with a subject and first comment, for a requester by email (created as an end user if new), with priority, type, tags and custom fields.",
@@ -120,6 +121,7 @@ export const zendesk = definePlatform<ZendeskConfig>({
     }),
     requestTool({
       action: "update_ticket",
+      effect: "write",
       title: "Update a Zendesk ticket",
       description:
         "Changes a ticket's status, priority, assignee or tags, and/or adds a comment: public (the requester is emailed) or an internal note (PUT /api/v2/tickets/{id}.json).",
@@ -149,6 +151,7 @@ export const zendesk = definePlatform<ZendeskConfig>({
     }),
     requestTool({
       action: "get_ticket",
+      effect: "read",
       title: "Get a Zendesk ticket",
       description: "Reads a ticket (GET /api/v2/tickets/{id}.json).",
       input: z.object({ ticket_id: TicketId }),
@@ -158,6 +161,7 @@ export const zendesk = definePlatform<ZendeskConfig>({
     }),
     requestTool({
       action: "list_tickets",
+      effect: "read",
       title: "List Zendesk tickets",
       description:
         "Lists tickets newest first (GET /api/v2/tickets.json with cursor pagination, sort=-id). Ticket ids only grow, so it drives a 'new ticket' poll trigger (items_path: tickets, id_path: id).",

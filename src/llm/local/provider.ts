@@ -80,6 +80,8 @@ const asInfo = (spec: ToolSpec) => ({
   platform: spec.name.split("_")[0] ?? null,
   connection_id: null,
   input_schema: spec.inputSchema,
+  // A model request's tool specs do not carry it, and ranking does not read it.
+  effect: "write" as const,
   available: true,
 });
 

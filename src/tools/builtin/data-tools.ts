@@ -9,6 +9,7 @@ const MAX_PATHS = 100;
 
 export const jsonTransform = defineBuiltin({
   name: "json_transform",
+  effect: "read",
   title: "Transform JSON",
   description:
     "Reshapes JSON data: `get` one path, `pick` several paths into a new object, `set` a path, `merge` objects, `filter` an array by a field, `map` an array to chosen fields, `sort` an array by a field, or `count` items.",
@@ -105,6 +106,7 @@ function order(a: SortKey, b: SortKey): number {
 
 export const textTemplate = defineBuiltin({
   name: "text_template",
+  effect: "read",
   title: "Render text template",
   description:
     "Fills `{{name}}` placeholders (dotted paths allowed) in a text from `values`. Unknown placeholders are left as written and listed in `missing`.",
@@ -124,6 +126,7 @@ export const textTemplate = defineBuiltin({
 
 export const uuidTool = defineBuiltin({
   name: "uuid_generate",
+  effect: "read",
   title: "Generate UUIDs",
   description: "Returns one or more random (version 4) UUIDs.",
   input: z.object({ count: z.number().int().min(1).max(100).default(1) }),

@@ -5,6 +5,7 @@ const UNITS = { seconds: 1000, minutes: 60_000, hours: 3_600_000, days: 86_400_0
 
 export const datetimeTool = defineBuiltin({
   name: "datetime",
+  effect: "read",
   title: "Date and time",
   description:
     "Date arithmetic for scheduling and reports: `now`, `format` (in a time zone and locale), `add` an amount of a unit, `diff` between two dates, and `parts` (year, month, weekday… in a time zone).",

@@ -12,6 +12,8 @@ const MAX_QUERY_PARAMETERS = 100;
 
 export const httpRequest = defineBuiltin({
   name: "http_request",
+  // Any method to any URL: as with an MCP tool that says nothing, a call that may change something is a write.
+  effect: "write",
   title: "HTTP request",
   description:
     "Calls any public HTTP(S) URL and returns status, headers and body (JSON parsed when possible). A status of 400 or more fails the call (in a workflow, 408, 425, 429 and 5xx are retried, other 4xx are not) unless `allow_error_status` is true: then it returns {ok: false, status, …}. Private, loopback (on production), link-local and cloud metadata addresses are refused, redirects are re-checked, and responses are capped at 1 MiB.",

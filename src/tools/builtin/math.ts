@@ -19,6 +19,7 @@ const FUNCTIONS: Record<string, (...args: number[]) => number> = {
 
 export const mathTool = defineBuiltin({
   name: "math_evaluate",
+  effect: "read",
   title: "Evaluate arithmetic",
   description:
     "Evaluates an arithmetic expression exactly, e.g. `round(revenue / visitors * 100, 2)`: numbers, + - * / % ^, parentheses, variables from `variables`, and abs ceil floor round sqrt pow min max log log10 exp avg sum. No code is run.",

@@ -17,6 +17,8 @@ const live = (now: Date) => or(isNull(memoryEntries.expiresAt), gt(memoryEntries
 
 export const memoryTool = defineBuiltin({
   name: "memory_store",
+  // Sets and deletes keys of the caller's own small memory (its `delete` removes one key): a write.
+  effect: "write",
   title: "Per-user memory",
   description:
     'A small key-value memory that persists across runs, per user: `set` (with optional ttl_seconds), `get`, `delete`, `list` (by prefix). Useful for de-duplication ("already emailed this lead?") and counters. Up to 1,000 keys of 64 KiB each.',

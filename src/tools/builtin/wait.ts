@@ -5,6 +5,7 @@ const MAX_SECONDS = 30;
 
 export const waitTool = defineBuiltin({
   name: "wait",
+  effect: "read",
   title: "Wait",
   description: `Pauses for up to ${MAX_SECONDS} seconds, reporting progress each second; cancelled when the caller goes away. For longer pauses use a workflow delay step, which holds no worker.`,
   input: z.object({ seconds: z.number().min(0).max(MAX_SECONDS) }),
