@@ -44,6 +44,7 @@ import { toolsPages } from "./dashboard/tools/tools.routes";
 import { conversationsPages } from "./dashboard/chat/conversations.routes";
 import { workflowsPages } from "./dashboard/workflows/workflows.routes";
 import { agentsPages } from "./dashboard/agents/agents.routes";
+import { approvalsPages } from "./dashboard/approvals/approvals.routes";
 import { templatesPages } from "./dashboard/templates/templates.routes";
 import { auditPages } from "./dashboard/audit/audit.routes";
 import { platformsPages } from "./dashboard/platforms/platforms.routes";
@@ -80,6 +81,7 @@ export function createApp() {
   app.route("/", conversationsPages);
   app.route("/", workflowsPages);
   app.route("/", agentsPages);
+  app.route("/", approvalsPages);
   app.route("/", templatesPages);
   app.route("/", auditPages);
   app.route("/", platformsPages);

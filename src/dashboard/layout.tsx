@@ -68,6 +68,7 @@ const SECTIONS: [href: string, label: string][] = [
   ["/app/conversations", "Chat"],
   ["/app/workflows", "Workflows"],
   ["/app/agents", "Agents"],
+  ["/app/approvals", "Approvals"],
   ["/app/templates", "Templates"],
   ["/app/audit", "Audit log"],
   ["/app/keys", "API keys"],
