@@ -17,7 +17,15 @@ export async function runAgentLoop(input: LoopInput, events: LoopEvents = {}): P
   const calls: LoopCall[] = input.calls ?? [];
   const usage = { inputTokens: 0, outputTokens: 0 };
   let model: string | null = null;
-  const outcome = (status: LoopOutcome["status"], text: string, rounds: number): LoopOutcome => ({ status, text, calls, usage, model, rounds });
+  const outcome = (status: LoopOutcome["status"], text: string, rounds: number, awaiting: string[] = []): LoopOutcome => ({
+    status,
+    text,
+    calls,
+    usage,
+    model,
+    rounds,
+    awaiting,
+  });
   const requestSignal = AbortSignal.any([input.stop, input.deadline]);
 
   for (let round = 1; round <= input.maxSteps; round++) {
@@ -64,8 +72,10 @@ export async function runAgentLoop(input: LoopInput, events: LoopEvents = {}): P
         error_message: result.error_message,
         duration_ms: result.duration_ms,
         call_id: result.call_id,
+        ...(result.awaiting_approval ? { approval_id: result.awaiting_approval } : {}),
       };
-      events.toolEnded?.(record, result);
+      // A call held for approval has not ended: it is only recorded, in order, as waiting.
+      if (!result.awaiting_approval) events.toolEnded?.(record, result);
       ended[index] = { record, result };
       releasing = releasing.then(async () => {
         for (let next = ended[released]; next; next = ended[released]) {
@@ -99,9 +109,12 @@ export async function runAgentLoop(input: LoopInput, events: LoopEvents = {}): P
       // Recorded like any outcome, so the history keeps a result for every call the model made.
       (_, index) => finish(index, refusal("Not run: the turn was stopped before this call started.")),
     );
+    if (input.stop.aborted) return outcome("stopped", answer.text, round);
+    // The others of the round have run; the turn waits for a person before the model hears any.
+    const awaiting = results.flatMap((result) => (result.awaiting_approval ? [result.awaiting_approval] : []));
+    if (awaiting.length > 0) return outcome("awaiting_approval", answer.text, round, awaiting);
     for (const [index, call] of requested.entries())
       messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: results[index]!.content });
-    if (input.stop.aborted) return outcome("stopped", answer.text, round);
   }
   return outcome("max_steps", MAX_STEPS_TEXT(input.maxSteps), input.maxSteps);
 }

@@ -13,6 +13,11 @@ export interface ToolOutcome {
   duration_ms: number;
   /** The audit log's call id, for catalog tools. */
   call_id: string | null;
+  /**
+   * Not run yet: a policy sent it to a person, and this approval decides it. The loop ends after
+   * the round (`awaiting_approval`); the driver runs it once decided.
+   */
+  awaiting_approval?: string;
 }
 
 /** One tool call of the loop, with the round (1-based model request) that asked for it. */
@@ -22,6 +27,8 @@ export interface LoopCall extends ToolCallRequest {
   error_message: string | null;
   duration_ms: number;
   call_id: string | null;
+  /** The approval it waits on (see ToolOutcome.awaiting_approval). */
+  approval_id?: string;
 }
 
 /** Runs one call the model asked for; never throws for what the tool does (a failure is an outcome). */
@@ -74,12 +81,17 @@ export interface LoopEvents {
 }
 
 export interface LoopOutcome {
-  /** completed: the model answered; stopped: stopped by the person; max_steps: out of model requests. */
-  status: "completed" | "stopped" | "max_steps";
+  /**
+   * completed: the model answered; stopped: stopped by the person; max_steps: out of model
+   * requests; awaiting_approval: a call of the last round waits for a person (`awaiting`).
+   */
+  status: "completed" | "stopped" | "max_steps" | "awaiting_approval";
   /** The answer (for a stop, the text produced so far in the last round). */
   text: string;
   calls: LoopCall[];
   usage: { inputTokens: number; outputTokens: number };
   model: string | null;
   rounds: number;
+  /** The approvals the last round's held calls wait on, in the model's order. */
+  awaiting: string[];
 }

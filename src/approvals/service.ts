@@ -23,6 +23,8 @@ export interface ApprovalRequest {
   agentId?: string | null;
   ttlSeconds: number;
   notify: NotifyChannel[];
+  /** The hub's origin as the asking request reached it: the email link's base when PUBLIC_URL is not set. */
+  origin?: string;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function requestApproval(ctx: ServiceContext, request: ApprovalRequ
     })
     .returning();
   const approval = presentApproval(row!);
-  if (request.notify.length > 0) ctx.waitUntil(announceApproval(ctx, row!, request.notify));
+  if (request.notify.length > 0) ctx.waitUntil(announceApproval(ctx, row!, request.notify, { origin: request.origin }));
   return approval;
 }
 
@@ -134,12 +136,13 @@ export async function decideApproval(ctx: ServiceContext, id: string, decision: 
   let args = row.arguments;
   if (decision.decision === "approve" && decision.arguments) {
     // Validated as the call will be (and refused the same way), before anything is stored.
-    const { call } = await prepareToolCall(ctx, row.tool, decision.arguments, { charge: false }).catch((error) => {
+    await prepareToolCall(ctx, row.tool, decision.arguments, { charge: false }).catch((error) => {
       throw error instanceof HubError && error.code === "validation_failed"
         ? new HubError("validation_failed", `The edited arguments do not fit ${row.tool}'s input schema.`, { errors: error.errors })
         : error;
     });
-    args = call.args;
+    // Stored as the person wrote them (the call fills in its defaults again when it runs).
+    args = decision.arguments;
   }
   const now = new Date();
   const [decided] = await ctx.db

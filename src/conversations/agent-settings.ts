@@ -4,6 +4,10 @@ import { agents, conversations } from "../db/schema";
 import { type AgentModelSettings, agentSettingsOf } from "../llm/agent-config";
 import type { ToolInfo } from "../tools/types";
 import { type LoopSettings, loopSettingsOf } from "../agent-loop/settings";
+import { type PolicyRule, agentRulesOf } from "../governance/policies";
+import { type NotifyChannel, notifyChannelsOf } from "../approvals/channels/schema";
+import { approvalTtlSeconds } from "../approvals/settings";
+import { type AgentBudget, agentBudgetOf } from "../usage/agent-budget";
 
 /** What a conversation's turns read of the agent it talks to (all defaults for a plain conversation). */
 export interface ConversationAgent {
@@ -12,6 +16,10 @@ export interface ConversationAgent {
   loop: LoopSettings;
   /** agent_config.memory: the agent's memory tools and recalled memories in each turn. */
   memory: boolean;
+  /** DESIGN §6.2: the agent's tool_policies, approval_ttl_seconds and approvals.notify. */
+  approvals: { rules: PolicyRule[]; ttlSeconds: number; notify: NotifyChannel[] };
+  /** agent_config.budget: what the agent's turns may spend (DESIGN §6.2 Budgets); none set: undefined. */
+  budget: AgentBudget | undefined;
 }
 
 export async function conversationAgent(ctx: ServiceContext, conversationId: number): Promise<ConversationAgent> {
@@ -26,6 +34,8 @@ export async function conversationAgent(ctx: ServiceContext, conversationId: num
     settings: row ? agentSettingsOf(row.config) : {},
     loop: loopSettingsOf(row?.config),
     memory: row?.config?.memory === true,
+    approvals: { rules: agentRulesOf(row?.config), ttlSeconds: approvalTtlSeconds(row?.config), notify: notifyChannelsOf(row?.config) },
+    budget: agentBudgetOf(row?.config),
   };
 }
 

@@ -8,7 +8,10 @@ import { DeltaBuffer } from "./delta-buffer";
 import { TurnMarkers } from "./turn-marker";
 import { EventLog, sseFrame, type HeldEvent } from "./event-log";
 import { MessageStore, type MessageRecord } from "./messages";
-import { runTurn, type TurnInput } from "./orchestrator";
+import { continueTurn, runTurn, type TurnInput } from "./orchestrator";
+import { ApprovalWait, type Waiting } from "./approval-wait";
+import type { ApprovalView } from "../approvals/present";
+import { approvalsByIds, expireDue } from "../approvals/service";
 import { titleFrom } from "./titles";
 import { loggableError } from "../lib/safe-log";
 
@@ -55,6 +58,8 @@ export class ConversationObject extends DurableObject<Env> {
   private running: { turn: number; stop: AbortController } | null = null;
   private listeners = new Map<WritableStreamDefaultWriter<Uint8Array>, Listener>();
   private markers: TurnMarkers;
+  /** The turn that waits for approvals, if the last one ended so (DESIGN §6.2). */
+  private wait: ApprovalWait;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -62,14 +67,22 @@ export class ConversationObject extends DurableObject<Env> {
     this.log = new EventLog(ctx.storage.sql);
     this.lastTurn = Number(ctx.storage.sql.exec(`SELECT coalesce(max(turn), 0) AS turn FROM events`).one().turn);
     this.markers = new TurnMarkers(ctx.storage.sql);
-    ctx.blockConcurrencyWhile(async () => this.endInterruptedTurns());
+    this.wait = new ApprovalWait(ctx.storage.sql);
+    ctx.blockConcurrencyWhile(async () => {
+      await this.endInterruptedTurns();
+      // Decisions may have landed while this object was away (a restart between the decision and
+      // its wake-up): look again soon, whatever the alarm was set to.
+      if (this.wait.current()) await ctx.storage.setAlarm(Date.now() + 1000);
+    });
   }
 
   /**
    * Runs a turn once every earlier turn has finished, and returns the assistant's message; with
    * MAX_PENDING_TURNS waiting or running already, refuses (`busy`) and stores nothing.
    */
-  async send(input: TurnInput): Promise<MessageRecord | { busy: true }> {
+  async send(input: TurnInput): Promise<MessageRecord | { busy: true } | { awaiting: string[] }> {
+    const waiting = this.wait.current();
+    if (waiting) return { awaiting: waiting.approvals };
     if (this.pendingTurns >= MAX_PENDING_TURNS) return { busy: true };
     return this.enqueue(input, ++this.lastTurn);
   }
@@ -79,7 +92,9 @@ export class ConversationObject extends DurableObject<Env> {
    * (numbered like every event), which ends after its `turn_finished`. The turn goes on if the
    * client goes away.
    */
-  sendStreaming(input: TurnInput): ReadableStream<Uint8Array> | { busy: true } {
+  sendStreaming(input: TurnInput): ReadableStream<Uint8Array> | { busy: true } | { awaiting: string[] } {
+    const waiting = this.wait.current();
+    if (waiting) return { awaiting: waiting.approvals };
     if (this.pendingTurns >= MAX_PENDING_TURNS) return { busy: true };
     const turn = ++this.lastTurn;
     const { readable } = this.open({ closesAt: Number.POSITIVE_INFINITY, timer: null, turn });
@@ -115,7 +130,7 @@ export class ConversationObject extends DurableObject<Env> {
   ): {
     messages: MessageRecord[];
     message_count: number;
-    status: "idle" | "processing";
+    status: "idle" | "processing" | "awaiting_approval";
     pending_turns: number;
     live_clients: number;
     last_event_id: number;
@@ -125,7 +140,7 @@ export class ConversationObject extends DurableObject<Env> {
     return {
       messages: this.store.tail(conversationId, limit),
       message_count: this.store.count(),
-      status: this.pendingTurns > 0 ? "processing" : "idle",
+      status: this.status(),
       pending_turns: this.pendingTurns,
       live_clients: this.listeners.size,
       last_event_id: this.log.lastId(),
@@ -164,9 +179,56 @@ export class ConversationObject extends DurableObject<Env> {
       }
     }
     const lastId = this.log.lastId();
-    const ready = { conversation_id: conversationId, status: this.pendingTurns > 0 ? "processing" : "idle", last_event_id: lastId };
+    const ready = { conversation_id: conversationId, status: this.status(), last_event_id: lastId };
     this.write(writer, sseFrame({ id: lastId, event: "ready", data: JSON.stringify(ready) }));
     return readable;
+  }
+
+  /**
+   * One of this conversation's approvals was decided (the API, Slack, an email link, the
+   * dashboard): tell the clients, and go on with the waiting turn once all of its are decided.
+   */
+  async approvalDecided(approval: ApprovalView): Promise<void> {
+    const waiting = this.wait.current();
+    if (!waiting || !waiting.approvals.includes(approval.id)) return;
+    this.emit(waiting.turn, "approval_decided", { approval });
+    await this.goOnIfDecided();
+  }
+
+  /** The earliest expiry of a waiting turn's approvals (or a look after a restart). */
+  async alarm(): Promise<void> {
+    await this.goOnIfDecided();
+  }
+
+  /**
+   * Reads the waiting turn's approvals: expired ones are written down as such (and told), and
+   * once none is pending the turn goes on as a new turn of the queue, the wait cleared first so
+   * two wake-ups never continue it twice. While some are pending, the alarm is set for the first
+   * expiry.
+   */
+  private async goOnIfDecided(): Promise<void> {
+    const waiting = this.wait.current();
+    if (!waiting) return;
+    const ctx = delegatedContext(runtimeFor(this.env), waiting.input.userId, waiting.input.credentialId);
+    for (const approval of await expireDue(ctx, { conversationId: waiting.input.conversationId }))
+      if (waiting.approvals.includes(approval.id)) this.emit(waiting.turn, "approval_decided", { approval });
+    const decisions = await approvalsByIds(ctx, waiting.approvals);
+    const pending = decisions.filter((approval) => approval.status === "pending");
+    if (pending.length > 0) {
+      await this.ctx.storage.setAlarm(Math.min(...pending.map((approval) => Date.parse(approval.expires_at))));
+      return;
+    }
+    // Cleared synchronously with the check above it: a second wake-up finds nothing to continue.
+    if (!this.wait.clear(waiting)) return;
+    const message = this.store.waiting(waiting.input.conversationId);
+    if (!message) return;
+    this.pendingTurns++;
+    const run = this.turns.then(() => this.runOne(waiting.input, ++this.lastTurn, { message, decisions }));
+    this.turns = run.catch(() => undefined);
+  }
+
+  private status(): "idle" | "processing" | "awaiting_approval" {
+    return this.pendingTurns > 0 ? "processing" : this.wait.current() ? "awaiting_approval" : "idle";
   }
 
   /** Forgets everything: messages, events, state and live clients. */
@@ -175,6 +237,17 @@ export class ConversationObject extends DurableObject<Env> {
     // Not awaited: a client that reads nothing must not hold up the deletion.
     for (const writer of [...this.listeners.keys()]) void this.hangUp(writer);
     await this.ctx.storage.deleteAll();
+  }
+
+  /**
+   * Remembers a turn that ended waiting for approvals (it survives restarts in this object's
+   * storage), and wakes at the first expiry. A decision landing before this is written is seen
+   * then: the alarm looks at every approval of the turn.
+   */
+  private async beginWait(turn: number, input: TurnInput, reply: MessageRecord): Promise<void> {
+    const waiting: Waiting = { turn, input: { ...input, content: "" }, messageId: reply.id, approvals: reply.pending_approvals ?? [] };
+    this.wait.begin(waiting);
+    await this.ctx.storage.setAlarm(Date.now() + 1000);
   }
 
   /**
@@ -263,7 +336,8 @@ export class ConversationObject extends DurableObject<Env> {
     }
   }
 
-  private async runOne(input: TurnInput, turn: number): Promise<MessageRecord> {
+  /** Runs a turn: a new message's, or (with `continuing`) a waiting one's once its approvals are decided. */
+  private async runOne(input: TurnInput, turn: number, continuing?: { message: MessageRecord; decisions: ApprovalView[] }): Promise<MessageRecord> {
     // Each turn is one unit of work: its own runtime, acting for the user with the credential
     // that sent the message.
     // Records written after each tool call (audit, connection health) are awaited with the turn.
@@ -303,20 +377,19 @@ export class ConversationObject extends DurableObject<Env> {
               }),
             ),
         );
-      reply = await runTurn(
-        ctx,
-        this.store,
-        input,
-        {
-          message: (record) => emit("message", { message: record }),
-          delta: (event) => deltas.add(event.round, event.text),
-          toolStarted: (event) => emit("tool_started", event),
-          toolProgress: (event) => emit("tool_progress", event),
-          toolFinished: (event) => emit("tool_finished", event),
-          callRecorded: (call) => this.markers.recordCall(turn, call),
-        },
-        stop.signal,
-      );
+      const events = {
+        message: (record: MessageRecord) => emit("message", { message: record }),
+        delta: (event: { round: number; text: string }) => deltas.add(event.round, event.text),
+        toolStarted: (event: unknown) => emit("tool_started", event),
+        toolProgress: (event: unknown) => emit("tool_progress", event),
+        toolFinished: (event: unknown) => emit("tool_finished", event),
+        callRecorded: (call: Parameters<TurnMarkers["recordCall"]>[1]) => this.markers.recordCall(turn, call),
+        approvalRequested: (approval: ApprovalView) => emit("approval_requested", { approval }),
+      };
+      reply = continuing
+        ? await continueTurn(ctx, this.store, input, { ...continuing, claim: (id) => this.wait.claimRun(id) }, events, stop.signal)
+        : await runTurn(ctx, this.store, input, events, stop.signal);
+      if (reply.status === "awaiting_approval") await this.beginWait(turn, input, reply);
       return reply;
     } finally {
       deltas.flush();
@@ -331,7 +404,7 @@ export class ConversationObject extends DurableObject<Env> {
       await db
         .update(conversations)
         .set({
-          state: this.pendingTurns > 0 ? "processing" : "idle",
+          state: this.status(),
           messageCount: this.store.count(),
           lastMessagePreview: reply ? (reply.content || reply.error_message || "").slice(0, 200) : null,
           updatedAt: new Date(),
@@ -342,7 +415,7 @@ export class ConversationObject extends DurableObject<Env> {
             JSON.stringify({ level: "error", message: "conversation index update failed", conversation_id: input.conversationId, error: loggableError(error) }),
           ),
         );
-      this.emit(turn, "status", { status: this.pendingTurns > 0 ? "processing" : "idle" });
+      this.emit(turn, "status", { status: this.status() });
       this.emit(turn, "turn_finished", { message_id: reply?.id ?? null, status: reply?.status ?? "error" });
       this.log.prune(0);
       await Promise.allSettled(records);

@@ -67,7 +67,7 @@ const get = authedRoute("data:read", {
       content: {
         "application/json": {
           schema: ConversationSchema.extend({
-            status: z.enum(["idle", "processing"]).openapi({ description: "Whether a turn is running now." }),
+            status: z.enum(["idle", "processing", "awaiting_approval"]).openapi({ description: "Whether a turn is running now, or waits for approvals (`awaiting_approval`)." }),
             pending_turns: z.number().int(),
             messages: z.array(MessageSchema),
           }),

@@ -1,3 +1,5 @@
+import type { ModelUsage } from "../usage/model-usage";
+
 /** A stored message, as the API returns it (SPEC: Message). */
 export interface MessageRecord {
   id: number;
@@ -6,15 +8,21 @@ export interface MessageRecord {
   content: string;
   /**
    * received (a user message), completed, error, stopped (an answer cut short by a stop: the
-   * text produced so far), or summary (a `system` message replacing older history for the model).
+   * text produced so far), summary (a `system` message replacing older history for the model), or
+   * awaiting_approval (an answer whose calls wait for a person; completed once they are decided),
+   * or budget_exceeded (a turn ended before a model request because a budget was spent).
    */
-  status: "received" | "completed" | "error" | "stopped" | "summary";
+  status: "received" | "completed" | "error" | "stopped" | "summary" | "awaiting_approval" | "budget_exceeded";
   tokens_used: number;
   tools_called: ToolCallRecord[];
   tool_call_id: string | null;
   error_message: string | null;
   provider: string | null;
   model: string | null;
+  /** What an answer's model requests spent (DESIGN §6.2 Ledger); null when none answered, and on other messages. */
+  usage: ModelUsage | null;
+  /** The approvals an `awaiting_approval` answer waits on (DESIGN §6.2); absent on other messages. */
+  pending_approvals?: string[];
   created_at: string;
 }
 
@@ -29,9 +37,12 @@ export interface ToolCallRecord {
   error_message: string | null;
   duration_ms: number;
   call_id: string | null;
+  /** The approval a call waited on (a policy's `ask`); its result is stored once decided. */
+  approval_id?: string;
 }
 
-export type NewMessage = Omit<MessageRecord, "id" | "conversation_id" | "created_at">;
+/** `usage` may be left out: only an assistant's answer has one (DESIGN §6.2 Ledger). */
+export type NewMessage = Omit<MessageRecord, "id" | "conversation_id" | "created_at" | "usage"> & { usage?: ModelUsage | null };
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -59,6 +70,24 @@ export class MessageStore {
     // A summary replaces, for the model, every message up to this id (the rest of the API keeps them all).
     const columns = sql.exec(`PRAGMA table_info(messages)`).toArray();
     if (!columns.some((c) => c.name === "covers_through")) sql.exec(`ALTER TABLE messages ADD COLUMN covers_through INTEGER`);
+    // What an answer's model requests spent (JSON, DESIGN §6.2 Ledger); null on other messages.
+    if (!columns.some((c) => c.name === "usage")) sql.exec(`ALTER TABLE messages ADD COLUMN usage TEXT`);
+    // The approvals an answer waited on (JSON ids), kept after they are decided.
+    if (!columns.some((c) => c.name === "approvals")) sql.exec(`ALTER TABLE messages ADD COLUMN approvals TEXT`);
+  }
+
+  /** The newest answer still waiting for approvals, if the conversation's last turn ended so. */
+  waiting(conversationId: number): MessageRecord | null {
+    const row = this.sql.exec(`SELECT * FROM messages WHERE role = 'assistant' ORDER BY id DESC LIMIT 1`).toArray()[0];
+    return row && row.status === "awaiting_approval" ? this.toRecord(conversationId, row) : null;
+  }
+
+  /** Completes a waiting answer with its calls as they ended once decided; null if it no longer waits. */
+  settleWaiting(conversationId: number, id: number, calls: ToolCallRecord[]): MessageRecord | null {
+    const row = this.sql
+      .exec(`UPDATE messages SET status = 'completed', tools_called = ? WHERE id = ? AND status = 'awaiting_approval' RETURNING *`, JSON.stringify(calls), id)
+      .toArray()[0];
+    return row ? this.toRecord(conversationId, row) : null;
   }
 
   /** Stores a summary of every message up to `coversThrough` (DESIGN §6.1 compaction). */
@@ -85,8 +114,8 @@ export class MessageStore {
     const createdAt = new Date().toISOString();
     const row = this.sql
       .exec(
-        `INSERT INTO messages (role, content, status, tokens_used, tools_called, tool_call_id, error_message, provider, model, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        `INSERT INTO messages (role, content, status, tokens_used, tools_called, tool_call_id, error_message, provider, model, approvals, usage, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
         message.role,
         message.content,
         message.status,
@@ -96,10 +125,20 @@ export class MessageStore {
         message.error_message,
         message.provider,
         message.model,
+        message.pending_approvals?.length ? JSON.stringify(message.pending_approvals) : null,
+        message.usage ? JSON.stringify(message.usage) : null,
         createdAt,
       )
       .one();
-    return { ...message, id: Number(row.id), conversation_id: conversationId, created_at: createdAt };
+    const { pending_approvals, ...rest } = message;
+    return {
+      ...rest,
+      usage: message.usage ?? null,
+      ...(message.status === "awaiting_approval" ? { pending_approvals: pending_approvals ?? [] } : {}),
+      id: Number(row.id),
+      conversation_id: conversationId,
+      created_at: createdAt,
+    };
   }
 
   /** Chronological, one page: `limit` (default DEFAULT_MESSAGE_PAGE) messages after `afterId` (default: from the first). */
@@ -133,6 +172,8 @@ export class MessageStore {
       error_message: (row.error_message as string | null) ?? null,
       provider: (row.provider as string | null) ?? null,
       model: (row.model as string | null) ?? null,
+      usage: row.usage ? (JSON.parse(String(row.usage)) as ModelUsage) : null,
+      ...(row.status === "awaiting_approval" ? { pending_approvals: JSON.parse(String(row.approvals ?? "[]")) as string[] } : {}),
       created_at: String(row.created_at),
     };
   }

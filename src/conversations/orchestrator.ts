@@ -1,5 +1,5 @@
 import { compactionCut, summarise, summaryMessage } from "../agent-loop/compaction";
-import { runAgentLoop } from "../agent-loop/loop";
+import { refusal, runAgentLoop } from "../agent-loop/loop";
 import type { LoopCall, ToolOutcome } from "../agent-loop/types";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
@@ -12,7 +12,11 @@ import { recallForPrompt } from "../memories/recall";
 import { agentCatalog, agentProviderChoice, agentSystemPrompt, conversationAgent, type ConversationAgent } from "./agent-settings";
 import { toChatHistory } from "./history";
 import type { MessageRecord, MessageStore, NewMessage, ToolCallRecord } from "./messages";
-import { turnTools } from "./turn-tools";
+import { type TurnTools, turnTools } from "./turn-tools";
+import { attachMessage } from "../approvals/service";
+import { BudgetExceededError } from "../usage/budgets";
+import { type GovernedProvider, governedProvider } from "../usage/governed-provider";
+import type { ApprovalView } from "../approvals/present";
 
 /** Messages a turn replays at most (before compaction looks at their size). */
 const MAX_HISTORY_MESSAGES = 200;
@@ -32,6 +36,14 @@ export interface TurnInput {
   provider: string | null;
 }
 
+/** A turn that waited for approvals, now decided. */
+export interface WaitingTurn {
+  message: MessageRecord;
+  decisions: ApprovalView[];
+  /** Claims an approved call's one run (false: it was started before a restart). */
+  claim(approvalId: string): boolean;
+}
+
 export interface TurnEvents {
   message(record: MessageRecord): void;
   toolProgress(event: { tool_call_id: string; name: string; progress: ProgressUpdate }): void;
@@ -40,6 +52,8 @@ export interface TurnEvents {
   delta?(event: { round: number; text: string }): void;
   /** A tool call that finished, as its answer will record it (its result is stored already). */
   callRecorded?(call: ToolCallRecord): void;
+  /** A call a policy sent to a person (DESIGN §6.2); the turn waits for it after this round. */
+  approvalRequested?(approval: ApprovalView): void;
 }
 
 /**
@@ -47,7 +61,8 @@ export interface TurnEvents {
  * replay the history (compacted into a summary when it passes the agent's context_chars), let the
  * loop ask the model and run its tool calls, store each tool result as it ends and the answer at
  * the end. Failures end as an assistant message with status `error`; a stop as one with status
- * `stopped` and the text produced so far; the user's message is always kept.
+ * `stopped` and the text produced so far; the user's message is always kept. A round with a call
+ * a policy sent to a person ends the turn `awaiting_approval` (continueTurn goes on from there).
  */
 export async function runTurn(
   ctx: ServiceContext,
@@ -58,8 +73,39 @@ export async function runTurn(
 ): Promise<MessageRecord> {
   const userMessage = store.add(input.conversationId, message("user", input.content, { status: "received" }));
   events.message(userMessage);
+  return driveTurn(ctx, store, input, events, stop, { recallFor: input.content });
+}
 
+/**
+ * Goes on with a turn that waited for approvals once every one is decided: the approved calls run
+ * with their final arguments, the denied and expired ones are told to the model, the waiting
+ * answer records how each ended, and the loop carries on from the history as the model would
+ * have seen it had the calls run then.
+ */
+export async function continueTurn(
+  ctx: ServiceContext,
+  store: MessageStore,
+  input: TurnInput,
+  waiting: WaitingTurn,
+  events: TurnEvents,
+  stop: AbortSignal = new AbortController().signal,
+): Promise<MessageRecord> {
+  return driveTurn(ctx, store, input, events, stop, {
+    recallFor: null,
+    prelude: (tools) => runDecidedCalls(store, input.conversationId, waiting, tools.runApproved, events),
+  });
+}
+
+async function driveTurn(
+  ctx: ServiceContext,
+  store: MessageStore,
+  input: TurnInput,
+  events: TurnEvents,
+  stop: AbortSignal,
+  options: { recallFor: string | null; prelude?: (tools: TurnTools) => Promise<void> },
+): Promise<MessageRecord> {
   let provider: ChatProvider | undefined;
+  let governed: GovernedProvider | undefined;
   // The loop records each call here as it ends, so a turn that fails later still stores them.
   const calls: LoopCall[] = [];
   const deadline = AbortSignal.timeout(TURN_MS);
@@ -72,26 +118,29 @@ export async function runTurn(
     // A conversation of an agent answers as that agent: its instructions, model, tools and settings.
     const agent = await conversationAgent(ctx, input.conversationId);
     const choice = agentProviderChoice(input.provider, agent.settings);
-    provider = await resolveProvider(ctx, choice.provider, choice.model, setup);
+    // Every request of the turn (the loop's, compaction's) is budgeted and lands in the ledger.
+    const scope = { agentId: agent.agentId, conversationId: input.conversationId, budget: agent.budget };
+    provider = governed = governedProvider(ctx, await resolveProvider(ctx, choice.provider, choice.model, setup), scope);
+    const tools = turnTools(ctx, {
+      catalog: agentCatalog(await catalog, agent.settings),
+      agent: agent.settings,
+      source: `conversation:${input.conversationId}`,
+      memory: agent.memory && agent.agentId ? { agentId: agent.agentId, conversationId: input.conversationId } : undefined,
+      approvals: { conversationId: input.conversationId, agentId: agent.agentId, ...agent.approvals, requested: (approval) => events.approvalRequested?.(approval) },
+    });
+    await options.prelude?.(tools);
     // The agent's memories that best match the new message go in this turn's system prompt.
-    const recall = agent.memory && agent.agentId ? recallForPrompt(ctx, agent.agentId, input.content) : Promise.resolve("");
+    const recall = agent.memory && agent.agentId && options.recallFor ? recallForPrompt(ctx, agent.agentId, options.recallFor) : Promise.resolve("");
     const replayed = await replayHistory(store, input.conversationId, agent, provider, AbortSignal.any([stop, deadline]));
     tokens += replayed.tokens;
     if (replayed.summary) events.message(replayed.summary);
 
-    const tools = turnTools(ctx, {
-      catalog: agentCatalog(await catalog, agent.settings),
-      agent: agent.settings,
-      history: replayed.history,
-      source: `conversation:${input.conversationId}`,
-      memory: agent.memory && agent.agentId ? { agentId: agent.agentId, conversationId: input.conversationId } : undefined,
-    });
     const system = [agentSystemPrompt(SYSTEM_PROMPT, agent.settings), await recall].filter(Boolean).join("\n\n");
     const outcome = await runAgentLoop(
       {
         provider,
         messages: [{ role: "system", content: system }, ...replayed.history],
-        offer: tools.offer,
+        offer: tools.offer(replayed.history),
         run: tools.run,
         maxSteps: agent.loop.maxSteps,
         maxParallel: ctx.config.limits.parallelToolCalls,
@@ -109,14 +158,15 @@ export async function runTurn(
       },
     );
     tokens += outcome.usage.inputTokens + outcome.usage.outputTokens;
+    const fields = { tokens_used: tokens, tools_called: recorded(calls), provider: provider.id, model: outcome.model, usage: governed.usage() };
+    if (outcome.status === "awaiting_approval") {
+      const waiting = finish(store, events, input, message("assistant", outcome.text, { ...fields, status: "awaiting_approval", pending_approvals: outcome.awaiting }));
+      await attachMessage(ctx, outcome.awaiting, waiting.id);
+      return waiting;
+    }
     const status = outcome.status === "stopped" ? "stopped" : "completed";
     const content = outcome.status === "completed" ? outcome.text || "(no answer)" : outcome.text;
-    return finish(
-      store,
-      events,
-      input,
-      message("assistant", content, { status, tokens_used: tokens, tools_called: recorded(calls), provider: provider.id, model: outcome.model }),
-    );
+    return finish(store, events, input, message("assistant", content, { ...fields, status }));
   } catch (error) {
     // A stop that lands outside a model request (while compacting, say) is still a stop.
     if (stop.aborted)
@@ -124,7 +174,13 @@ export async function runTurn(
         store,
         events,
         input,
-        message("assistant", "", { status: "stopped", tokens_used: tokens, tools_called: recorded(calls), provider: provider?.id ?? input.provider }),
+        message("assistant", "", {
+          status: "stopped",
+          tokens_used: tokens,
+          tools_called: recorded(calls),
+          provider: provider?.id ?? input.provider,
+          usage: governed?.usage() ?? null,
+        }),
       );
     const known = error instanceof ProviderError || error instanceof HubError;
     const detail = known
@@ -142,14 +198,59 @@ export async function runTurn(
       events,
       input,
       message("assistant", "", {
-        status: "error",
+        // A spent budget ends the turn before the request, naming the budget (DESIGN §6.2 Budgets).
+        status: error instanceof BudgetExceededError ? "budget_exceeded" : "error",
         error_message: detail,
         tokens_used: tokens,
         tools_called: recorded(calls),
         provider: provider?.id ?? input.provider,
+        usage: governed?.usage() ?? null,
       }),
     );
   }
+}
+
+/**
+ * The calls a waiting answer held for approval, run or refused as decided, each stored as its tool
+ * result and recorded on the waiting answer (which is then completed): the replayed history then
+ * reads as if the calls had ended in that round.
+ */
+async function runDecidedCalls(
+  store: MessageStore,
+  conversationId: number,
+  waiting: WaitingTurn,
+  runApproved: TurnTools["runApproved"],
+  events: TurnEvents,
+): Promise<void> {
+  const decided = new Map(waiting.decisions.map((approval) => [approval.id, approval]));
+  const updated: ToolCallRecord[] = [];
+  for (const call of waiting.message.tools_called) {
+    const approval = call.approval_id ? decided.get(call.approval_id) : undefined;
+    if (!approval) {
+      updated.push(call);
+      continue;
+    }
+    const args = approval.status === "approved" ? approval.arguments : call.arguments;
+    events.toolStarted({ tool_call_id: call.id, name: call.name, arguments: args });
+    // An approved call runs once: started before a restart, it is not started again.
+    const result =
+      approval.status === "approved" && !waiting.claim(approval.id)
+        ? refusal("Not run again: the hub restarted while this approved call ran, so it may have run already. Check before trying again.")
+        : await runApproved({ id: call.id, name: call.name, arguments: args }, approval);
+    events.toolFinished?.({ tool_call_id: call.id, name: call.name, success: result.success, duration_ms: result.duration_ms });
+    const record: ToolCallRecord = {
+      ...call,
+      arguments: args,
+      success: result.success,
+      error_message: result.error_message,
+      duration_ms: result.duration_ms,
+      call_id: result.call_id,
+    };
+    storeToolResult(store, events, conversationId, record, result);
+    updated.push(record);
+  }
+  const completed = store.settleWaiting(conversationId, waiting.message.id, updated);
+  if (completed) events.message(completed);
 }
 
 /**
@@ -176,6 +277,11 @@ async function replayHistory(store: MessageStore, conversationId: number, agent:
 }
 
 function storeToolResult(store: MessageStore, events: TurnEvents, conversationId: number, call: LoopCall, result: ToolOutcome) {
+  // A call held for approval has no result yet: it is stored when decided (runDecidedCalls).
+  if (result.awaiting_approval) {
+    events.callRecorded?.(recorded([call])[0]!);
+    return;
+  }
   const stored = store.add(
     conversationId,
     message("tool", result.content, { status: result.success ? "completed" : "error", tool_call_id: call.id, error_message: result.error_message }),
@@ -194,6 +300,7 @@ const recorded = (calls: LoopCall[]): ToolCallRecord[] =>
     error_message: c.error_message,
     duration_ms: c.duration_ms,
     call_id: c.call_id,
+    ...(c.approval_id ? { approval_id: c.approval_id } : {}),
   }));
 
 function finish(store: MessageStore, events: TurnEvents, input: TurnInput, record: NewMessage): MessageRecord {
@@ -217,5 +324,7 @@ function message(
     error_message: fields.error_message ?? null,
     provider: fields.provider ?? null,
     model: fields.model ?? null,
+    usage: fields.usage ?? null,
+    pending_approvals: fields.pending_approvals ?? [],
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { IntIdParam, Timestamp } from "../http/schemas";
+import { ModelUsageSchema } from "../usage/schemas";
 
 export const MAX_MESSAGE_CHARS = 32_000;
 
@@ -13,6 +14,7 @@ export const ToolCallSchema = z
     error_message: z.string().nullable(),
     duration_ms: z.number().int(),
     call_id: z.string().nullable().openapi({ description: "The audit log's call_id." }),
+    approval_id: z.string().optional().openapi({ description: "The approval the call waited on (a policy rule's `ask`)." }),
   })
   .openapi("ToolCall");
 
@@ -22,9 +24,9 @@ export const MessageSchema = z
     conversation_id: z.number().int(),
     role: z.enum(["user", "assistant", "tool", "system"]),
     content: z.string(),
-    status: z.enum(["received", "completed", "error", "stopped", "summary"]).openapi({
+    status: z.enum(["received", "completed", "error", "stopped", "summary", "awaiting_approval", "budget_exceeded"]).openapi({
       description:
-        "received (a user message), completed, error, stopped (an answer cut short by POST …/stop: the text produced so far), summary (a system message that replaces older history for the model; every message is still listed).",
+        "received (a user message), completed, error, stopped (an answer cut short by POST …/stop: the text produced so far), summary (a system message that replaces older history for the model; every message is still listed), awaiting_approval (an answer whose calls wait for a person: `pending_approvals`; completed once every one is decided, and the turn goes on by itself), budget_exceeded (the turn ended before a model request because a budget was spent; `error_message` names it).",
     }),
     tokens_used: z.number().int(),
     tools_called: z.array(ToolCallSchema),
@@ -32,6 +34,8 @@ export const MessageSchema = z
     error_message: z.string().nullable(),
     provider: z.string().nullable(),
     model: z.string().nullable(),
+    usage: ModelUsageSchema.nullable().openapi({ description: "An answer's: what its turn's model requests spent (null when none answered); null on other messages." }),
+    pending_approvals: z.array(z.string()).optional().openapi({ description: "On an `awaiting_approval` answer: the approvals it waits on (GET /v1/approvals/{id})." }),
     created_at: Timestamp,
   })
   .openapi("Message");
@@ -44,7 +48,7 @@ export const ConversationSchema = z
       .string()
       .nullable()
       .openapi({ format: "uuid", description: "The agent this conversation talks to (a chat agent's): its turns use the agent's agent_config." }),
-    state: z.enum(["idle", "processing"]),
+    state: z.enum(["idle", "processing", "awaiting_approval"]),
     message_count: z.number().int(),
     last_message_preview: z.string().nullable(),
     created_at: Timestamp,

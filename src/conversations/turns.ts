@@ -66,9 +66,15 @@ const turnInput = (ctx: ServiceContext, id: number, input: { content: string; pr
   provider: input.provider ?? null,
 });
 
-function notBusy<T>(answer: T | { busy: true }): T {
+function notBusy<T>(answer: T | { busy: true } | { awaiting: string[] }): T {
   if (answer && typeof answer === "object" && "busy" in answer)
     throw new HubError("rate_limited", `A conversation holds at most ${MAX_PENDING_TURNS} turns at once; wait for one to finish.`, { retryAfterSeconds: 5 });
+  // The waiting turn goes on by itself once its calls are decided; a new message would land in its middle.
+  if (answer && typeof answer === "object" && "awaiting" in answer)
+    throw new HubError(
+      "conflict",
+      `The conversation's last turn waits for approval of ${answer.awaiting.join(", ")}; decide them (POST /v1/approvals/{id}/decision) and it goes on by itself.`,
+    );
   return answer as T;
 }
 

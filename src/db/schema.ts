@@ -251,7 +251,7 @@ export const conversations = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     title: text("title"),
-    state: text("state", { enum: ["idle", "processing"] })
+    state: text("state", { enum: ["idle", "processing", "awaiting_approval"] })
       .notNull()
       .default("idle"),
     messageCount: integer("message_count").notNull().default(0),
@@ -417,6 +417,10 @@ export const executionSteps = sqliteTable(
     tokensUsed: integer("tokens_used").notNull().default(0),
     /** A code step's console lines (the first 100), kept beside its result, not in it. */
     logs: text("logs", { mode: "json" }).$type<string[]>(),
+    /** An llm step's model usage over its attempts (DESIGN §6.2 Ledger), as the API shows it. */
+    usage: text("usage", { mode: "json" }).$type<{ input_tokens: number; output_tokens: number; cost_usd: number; model: string }>(),
+    /** Why a failed step failed, when the API names it with a code (`budget_exceeded`). */
+    errorCode: text("error_code"),
   },
   (t) => [primaryKey({ columns: [t.executionId, t.stepKey] })],
 );
@@ -707,3 +711,46 @@ export const approvals = sqliteTable(
 );
 
 export type Approval = typeof approvals.$inferSelect;
+
+/**
+ * The ledger (DESIGN §6.2): one row per model request that got an answer, with what the provider
+ * reported. Costs are integer nano-dollars so that sums are exact; the ids of what spent carry no
+ * foreign keys, so deleting an agent or a run does not erase its spending (migration 0040).
+ */
+export const modelUsage = sqliteTable(
+  "model_usage",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    agentId: text("agent_id"),
+    conversationId: integer("conversation_id"),
+    executionId: text("execution_id"),
+    workflowId: integer("workflow_id"),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    inputTokens: integer("input_tokens").notNull(),
+    outputTokens: integer("output_tokens").notNull(),
+    costNanoUsd: integer("cost_nanousd").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("model_usage_user_idx").on(t.userId, t.createdAt),
+    index("model_usage_agent_idx").on(t.agentId, t.createdAt),
+    index("model_usage_execution_idx").on(t.executionId),
+  ],
+);
+
+/**
+ * The account's budget (PUT /v1/me/budget). A table of its own rather than columns on `users`:
+ * only the accounts that set a budget need a row, and a budget check reads nothing else of the account.
+ */
+export const accountBudgets = sqliteTable("account_budgets", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  maxNanoUsdPerMonth: integer("max_nanousd_per_month"),
+  maxTokensPerDay: integer("max_tokens_per_day"),
+  updatedAt: stampedAt("updated_at"),
+});

@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { type Condition, evaluateCondition } from "../lib/conditions";
-import { ConditionSchema } from "../workflows/steps";
+import { ConditionSchema } from "../lib/condition-schema";
+import type { ToolEffect } from "../core/tool-effects";
 
 /** What a call does to the world (DESIGN §6.2); every catalog tool declares or derives one. */
-export type Effect = "read" | "write" | "destructive";
+export type Effect = ToolEffect;
 export type PolicyAction = "allow" | "ask" | "deny";
 
 /** Rules one list (an agent's, the account's) holds at most: each call walks them all. */

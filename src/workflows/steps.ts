@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { OPERATORS, patternProblem, type Condition } from "../lib/conditions";
 import type { FieldError } from "../core/errors";
 import { schemaProblems } from "../lib/user-json-schema";
+import { ConditionSchema } from "../lib/condition-schema";
 import { utf8Length } from "../lib/bytes";
 import { CODE_LIMITS } from "../lib/sandbox/limits";
 import { parseToolName } from "../tools/catalog";
@@ -22,14 +23,6 @@ export const RetryPolicySchema = z
   .openapi("RetryPolicy");
 export type RetryPolicy = z.infer<typeof RetryPolicySchema>;
 
-const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
-  z.union([
-    z.object({ field: z.string().min(1).max(500), operator: z.enum(OPERATORS), value: z.unknown().optional() }).strict(),
-    z.object({ and: z.array(ConditionSchema).min(1).max(20) }).strict(),
-    z.object({ or: z.array(ConditionSchema).min(1).max(20) }).strict(),
-    z.object({ not: ConditionSchema }).strict(),
-  ]),
-) as z.ZodType<Condition>;
 export { ConditionSchema };
 
 const StepId = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "Use a letter, then letters, digits, _ or - (64 at most).");

@@ -5,7 +5,7 @@ import { ErrorNote, Page } from "../layout";
 export interface ConversationRow {
   id: number;
   title: string | null;
-  state: "idle" | "processing";
+  state: "idle" | "processing" | "awaiting_approval";
   message_count: number;
   last_message_preview: string | null;
   updated_at: string;
@@ -43,7 +43,7 @@ export function ConversationsListPage(props: { email: string; csrf: string; conv
                 cell: (row) => (
                   <>
                     <a href={conversationHref(row.id)}>{conversationName(row)}</a>
-                    {row.state === "processing" ? " (answering…)" : ""}
+                    {row.state === "processing" ? " (answering…)" : row.state === "awaiting_approval" ? " (waiting for approval)" : ""}
                     {row.last_message_preview ? <div>{row.last_message_preview.slice(0, 120)}</div> : null}
                   </>
                 ),

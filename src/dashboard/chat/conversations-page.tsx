@@ -10,7 +10,7 @@ import { LIVE_SCRIPT_PATH } from "../live-script";
 export interface ConversationView {
   id: number;
   title: string | null;
-  status: "idle" | "processing";
+  status: "idle" | "processing" | "awaiting_approval";
   message_count: number;
   updated_at: string;
   messages: MessageRecord[];
