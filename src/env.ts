@@ -31,6 +31,8 @@ export interface Env extends WranglerEnv {
   MODEL_CALL_TIMEOUT_SECONDS?: string;
   /** Tool calls of one model answer that run at once (default 4, at most 16). */
   MAX_PARALLEL_TOOL_CALLS?: string;
+  /** The hub's public address (`https://hub.example.com`), for links in messages sent from background work (approval emails). */
+  PUBLIC_URL?: string;
   /** "true" lets user-given URLs reach loopback and private networks (default: off production only). */
   ALLOW_PRIVATE_NETWORK_URLS?: string;
   /** DNS-over-HTTPS resolver (JSON API) for user-given host names; "off" disables. Default: Cloudflare's on production, off elsewhere. */

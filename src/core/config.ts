@@ -26,6 +26,8 @@ export interface Config {
     /** Tool calls of one model answer running at once (MAX_PARALLEL_TOOL_CALLS). */
     parallelToolCalls: number;
   };
+  /** PUBLIC_URL as an origin (`https://hub.example.com`), for links sent from background work; undefined when unset or not an http(s) URL. */
+  publicUrl: string | undefined;
   /** See ALLOW_PRIVATE_NETWORK_URLS: whether user-given URLs may reach loopback and private networks. */
   allowPrivateNetworkUrls: boolean;
   /** See DNS_RESOLVER_URL; undefined when names are not resolved. */
@@ -109,6 +111,7 @@ function parseConfig(env: Env): Config {
       parallelToolCalls: Math.min(positiveInt(env.MAX_PARALLEL_TOOL_CALLS, 4), 16),
     },
     trustClientIpHeader: trustSetting(env.TRUST_CLIENT_IP_HEADER),
+    publicUrl: originSetting(env.PUBLIC_URL),
     dnsResolverUrl: resolverSetting(env.DNS_RESOLVER_URL, environment),
     allowPrivateNetworkUrls: env.ALLOW_PRIVATE_NETWORK_URLS ? env.ALLOW_PRIVATE_NETWORK_URLS.trim().toLowerCase() === "true" : environment !== "production",
     providers: {
@@ -169,6 +172,17 @@ function listSetting(raw: string | undefined): string[] | undefined {
     .map((item) => item.trim())
     .filter(Boolean);
   return items.length ? items : undefined;
+}
+
+/** An http(s) URL's origin (path and trailing slash dropped); anything else: undefined. */
+function originSetting(raw: string | undefined): string | undefined {
+  if (!raw?.trim()) return undefined;
+  try {
+    const url = new URL(raw.trim());
+    return url.protocol === "https:" || url.protocol === "http:" ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function trustSetting(raw: string | undefined): Config["trustClientIpHeader"] {
