@@ -1,3 +1,4 @@
+import { checkApprovalChannels } from "../approvals/channels/check";
 import type { ServiceContext } from "../core/context";
 import { validationFailed, type FieldError } from "../core/errors";
 import { MAX_CONTEXT_CHARS, MIN_CONTEXT_CHARS } from "../agent-loop/compaction";
@@ -22,6 +23,7 @@ export async function checkAgentConfig(ctx: ServiceContext, config: Record<strin
     if (value !== undefined && (!Number.isInteger(value) || (value as number) < min || (value as number) > max))
       throw validationFailed([{ location: "body", field: `${field}.${name}`, message: `A whole number from ${min} to ${max}.` }]);
   }
+  await checkApprovalChannels(ctx, config, field);
   const tools = config.tools;
   if (tools === undefined) return;
   if (!Array.isArray(tools)) throw validationFailed([{ location: "body", field: `${field}.tools`, message: "A list of tool names." }]);

@@ -185,6 +185,15 @@ const ROUTES = [
         ? { ok: false, error: "not_in_channel" }
         : { ok: true, channel: req.body?.channel === "#general" ? "C0GENERAL" : req.body?.channel, ts: "1763800000.000100" },
   ],
+  // chat.update needs the channel's id and the message's ts (an approval's message losing its buttons).
+  [
+    "POST",
+    /^\/chat\.update$/,
+    (req) =>
+      /^C\w+$/.test(req.body?.channel ?? "") && req.body?.ts
+        ? { ok: true, channel: req.body.channel, ts: req.body.ts, text: req.body.text ?? "" }
+        : { ok: false, error: req.body?.ts ? "channel_not_found" : "message_not_found" },
+  ],
   [
     "GET",
     /^\/conversations\.list$/,
