@@ -34,6 +34,8 @@ import { agentTriggerRoutes } from "./agents/trigger.routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { memoryRoutes } from "./memories/memories.routes";
 import { approvalRoutes } from "./approvals/approvals.routes";
+import { describeSlackInteractions, slackInteractions } from "./approvals/slack-interactions.routes";
+import { approvalLinkPages } from "./dashboard/approval-link/approval-link.routes";
 import { toolPolicyRoutes } from "./governance/policies.routes";
 import { templateRoutes } from "./templates/templates.routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
@@ -85,6 +87,7 @@ export function createApp() {
   app.route("/", templatesPages);
   app.route("/", auditPages);
   app.route("/", platformsPages);
+  app.route("/", approvalLinkPages);
   app.route("/", authorizePage);
   app.route("/", oauthMetadata);
 
@@ -107,12 +110,14 @@ export function createApp() {
   v1.route("/", tokenEndpoint);
   v1.route("/", clientRegistration);
   v1.route("/", agentWebhooks);
+  v1.route("/", slackInteractions);
   v1.use("*", requireJsonBody);
   v1.route("/", publicAccountRoutes);
   const openApiDocument = registerOpenApi(v1);
   describeTokenEndpoint(v1);
   describeClientRegistration(v1);
   describeAgentWebhook(v1);
+  describeSlackInteractions(v1);
   app.route("/", createDocsPage(openApiDocument));
 
   const authed = createRouter();
