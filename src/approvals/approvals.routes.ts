@@ -12,6 +12,7 @@ export const ApprovalSchema = z
     arguments: JsonObject.openapi({ description: "The call's arguments; once approved, the ones it runs with (edited by the decider, if so)." }),
     effect: z.string().openapi({ description: "read, write or destructive." }),
     rule: JsonObject.openapi({ description: "The policy rule that asked, with `source` (agent, account or default) and its `index` there." }),
+    tool_call_id: z.string().optional().openapi({ description: "The model's id for the call, as in the conversation's `tool_started` event and `tools_called`." }),
     conversation_id: z.number().int().optional(),
     message_id: z.number().int().optional().openapi({ description: "The assistant message that waits on it." }),
     execution_id: z.string().optional(),

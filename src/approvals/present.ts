@@ -11,6 +11,8 @@ export interface ApprovalView {
   arguments: Record<string, unknown>;
   effect: string;
   rule: Record<string, unknown>;
+  /** The model's id for the call (as in tool_started and tools_called). */
+  tool_call_id?: string;
   conversation_id?: number;
   message_id?: number;
   execution_id?: string;
@@ -40,6 +42,7 @@ export function presentApproval(row: Approval, now = Date.now()): ApprovalView {
     arguments: row.arguments,
     effect: row.effect,
     rule: row.rule,
+    ...(row.toolCallId !== null ? { tool_call_id: row.toolCallId } : {}),
     ...(row.conversationId !== null ? { conversation_id: row.conversationId } : {}),
     ...(row.messageId !== null ? { message_id: row.messageId } : {}),
     ...(row.executionId !== null ? { execution_id: row.executionId } : {}),

@@ -183,6 +183,20 @@ export async function expireDue(ctx: ServiceContext, scope: { conversationId?: n
   return Promise.all(rows.map((row) => settled(ctx, row, { wake: scope.conversationId === undefined })));
 }
 
+/**
+ * Denies pending approvals nothing waits on any more (their turn was stopped or failed in the
+ * round that asked): deciding them later would run nothing, so they are closed with `note`.
+ */
+export async function withdrawApprovals(ctx: ServiceContext, ids: string[], note: string): Promise<void> {
+  if (ids.length === 0) return;
+  const rows = await ctx.db
+    .update(approvals)
+    .set({ status: "denied", decidedAt: new Date(), note, linkTokenHash: null })
+    .where(and(eq(approvals.userId, ctx.user.id), eq(approvals.status, "pending"), sql`${approvals.id} in ${ids}`))
+    .returning();
+  for (const row of rows) if (row.notify.length > 0) ctx.waitUntil(settleAnnouncements(ctx, row));
+}
+
 /** After a decision: the channels' messages are updated (in the background) and the waiter woken. */
 async function settled(ctx: ServiceContext, row: Approval, options: { wake?: boolean } = {}): Promise<ApprovalView> {
   const view = presentApproval(row);

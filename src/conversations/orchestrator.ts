@@ -13,7 +13,7 @@ import { agentCatalog, agentProviderChoice, agentSystemPrompt, conversationAgent
 import { toChatHistory } from "./history";
 import type { MessageRecord, MessageStore, NewMessage, ToolCallRecord } from "./messages";
 import { type TurnTools, turnTools } from "./turn-tools";
-import { attachMessage } from "../approvals/service";
+import { attachMessage, withdrawApprovals } from "../approvals/service";
 import { BudgetExceededError } from "../usage/budgets";
 import { type GovernedProvider, governedProvider } from "../usage/governed-provider";
 import type { ApprovalView } from "../approvals/present";
@@ -164,10 +164,13 @@ async function driveTurn(
       await attachMessage(ctx, outcome.awaiting, waiting.id);
       return waiting;
     }
+    // A stop in the round that asked leaves nothing to wait: its approvals are closed.
+    await withdrawApprovals(ctx, heldApprovals(calls), "The turn was stopped before anyone decided.");
     const status = outcome.status === "stopped" ? "stopped" : "completed";
     const content = outcome.status === "completed" ? outcome.text || "(no answer)" : outcome.text;
     return finish(store, events, input, message("assistant", content, { ...fields, status }));
   } catch (error) {
+    await withdrawApprovals(ctx, heldApprovals(calls), "The turn ended before anyone decided.").catch(() => undefined);
     // A stop that lands outside a model request (while compacting, say) is still a stop.
     if (stop.aborted)
       return finish(
@@ -289,6 +292,9 @@ function storeToolResult(store: MessageStore, events: TurnEvents, conversationId
   events.message(stored);
   events.callRecorded?.(recorded([call])[0]!);
 }
+
+/** The approvals the turn's calls were held for. */
+const heldApprovals = (calls: LoopCall[]) => calls.flatMap((call) => (call.approval_id ? [call.approval_id] : []));
 
 const recorded = (calls: LoopCall[]): ToolCallRecord[] =>
   calls.map((c) => ({

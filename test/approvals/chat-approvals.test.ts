@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
 import { connectModel, modelRequests, newConversation, newScenario, openai, script } from "../conversations/helpers";
 import { requestsOf, scenarioUrl } from "../tools/platform-helpers";
+import { readSse } from "../conversations/sse";
 
 async function person() {
   const { key } = await newApiKey(await newUser());
@@ -106,6 +107,17 @@ describe("approvals in a chat turn", () => {
     expect(tools[0].content).toContain("canceled");
 
     await expectProblem(await decide(key, id, { decision: "deny" }), 409, "conflict");
+    // The event log tells the request and the decision, in order, around the turn's two ends.
+    const events = await readSse(await call(`/v1/conversations/${conversation}/stream?last_event_id=0`, { token: key }), (seen) =>
+      seen.some((e) => e.event === "ready"),
+    );
+    const told = events.filter((e) => ["approval_requested", "approval_decided", "turn_finished"].includes(e.event));
+    expect(told.map((e) => [e.event, e.data.approval?.status ?? e.data.status])).toEqual([
+      ["approval_requested", "pending"],
+      ["turn_finished", "awaiting_approval"],
+      ["approval_decided", "approved"],
+      ["turn_finished", "completed"],
+    ]);
     // The conversation takes new messages again.
     await script(scenario, [openai.text("Nothing else.")]);
     expect((await send(key, conversation, "Anything else?")).status).toBe(201);
@@ -169,6 +181,33 @@ describe("approvals in a chat turn", () => {
     const results = (await modelRequests(scenario))[1].body.messages.filter((m: any) => m.role === "tool");
     expect(results.map((m: any) => m.content)).toEqual(["Error: Not run: the approval expired before anyone decided."]);
     expect(await json(await call(`/v1/approvals/${id}`, { token: key }))).toMatchObject({ status: "expired", decided_by: null });
+  });
+
+  it("closes the approvals of a turn stopped in the round that asked: nothing waits on them any more", async () => {
+    const { key, scenario } = await person();
+    await call("/v1/me/tool-policies", { token: key, method: "PUT", json: { rules: [{ tool: "math_evaluate", action: "ask" }] } });
+    await script(scenario, [
+      openai.toolCalls([
+        { id: "call_held", name: "math_evaluate", args: { expression: "5 + 5" } },
+        { id: "call_wait", name: "wait", args: { seconds: 1 } },
+      ]),
+    ]);
+    const conversation = await newConversation(key);
+    const sending = send(key, conversation, "Add 5 and 5 after a pause");
+    let held: any;
+    for (let i = 0; i < 200 && !held; i++) {
+      held = (await json(await call("/v1/approvals?status=pending", { token: key }))).data[0];
+      if (!held) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(held).toMatchObject({ tool: "math_evaluate", tool_call_id: "call_held" });
+    expect((await call(`/v1/conversations/${conversation}/stop`, { token: key, json: {} })).status).toBe(202);
+    const reply = await json(await sending);
+    expect(reply.status).toBe("stopped");
+    expect(await json(await call(`/v1/approvals/${held.id}`, { token: key }))).toMatchObject({
+      status: "denied",
+      note: "The turn was stopped before anyone decided.",
+    });
+    expect((await json(await call(`/v1/conversations/${conversation}`, { token: key }))).status).toBe("idle");
   });
 
   it("refuses a call an agent's deny rule matches before the account's allow, and the model hears why", async () => {
