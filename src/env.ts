@@ -27,6 +27,11 @@ export interface Env extends WranglerEnv {
   WORKERS_AI_MODEL?: string;
   /** Comma-separated models users may name on the deployment's own keys; default: the configured ones. */
   ALLOWED_MODELS?: string;
+  /**
+   * Prices of models per million tokens, as JSON `{"<model>": {"input_per_mtok": 2.5,
+   * "output_per_mtok": 10}}`, over the built-in ones (src/usage/prices.ts).
+   */
+  MODEL_PRICES?: string;
   /** Seconds one model call may take, request to last byte (default 90, at most 600). */
   MODEL_CALL_TIMEOUT_SECONDS?: string;
   /** Tool calls of one model answer that run at once (default 4, at most 16). */

@@ -34,7 +34,8 @@ export const MessageSchema = z
     error_message: z.string().nullable(),
     provider: z.string().nullable(),
     model: z.string().nullable(),
-    usage: ModelUsageSchema.nullable().openapi({ description: "An answer's: what its turn's model requests spent (null when none answered); null on other messages." }),
+    // An answer's: what its turn's model requests spent (null when none answered); null on other messages.
+    usage: z.union([ModelUsageSchema, z.null()]),
     pending_approvals: z.array(z.string()).optional().openapi({ description: "On an `awaiting_approval` answer: the approvals it waits on (GET /v1/approvals/{id})." }),
     created_at: Timestamp,
   })

@@ -47,6 +47,8 @@ export interface Config {
      */
     allowedModels: string[] | undefined;
   };
+  /** MODEL_PRICES: USD per million tokens by model id, over the built-in prices; {} when unset or invalid. */
+  modelPrices: Record<string, ModelPrice>;
   /** ENCRYPTION_KEYS (or ENCRYPTION_KEY as key id k1): read by `secretBoxFor`, which fails closed without them. */
   encryption: { key: string | undefined; keys: string | undefined };
   /**
@@ -73,6 +75,11 @@ export interface Config {
     /** Conversations per user (MAX_CONVERSATIONS_PER_USER). */
     conversationsPerUser: number;
   };
+}
+
+export interface ModelPrice {
+  inputPerMtok: number;
+  outputPerMtok: number;
 }
 
 /** Platforms whose OAuth client the deployment may configure. */
@@ -125,6 +132,7 @@ function parseConfig(env: Env): Config {
       workersAiModel: env.WORKERS_AI_MODEL || undefined,
       allowedModels: listSetting(env.ALLOWED_MODELS),
     },
+    modelPrices: modelPricesSetting(env.MODEL_PRICES),
     encryption: { key: env.ENCRYPTION_KEY || undefined, keys: env.ENCRYPTION_KEYS || undefined },
     oauthClients: oauthClientsOf(env),
     quotas: {
@@ -172,6 +180,37 @@ function listSetting(raw: string | undefined): string[] | undefined {
     .map((item) => item.trim())
     .filter(Boolean);
   return items.length ? items : undefined;
+}
+
+/**
+ * MODEL_PRICES, all or nothing: a price list with one bad entry would price some models wrong
+ * without a sign, so the whole setting is ignored (built-in prices apply) and the reason logged.
+ */
+function modelPricesSetting(raw: string | undefined): Record<string, ModelPrice> {
+  if (!raw?.trim()) return {};
+  const price = (value: unknown) => typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= 1_000_000;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  const entries = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? Object.entries(parsed as Record<string, unknown>) : undefined;
+  const bad = entries?.find(([model, value]) => {
+    const v = value as Record<string, unknown> | null;
+    return !model.trim() || !v || typeof v !== "object" || !price(v.input_per_mtok) || !price(v.output_per_mtok);
+  });
+  if (!entries || bad) {
+    const reason = entries ? `the price of "${bad![0].slice(0, 100)}" is not {input_per_mtok, output_per_mtok} in USD` : "it is not a JSON object";
+    console.error(JSON.stringify({ level: "error", message: `MODEL_PRICES is ignored: ${reason}; built-in prices apply.` }));
+    return {};
+  }
+  return Object.fromEntries(
+    entries.map(([model, value]) => {
+      const v = value as { input_per_mtok: number; output_per_mtok: number };
+      return [model.trim(), { inputPerMtok: v.input_per_mtok, outputPerMtok: v.output_per_mtok }];
+    }),
+  );
 }
 
 /** An http(s) URL's origin (path and trailing slash dropped); anything else: undefined. */

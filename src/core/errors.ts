@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   conflict: "Conflict",
   quota_exceeded: "Quota exceeded",
   limit_exceeded: "Limit exceeded",
+  budget_exceeded: "Budget exceeded",
   tool_unavailable: "Tool unavailable",
   payload_too_large: "Payload too large",
   unsupported_media_type: "Unsupported media type",

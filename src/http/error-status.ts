@@ -13,6 +13,9 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   quota_exceeded: 409,
   limit_exceeded: 422,
+  // As quota_exceeded: what the account may spend is spent. Not 429: waiting a minute does not
+  // help (a day's or a month's budget resets later, or a person raises it), so clients must not retry.
+  budget_exceeded: 409,
   tool_unavailable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -1,0 +1,62 @@
+import type { ServiceContext } from "../core/context";
+import type { ChatProvider } from "../llm/types";
+import { type AccountBudget, readAccountBudget } from "./account-budget";
+import type { AgentBudget } from "./agent-budget";
+import { BudgetExceededError, checkBudgets } from "./budgets";
+import { recordUsage } from "./ledger";
+import { type ModelUsage, emptyTally, presentTally } from "./model-usage";
+import { costNanoUsd, priceOf } from "./prices";
+
+/** What the requests of one governed provider belong to: the ledger's columns and the agent's budget. */
+export interface UsageScope {
+  agentId?: string | null;
+  conversationId?: number | null;
+  executionId?: string | null;
+  workflowId?: number | null;
+  budget?: AgentBudget;
+}
+
+export interface GovernedProvider extends ChatProvider {
+  /** What this provider's requests spent so far (a turn's, a step attempt's); null before any answer. */
+  usage(): ModelUsage | null;
+}
+
+/**
+ * The one place that decides whether another model request may be made (DESIGN §6.2 Budgets) and
+ * that meters it: before each request the budgets are checked (a spent one throws
+ * BudgetExceededError and nothing is sent); after each answer its usage is priced and written to
+ * the ledger, awaited so that the next check counts it. One wrapper is one turn or one step
+ * attempt: its own tally is the turn's spending for max_tokens_per_turn.
+ */
+export function governedProvider(ctx: ServiceContext, provider: ChatProvider, scope: UsageScope): GovernedProvider {
+  // Read ahead: the first request's check need not wait for it.
+  const account: Promise<AccountBudget> = readAccountBudget(ctx);
+  account.catch(() => undefined);
+  const tally = emptyTally();
+  return {
+    ...provider,
+    async generate(request) {
+      const exceeded = await checkBudgets(ctx, scope, { tokens: tally.inputTokens + tally.outputTokens, nanoUsd: tally.nanoUsd }, await account);
+      if (exceeded) throw new BudgetExceededError(exceeded);
+      const answer = await provider.generate(request);
+      const cost = costNanoUsd(priceOf(answer.model, ctx.config.modelPrices), answer.usage);
+      await recordUsage(ctx, {
+        agentId: scope.agentId ?? null,
+        conversationId: scope.conversationId ?? null,
+        executionId: scope.executionId ?? null,
+        workflowId: scope.workflowId ?? null,
+        provider: provider.id,
+        model: answer.model,
+        inputTokens: answer.usage.inputTokens,
+        outputTokens: answer.usage.outputTokens,
+        costNanoUsd: cost,
+      });
+      tally.inputTokens += answer.usage.inputTokens;
+      tally.outputTokens += answer.usage.outputTokens;
+      tally.nanoUsd += cost;
+      tally.model = answer.model;
+      return answer;
+    },
+    usage: () => presentTally(tally),
+  };
+}
