@@ -17,6 +17,10 @@ export interface StepState {
   tokensUsed?: number;
   /** A code step's console lines. */
   logs?: string[];
+  /** An llm step's model usage over its attempts (kept from an earlier record when not given). */
+  usage?: ExecutionStep["usage"];
+  /** A failure the API names with a code (`budget_exceeded`). */
+  errorCode?: string;
 }
 
 /** What `take` hands to a batch: the upserts, the bytes they add to the run, and the first result refused for size. */
@@ -66,6 +70,8 @@ export class Checkpoints {
       finishedAt: finished ? now : null,
       tokensUsed: state.tokensUsed ?? existing?.tokensUsed ?? 0,
       logs: state.logs ?? null,
+      usage: state.usage ?? existing?.usage ?? null,
+      errorCode: state.errorCode ?? null,
     };
     this.rows.set(key, { ...row } as ExecutionStep);
     this.unwritten.set(key, row);

@@ -99,6 +99,9 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
             error_message: s.errorMessage,
             // Only a code step has console lines; other steps' records stay as they were.
             ...(s.type === "code" ? { logs: s.logs ?? [] } : {}),
+            // What an llm step's requests spent over its attempts (DESIGN §6.2 Ledger).
+            ...(s.type === "llm" ? { usage: s.usage ?? null } : {}),
+            ...(s.errorCode ? { error_code: s.errorCode } : {}),
           })),
         }
       : {}),

@@ -83,6 +83,8 @@ function insertRetry(ctx: ServiceContext, old: Execution, id: string) {
           // Reused, not spent again: this run's tokens are its own.
           tokensUsed: sql`0`.as("tokens_used"),
           logs: executionSteps.logs,
+          usage: sql`null`.as("usage"),
+          errorCode: executionSteps.errorCode,
         })
         .from(executionSteps)
         .where(and(eq(executionSteps.executionId, old.id), inArray(executionSteps.status, [...REUSED]))),

@@ -51,6 +51,8 @@ export function checkpointUpsert(db: Db, rows: number) {
           startedAt: sql`excluded.started_at`,
           tokensUsed: sql`excluded.tokens_used`,
           logs: sql`excluded.logs`,
+          usage: sql`excluded.usage`,
+          errorCode: sql`excluded.error_code`,
         },
         setWhere: leaseHeld,
       })

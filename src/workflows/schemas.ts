@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { JsonObject } from "../http/schemas";
 import { IntIdParam, Timestamp } from "../http/schemas";
 import { TRIGGER_DESCRIPTION, TRIGGER_TYPES } from "./triggers";
+import { ModelUsageSchema } from "../usage/schemas";
 
 /** The shapes workflow and execution routes answer with and accept. */
 export const Status = z.enum(["draft", "active", "paused", "archived"]);
@@ -44,6 +45,10 @@ export const StepRecordSchema = z.object({
   error_message: z.string().nullable(),
   /** A code step's console lines: the first 100, then one line saying how many more were not kept. */
   logs: z.array(z.string()).optional(),
+  /** An llm step's: what its model requests spent over its attempts (null when none answered). */
+  usage: z.union([ModelUsageSchema, z.null()]).optional(),
+  /** A failure the API names with a code: `budget_exceeded` (a budget was spent before the model request). */
+  error_code: z.string().optional(),
 });
 
 /** A `settings.notify` delivery of a finished execution, with every attempt. */

@@ -1,7 +1,20 @@
-import type { AgentModelSettings } from "../../llm/agent-config";
+import { and, eq } from "drizzle-orm";
+import type { ServiceContext } from "../../core/context";
+import { agents } from "../../db/schema";
+import { type AgentModelSettings, agentSettingsOf } from "../../llm/agent-config";
+import { type AgentBudget, agentBudgetOf } from "../../usage/agent-budget";
 import type { Step } from "../../workflows/steps";
 
-export { agentModelSettings } from "../../llm/agent-config";
+/** What a run's agent sets for its model steps: its model settings and its budget, read at once; none for a run of no agent. */
+export async function agentStepSettings(ctx: ServiceContext, agentId: string | null): Promise<{ settings: AgentModelSettings; budget?: AgentBudget }> {
+  if (!agentId) return { settings: {} };
+  const row = await ctx.db
+    .select({ config: agents.config })
+    .from(agents)
+    .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.user.id)))
+    .get();
+  return { settings: agentSettingsOf(row?.config), budget: agentBudgetOf(row?.config) };
+}
 
 type LlmStep = Extract<Step, { type: "llm" }>;
 
