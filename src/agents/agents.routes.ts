@@ -19,6 +19,7 @@ import {
   updateAgentConfig,
 } from "./service";
 import { JsonObject } from "../http/schemas";
+import { AgentBudgetSchema } from "../usage/schemas";
 
 export const AgentSchema = z
   .object({
@@ -91,6 +92,7 @@ export const AgentConfig = z
       description:
         "`true`: the agent's chat turns and `agent` steps get the tools `memory_save` and `memory_search`, and the three memories that best match a new message come with it (GET /v1/agents/{agent_id}/memories lists them). At most 10,000 memories of 2,000 characters per agent.",
     }),
+    budget: AgentBudgetSchema.optional(),
   })
   .catchall(z.unknown())
   .openapi("AgentConfig");

@@ -39,7 +39,7 @@ const direct = authedRoute("workflow:execute", {
   tags: ["Chat"],
   summary: "Test direct response generation (no tools)",
   description:
-    "Sends one message straight to the provider, without tools or history, and returns its answer. Nothing is stored. On the deployment's own key or binding each call counts against your model calls per minute (MODEL_RATE_LIMIT_PER_MINUTE): past it, 429 with Retry-After; your own connection is not counted.",
+    "Sends one message straight to the provider, without tools or history, and returns its answer. Nothing is stored but its line in the usage ledger (GET /v1/usage), and the account's budget applies (409 `budget_exceeded` once reached). On the deployment's own key or binding each call counts against your model calls per minute (MODEL_RATE_LIMIT_PER_MINUTE): past it, 429 with Retry-After; your own connection is not counted.",
   request: {
     body: {
       required: true,

@@ -113,8 +113,9 @@ export const CHAT_SCRIPT = `
           live.item.id = "message-" + message.id;
           // The stored answer, whole (deltas missed on a reconnect are in it).
           if (live.text.textContent !== message.content) live.text.textContent = message.content;
-          live.note.textContent = message.status === "stopped" ? "· stopped" : message.status === "error" ? "· failed" : "· done";
-          if (message.status === "error") {
+          const failed = message.status === "error" || message.status === "budget_exceeded";
+          live.note.textContent = message.status === "stopped" ? "· stopped" : failed ? "· failed" : "· done";
+          if (failed) {
             live.item.classList.add("failed");
             live.item.append(element("p", "error", message.error_message || "The assistant failed."));
           }

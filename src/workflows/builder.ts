@@ -10,6 +10,7 @@ import { createWorkflow } from "./service";
 import { validateSteps, type Step } from "./steps";
 import { fencedBlock } from "../lib/fenced-block";
 import { triggerFromDescription } from "./trigger-from-description";
+import { governedProvider } from "../usage/governed-provider";
 import { EarlierResults } from "./offline-links";
 import { STEP_GUIDE, danglingLinks, workflowAnswerSchema } from "./builder-prompt";
 import { type Trigger, checkedTrigger } from "./triggers";
@@ -35,7 +36,8 @@ export async function buildFromDescription(
   description: string,
   options: { name?: string | null; provider?: string | null },
 ): Promise<BuiltWorkflow> {
-  const provider = await resolveProvider(ctx, options.provider);
+  // The model's requests are the account's: budgeted and in the ledger.
+  const provider = governedProvider(ctx, await resolveProvider(ctx, options.provider), {});
   const catalog = (await catalogFor(ctx)).filter((t) => t.available);
   const name = options.name ?? nameFrom(description);
   const inferred = triggerFromDescription(description);

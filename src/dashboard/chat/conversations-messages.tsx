@@ -25,7 +25,8 @@ const WHO: Record<MessageRecord["role"], string> = { user: "You", assistant: "As
 
 function Message(props: { message: MessageRecord; results: Map<string, MessageRecord> }) {
   const { message } = props;
-  const failed = message.status === "error";
+  // A turn a budget ended shows why, as a failed one does.
+  const failed = message.status === "error" || message.status === "budget_exceeded";
   const stopped = message.status === "stopped";
   return (
     <li class={`message ${message.role}${failed ? " failed" : ""}${stopped ? " stopped" : ""}`} id={`message-${message.id}`}>
