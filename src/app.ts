@@ -37,6 +37,8 @@ import { approvalRoutes } from "./approvals/approvals.routes";
 import { describeSlackInteractions, slackInteractions } from "./approvals/slack-interactions.routes";
 import { approvalLinkPages } from "./dashboard/approval-link/approval-link.routes";
 import { toolPolicyRoutes } from "./governance/policies.routes";
+import { usageRoutes } from "./usage/usage.routes";
+import { budgetRoutes } from "./usage/budget.routes";
 import { templateRoutes } from "./templates/templates.routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
 import { dashboardPages } from "./dashboard/account/account.routes";
@@ -49,6 +51,7 @@ import { agentsPages } from "./dashboard/agents/agents.routes";
 import { approvalsPages } from "./dashboard/approvals/approvals.routes";
 import { templatesPages } from "./dashboard/templates/templates.routes";
 import { auditPages } from "./dashboard/audit/audit.routes";
+import { usagePages } from "./dashboard/usage/usage.routes";
 import { platformsPages } from "./dashboard/platforms/platforms.routes";
 import { PageRefused } from "./dashboard/kit";
 import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/mcp.routes";
@@ -86,6 +89,7 @@ export function createApp() {
   app.route("/", approvalsPages);
   app.route("/", templatesPages);
   app.route("/", auditPages);
+  app.route("/", usagePages);
   app.route("/", platformsPages);
   app.route("/", approvalLinkPages);
   app.route("/", authorizePage);
@@ -144,6 +148,8 @@ export function createApp() {
   authed.route("/", memoryRoutes);
   authed.route("/", approvalRoutes);
   authed.route("/", toolPolicyRoutes);
+  authed.route("/", usageRoutes);
+  authed.route("/", budgetRoutes);
   authed.route("/", templateRoutes);
   v1.route("/", authed);
 
