@@ -71,6 +71,7 @@ const SECTIONS: [href: string, label: string][] = [
   ["/app/approvals", "Approvals"],
   ["/app/templates", "Templates"],
   ["/app/audit", "Audit log"],
+  ["/app/usage", "Usage"],
   ["/app/keys", "API keys"],
   ["/app/apps", "OAuth apps"],
   ["/docs", "API reference"],
