@@ -1,4 +1,6 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { expireDue } from "../../src/approvals/service";
 import { call, expectProblem, json } from "../helpers/api";
 import { signSlack } from "../helpers/provider-signatures";
 import { FAKE, type Owner, approvalOf, askApproval, eventually, fakeRequests, newConnection, newOwner, scenarioName, scriptFake } from "./helpers";
@@ -138,6 +140,23 @@ describe("approvals in Slack", () => {
     await owner.settle();
     // No message was posted, so there is none to rewrite.
     expect(await posted(scenario, "/chat.update")).toHaveLength(0);
+  });
+
+  it("an approval that expires loses its buttons too", async () => {
+    const { owner, scenario, connectionId } = await slackOwner();
+    const approval = await askApproval(owner, [{ via: "slack", connection_id: connectionId, channel: "#general" }], { ttlSeconds: 60 });
+    await env.DB.prepare("update approvals set expires_at = ? where id = ?")
+      .bind(Date.now() - 1000, approval.id)
+      .run();
+    expect((await expireDue(owner.ctx)).map((a) => a.id)).toEqual([approval.id]);
+    await owner.settle();
+    const [update] = await posted(scenario, "/chat.update");
+    expect((update!.body.blocks as any[]).some((b) => b.type === "actions")).toBe(false);
+    expect(JSON.stringify(update!.body.blocks)).toContain("Expired: nobody decided in time, so the call was not run.");
+    // A click that comes after is told so, and decides nothing.
+    const late = await click(clickBody(approval.id, "approval_approve"));
+    expect((await json(late)).text).toContain("expired");
+    expect((await approvalOf(owner, approval.id)).status).toBe("expired");
   });
 
   it("a decision made elsewhere (the API) rewrites the message too", async () => {

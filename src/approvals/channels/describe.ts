@@ -33,8 +33,9 @@ export function outcomeText(approval: Approval, who: (decidedBy: string) => stri
   if (status === "pending") return "Waiting for a decision.";
   if (status === "expired") return "Expired: nobody decided in time, so the call was not run.";
   const by = approval.decidedBy ? ` by ${who(approval.decidedBy)}` : "";
-  const note = approval.note ? `: ${approval.note.slice(0, 500)}` : "";
-  return status === "approved" ? `Approved${by}${note}.` : `Denied${by}${note}.`;
+  const note = approval.note ? `: ${approval.note.slice(0, 500).trim()}` : "";
+  const sentence = `${status === "approved" ? "Approved" : "Denied"}${by}${note}`;
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }
 
 /** decided_by as a person reads it outside Slack: `user:7` is someone signed in to the hub. */

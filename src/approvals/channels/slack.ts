@@ -31,7 +31,7 @@ export async function postSlackRequest(
     path: "/chat.postMessage",
     body: {
       channel: channel.channel,
-      text: `Approval needed: ${about.agent} wants to run ${approval.tool}.`,
+      text: mrkdwn(`Approval needed: ${about.agent} wants to run ${approval.tool}.`),
       blocks: requestBlocks(approval, about),
       unfurl_links: false,
       unfurl_media: false,
@@ -56,7 +56,7 @@ export async function updateSlackRequest(
     body: {
       channel: message.channel,
       ts: message.ts,
-      text: `${approval.tool}: ${outcomeText(approval, plainDecider)}`,
+      text: mrkdwn(`${approval.tool}: ${outcomeText(approval, plainDecider)}`),
       blocks: [...callBlocks(approval, about), { type: "section", text: { type: "mrkdwn", text: cut(`${mark(approval.status)} ${outcome}`) } }],
     },
   });
