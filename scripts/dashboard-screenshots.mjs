@@ -78,6 +78,7 @@ try {
       agent: `/app/agents/${made.agent.agent_id}`,
       templates: "/app/templates",
       audit: "/app/audit",
+      usage: "/app/usage",
       apps: "/app/apps",
     };
     for (const [name, route] of Object.entries(pages)) {
