@@ -178,7 +178,14 @@ export class ExecutionRun implements StepRun {
   }
 
   /** Marks the step and the whole execution failed (once), and stops walking. */
-  async failStep(step: Step, scope: Scope, attempt: number, error: string, tokensUsed?: number, more: Pick<StepState, "usage" | "errorCode"> = {}): Promise<never> {
+  async failStep(
+    step: Step,
+    scope: Scope,
+    attempt: number,
+    error: string,
+    tokensUsed?: number,
+    more: Pick<StepState, "usage" | "errorCode"> = {},
+  ): Promise<never> {
     await this.checkpoint(step, scope, { status: "failed", attempts: attempt, error, tokensUsed, ...more });
     return this.fail(step, `Step "${scope.key(step)}" failed after ${attempt} attempt(s): ${error}`);
   }
