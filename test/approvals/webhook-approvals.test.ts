@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkApprovalChannels } from "../../src/approvals/channels/check";
 import { call, json } from "../helpers/api";
 import { hmac } from "../helpers/provider-signatures";
-import { FAKE, type Owner, askApproval, eventually, fakeRequests, newOwner, scenarioName } from "./helpers";
+import { FAKE, type Owner, askApproval, eventually, fakeRequests, newConnection, newOwner, scenarioName, scriptFake } from "./helpers";
 
 type Recorded = Awaited<ReturnType<typeof fakeRequests>>[number];
 
@@ -39,6 +39,25 @@ describe("approvals sent to a webhook", () => {
     const second = await verified(owner, decision!);
     expect(second).toMatchObject({ type: "approval.decided", approval: { id: approval.id, status: "approved", decided_by: (await json(decided)).decided_by } });
     expect(decision!.headers["idempotency-key"]).toBe(`${approval.id}:approval.decided`);
+  });
+
+  it("a channel that fails leaves the others told", async () => {
+    const owner = await newOwner();
+    const slackScenario = scenarioName("webhook-slack");
+    const hookScenario = scenarioName("webhook-others");
+    const slack = await newConnection(owner.key, "slack", {
+      bot_token: "xoxb-others-1",
+      signing_secret: "others-secret",
+      base_url: `${FAKE()}/s/${slackScenario}`,
+    });
+    await scriptFake(slackScenario, [{ body: { ok: false, error: "channel_not_found" } }]);
+    const approval = await askApproval(owner, [
+      { via: "slack", connection_id: slack, channel: "#gone" },
+      { via: "webhook", url: `${FAKE()}/s/${hookScenario}/hook` },
+    ]);
+    const [requested] = await fakeRequests(hookScenario);
+    expect((await verified(owner, requested!)).approval.id).toBe(approval.id);
+    expect(approval.status).toBe("pending");
   });
 
   it("a private address is refused by the outbound rules where the deployment forbids private URLs", async () => {

@@ -19,6 +19,10 @@ import { postApprovalWebhook } from "./webhook";
  * approval's `notify`. `origin` is the link's base when PUBLIC_URL is not set.
  */
 export async function announceApproval(ctx: ServiceContext, approval: Approval, channels: NotifyChannel[], options: { origin?: string } = {}): Promise<void> {
+  await announce(ctx, approval, channels, options).catch((error) => logFailure(approval, undefined, "request", error));
+}
+
+async function announce(ctx: ServiceContext, approval: Approval, channels: NotifyChannel[], options: { origin?: string }): Promise<void> {
   const about = await aboutApproval(ctx, approval);
   const origin = ctx.config.publicUrl ?? options.origin;
   const entries: NotifyEntry[] = channels.map((channel) => ({ ...channel }));
@@ -52,7 +56,7 @@ export async function announceApproval(ctx: ServiceContext, approval: Approval, 
           await postApprovalWebhook(ctx, approval, entry.url, "approval.requested");
         }
       } catch (error) {
-        logFailure(approval, entry, index, "request", error);
+        logFailure(approval, { entry, index }, "request", error);
       }
       return entry;
     }),
@@ -70,12 +74,13 @@ export async function announceApproval(ctx: ServiceContext, approval: Approval, 
  * email link needs nothing: it died with the decision.
  */
 export async function settleAnnouncements(ctx: ServiceContext, approval: Approval): Promise<void> {
-  const about = await aboutApproval(ctx, approval);
+  const about = await aboutApproval(ctx, approval).catch((error) => logFailure(approval, undefined, "decision", error));
+  if (!about) return;
   await Promise.all([
     settleSlack(ctx, approval, about),
     ...entriesOf(approval.notify).map(async (entry, index) => {
       if (entry.via !== "webhook") return;
-      await postApprovalWebhook(ctx, approval, entry.url, "approval.decided").catch((error) => logFailure(approval, entry, index, "decision", error));
+      await postApprovalWebhook(ctx, approval, entry.url, "approval.decided").catch((error) => logFailure(approval, { entry, index }, "decision", error));
     }),
   ]);
 }
@@ -84,22 +89,23 @@ async function settleSlack(ctx: ServiceContext, approval: Approval, about: Appro
   await Promise.all(
     entriesOf(approval.notify).map(async (entry, index) => {
       if (entry.via !== "slack" || !entry.message) return;
-      await updateSlackRequest(ctx, approval, entry, entry.message, about).catch((error) => logFailure(approval, entry, index, "decision", error));
+      await updateSlackRequest(ctx, approval, entry, entry.message, about).catch((error) => logFailure(approval, { entry, index }, "decision", error));
     }),
   );
 }
 
-/** Which channel failed and why, in words fit for a log: no URL (it may carry a token), no secret. */
-function logFailure(approval: Approval, entry: NotifyEntry, index: number, stage: "request" | "decision", error: unknown): void {
+/** Which channel failed (or all, before any was tried) and why, in words fit for a log: no URL (it may carry a token), no secret. */
+function logFailure(approval: Approval, channel: { entry: NotifyEntry; index: number } | undefined, stage: "request" | "decision", error: unknown): undefined {
+  const entry = channel?.entry;
   console.error(
     JSON.stringify({
       level: "error",
-      message: `approval channel not told of the ${stage}`,
+      message: channel ? `approval channel not told of the ${stage}` : `approval channels not told of the ${stage}`,
       approval_id: approval.id,
-      channel: index,
-      via: entry.via,
-      ...(entry.via === "webhook" ? {} : { connection_id: entry.connection_id }),
+      ...(channel ? { channel: channel.index, via: channel.entry.via } : {}),
+      ...(entry && entry.via !== "webhook" ? { connection_id: entry.connection_id } : {}),
       error: loggableError(error),
     }),
   );
+  return undefined;
 }
