@@ -148,11 +148,16 @@ export const CHAT_SCRIPT = `
         const state = answer && answer.rows.get(d.tool_call_id);
         if (state) state.textContent = (d.success ? "succeeded" : "failed") + " in " + d.duration_ms + " ms";
       },
+      approval_requested: (d) => {
+        const state = answer && answer.rows.get(d.approval.tool_call_id);
+        if (state) state.textContent = "waiting for approval (" + d.approval.id + ")";
+      },
       turn_finished: (d) => {
         tell(
+          d.status === "awaiting_approval" ? "Waiting for approval: decide it under Approvals, and the turn goes on by itself." :
           d.status === "stopped" ? "Stopped: the answer so far is kept." :
           d.status === "completed" ? "The answer is complete." : "The assistant could not answer; its message says why.",
-          d.status !== "completed" && d.status !== "stopped",
+          d.status !== "completed" && d.status !== "stopped" && d.status !== "awaiting_approval",
         );
         answer = null;
         mark.clear();

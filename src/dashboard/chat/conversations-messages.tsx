@@ -39,6 +39,18 @@ function Message(props: { message: MessageRecord; results: Map<string, MessageRe
       <MessageText message={message} />
       {failed && message.error_message ? <p class="error">{message.error_message}</p> : null}
       {stopped ? <p class="meta">Stopped before the answer was finished: this is what was written until then.</p> : null}
+      {message.pending_approvals?.length ? (
+        <p class="meta">
+          Waiting for a person to approve{" "}
+          {message.pending_approvals.map((id, i) => (
+            <>
+              {i > 0 ? ", " : ""}
+              <a href={`/app/approvals/${id}`}>{id}</a>
+            </>
+          ))}
+          ; the turn goes on by itself once decided.
+        </p>
+      ) : null}
       {message.role === "assistant" && message.provider ? (
         <p class="meta">
           {message.provider}
