@@ -34,6 +34,7 @@ export async function runAgentLoop(input: LoopInput, events: LoopEvents = {}): P
     let produced = "";
     let answer: Awaited<ReturnType<typeof input.provider.generate>>;
     try {
+      events.requestStarted?.(round);
       answer = await input.provider.generate({
         messages,
         tools,

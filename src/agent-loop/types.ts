@@ -65,6 +65,8 @@ export interface LoopInput {
 
 /** What the loop tells its driver as it goes; the driver stores and streams it. */
 export interface LoopEvents {
+  /** A model request is about to be made (round is 1-based); `answered` or a thrown failure ends it. */
+  requestStarted?(round: number): void;
   /** A piece of the answer's text as the model produces it. */
   delta?(round: number, text: string): void;
   /** A model answer, before any of its tool calls start (a run checkpoints it here). */
