@@ -16,6 +16,8 @@ export interface GateScope {
   rules: PolicyRule[];
   ttlSeconds: number;
   notify: NotifyChannel[];
+  /** The hub's origin for links in approval emails (when PUBLIC_URL is unset). */
+  origin?: string;
   /** Told of each approval as it is asked for (the conversation streams `approval_requested`). */
   requested(approval: ApprovalView): void;
 }
@@ -34,12 +36,14 @@ export interface CallGate {
  */
 export function callGate(ctx: ServiceContext, catalog: ToolInfo[], scope: GateScope): CallGate {
   const effects = new Map(catalog.map((tool) => [tool.name, tool.effect]));
+  // Read once per turn, on the first call that needs it.
   let account: Promise<PolicyRule[]> | undefined;
   return {
     async check(call) {
       // A tool the turn's catalog does not list (a tool only the executor finds) counts as a write.
       const effect: Effect = effects.get(call.name) ?? "write";
-      const decision = decidePolicy({ tool: call.name, effect, args: call.arguments }, { agent: scope.rules, account: await (account ??= accountRules(ctx)) });
+      account ??= accountRules(ctx);
+      const decision = decidePolicy({ tool: call.name, effect, args: call.arguments }, { agent: scope.rules, account: await account });
       if (decision.action === "allow") return { kind: "allow" };
       const rule = decision.rule!;
       if (decision.action === "deny") return { kind: "deny", reason: `Refused by policy (${ruleName(rule)}): the call was not run.` };
@@ -59,6 +63,7 @@ export function callGate(ctx: ServiceContext, catalog: ToolInfo[], scope: GateSc
         agentId: scope.agentId,
         ttlSeconds: scope.ttlSeconds,
         notify: scope.notify,
+        origin: scope.origin,
       });
       scope.requested(approval);
       return { kind: "ask", approval };
@@ -67,4 +72,6 @@ export function callGate(ctx: ServiceContext, catalog: ToolInfo[], scope: GateSc
 }
 
 const ruleName = (rule: { source: string; index: number }) =>
-  rule.source === "default" ? "the default rule" : `rule ${rule.index + 1} of the ${rule.source === "agent" ? "agent's tool_policies" : "account's tool policies"}`;
+  rule.source === "default"
+    ? "the default rule"
+    : `rule ${rule.index + 1} of the ${rule.source === "agent" ? "agent's tool_policies" : "account's tool policies"}`;

@@ -190,7 +190,7 @@ export class ConversationObject extends DurableObject<Env> {
    */
   async approvalDecided(approval: ApprovalView): Promise<void> {
     const waiting = this.wait.current();
-    if (!waiting || !waiting.approvals.includes(approval.id)) return;
+    if (!waiting?.approvals.includes(approval.id)) return;
     this.emit(waiting.turn, "approval_decided", { approval });
     await this.goOnIfDecided();
   }

@@ -67,7 +67,9 @@ const get = authedRoute("data:read", {
       content: {
         "application/json": {
           schema: ConversationSchema.extend({
-            status: z.enum(["idle", "processing", "awaiting_approval"]).openapi({ description: "Whether a turn is running now, or waits for approvals (`awaiting_approval`)." }),
+            status: z
+              .enum(["idle", "processing", "awaiting_approval"])
+              .openapi({ description: "Whether a turn is running now, or waits for approvals (`awaiting_approval`)." }),
             pending_turns: z.number().int(),
             messages: z.array(MessageSchema),
           }),
@@ -293,8 +295,9 @@ export const conversationRoutes = createRouter()
   })
   .openapi(send, async (c) => {
     const id = c.req.valid("param").conversation_id;
-    if (wantsEventStream(c.req.header("Accept"))) return eventStream(await sendMessageStreaming(c.var.ctx, id, c.req.valid("json"))) as any;
-    return c.json(await sendMessage(c.var.ctx, id, c.req.valid("json")), 201);
+    const message = { ...c.req.valid("json"), origin: new URL(c.req.url).origin };
+    if (wantsEventStream(c.req.header("Accept"))) return eventStream(await sendMessageStreaming(c.var.ctx, id, message)) as any;
+    return c.json(await sendMessage(c.var.ctx, id, message), 201);
   })
   .openapi(stopTurnRoute, async (c) => {
     const id = c.req.valid("param").conversation_id;

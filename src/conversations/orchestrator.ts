@@ -16,6 +16,7 @@ import { type TurnTools, turnTools } from "./turn-tools";
 import { attachMessage, withdrawApprovals } from "../approvals/service";
 import { BudgetExceededError } from "../usage/budgets";
 import { type GovernedProvider, governedProvider } from "../usage/governed-provider";
+import { TurnTrace } from "../traces/turn-trace";
 import type { ApprovalView } from "../approvals/present";
 
 /** Messages a turn replays at most (before compaction looks at their size). */
@@ -34,6 +35,8 @@ export interface TurnInput {
   credentialId: string;
   content: string;
   provider: string | null;
+  /** The hub's origin as the sending request reached it: approval emails link there when PUBLIC_URL is unset. */
+  origin?: string;
 }
 
 /** A turn that waited for approvals, now decided. */
@@ -73,7 +76,11 @@ export async function runTurn(
 ): Promise<MessageRecord> {
   const userMessage = store.add(input.conversationId, message("user", input.content, { status: "received" }));
   events.message(userMessage);
-  return driveTurn(ctx, store, input, events, stop, { recallFor: input.content });
+  // The turn's trace (DESIGN §6.3) is stored against the answer it ends with.
+  const trace = new TurnTrace(input.conversationId);
+  const answer = await driveTurn(ctx, store, input, trace.watch(events), stop, { recallFor: input.content, trace });
+  await trace.save(ctx, answer);
+  return answer;
 }
 
 /**
@@ -90,10 +97,16 @@ export async function continueTurn(
   events: TurnEvents,
   stop: AbortSignal = new AbortController().signal,
 ): Promise<MessageRecord> {
-  return driveTurn(ctx, store, input, events, stop, {
+  // A trace of its own, stored against the answer this part ends with; the decided calls are in it.
+  const trace = new TurnTrace(input.conversationId);
+  const watched = trace.watch(events);
+  const answer = await driveTurn(ctx, store, input, watched, stop, {
     recallFor: null,
-    prelude: (tools) => runDecidedCalls(store, input.conversationId, waiting, tools.runApproved, events),
+    trace,
+    prelude: (tools) => runDecidedCalls(store, input.conversationId, waiting, tools.runApproved, watched),
   });
+  await trace.save(ctx, answer);
+  return answer;
 }
 
 async function driveTurn(
@@ -102,7 +115,7 @@ async function driveTurn(
   input: TurnInput,
   events: TurnEvents,
   stop: AbortSignal,
-  options: { recallFor: string | null; prelude?: (tools: TurnTools) => Promise<void> },
+  options: { recallFor: string | null; trace: TurnTrace; prelude?: (tools: TurnTools) => Promise<void> },
 ): Promise<MessageRecord> {
   let provider: ChatProvider | undefined;
   let governed: GovernedProvider | undefined;
@@ -126,7 +139,13 @@ async function driveTurn(
       agent: agent.settings,
       source: `conversation:${input.conversationId}`,
       memory: agent.memory && agent.agentId ? { agentId: agent.agentId, conversationId: input.conversationId } : undefined,
-      approvals: { conversationId: input.conversationId, agentId: agent.agentId, ...agent.approvals, requested: (approval) => events.approvalRequested?.(approval) },
+      approvals: {
+        conversationId: input.conversationId,
+        agentId: agent.agentId,
+        origin: input.origin,
+        ...agent.approvals,
+        requested: (approval) => events.approvalRequested?.(approval),
+      },
     });
     await options.prelude?.(tools);
     // The agent's memories that best match the new message go in this turn's system prompt.
@@ -149,6 +168,7 @@ async function driveTurn(
         calls,
       },
       {
+        ...options.trace.modelEvents(provider, agent.agentId),
         delta: (round, text) => events.delta?.({ round, text }),
         toolStarted: events.toolStarted,
         toolProgress: events.toolProgress,
@@ -160,7 +180,12 @@ async function driveTurn(
     tokens += outcome.usage.inputTokens + outcome.usage.outputTokens;
     const fields = { tokens_used: tokens, tools_called: recorded(calls), provider: provider.id, model: outcome.model, usage: governed.usage() };
     if (outcome.status === "awaiting_approval") {
-      const waiting = finish(store, events, input, message("assistant", outcome.text, { ...fields, status: "awaiting_approval", pending_approvals: outcome.awaiting }));
+      const waiting = finish(
+        store,
+        events,
+        input,
+        message("assistant", outcome.text, { ...fields, status: "awaiting_approval", pending_approvals: outcome.awaiting }),
+      );
       await attachMessage(ctx, outcome.awaiting, waiting.id);
       return waiting;
     }
@@ -170,6 +195,7 @@ async function driveTurn(
     const content = outcome.status === "completed" ? outcome.text || "(no answer)" : outcome.text;
     return finish(store, events, input, message("assistant", content, { ...fields, status }));
   } catch (error) {
+    options.trace.failed(error);
     await withdrawApprovals(ctx, heldApprovals(calls), "The turn ended before anyone decided.").catch(() => undefined);
     // A stop that lands outside a model request (while compacting, say) is still a stop.
     if (stop.aborted)

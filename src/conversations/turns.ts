@@ -38,13 +38,13 @@ export async function conversationWithEvents(ctx: ServiceContext, id: number) {
  * Object with the caller's credential; an unknown or unconfigured provider is refused before
  * anything is stored.
  */
-export async function sendMessage(ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) {
+export async function sendMessage(ctx: ServiceContext, id: number, input: MessageInput) {
   await readyToSend(ctx, id, input.provider);
   return notBusy(await conversationStub(ctx.bindings, id).send(turnInput(ctx, id, input)));
 }
 
 /** As sendMessage, answering at once with the turn's events as server-sent events (DESIGN §6.1). */
-export async function sendMessageStreaming(ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) {
+export async function sendMessageStreaming(ctx: ServiceContext, id: number, input: MessageInput) {
   await readyToSend(ctx, id, input.provider);
   return notBusy(await conversationStub(ctx.bindings, id).sendStreaming(turnInput(ctx, id, input)));
 }
@@ -58,12 +58,20 @@ async function readyToSend(ctx: ServiceContext, id: number, provider: string | n
   await usable;
 }
 
-const turnInput = (ctx: ServiceContext, id: number, input: { content: string; provider?: string | null }) => ({
+/** A message to send; `origin` is the hub's as the request reached it (for links in approval emails). */
+interface MessageInput {
+  content: string;
+  provider?: string | null;
+  origin?: string;
+}
+
+const turnInput = (ctx: ServiceContext, id: number, input: MessageInput) => ({
   conversationId: id,
   userId: ctx.user.id,
   credentialId: ctx.credential.id,
   content: input.content,
   provider: input.provider ?? null,
+  origin: input.origin,
 });
 
 function notBusy<T>(answer: T | { busy: true } | { awaiting: string[] }): T {

@@ -20,10 +20,19 @@ export const PolicyRuleSchema = z
       .optional()
       .describe('A tool name, or a glob: "slack_*" matches every Slack tool.'),
     effect: z.enum(["read", "write", "destructive"]).optional().describe("Matches only tools of this effect."),
-    when: ConditionSchema.optional().describe("A condition as in condition steps, over the call as `{args, tool, effect}`: `{field: \"args.amount\", operator: \"greater_than\", value: 100}`."),
+    // Described to OpenAPI as an object (the condition's own schema is recursive), checked below.
+    when: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('A condition as in condition steps, over the call as `{args, tool, effect}`: `{field: "args.amount", operator: "greater_than", value: 100}`.'),
     action: z.enum(["allow", "ask", "deny"]),
   })
   .strict()
+  .superRefine((rule, check) => {
+    if (rule.when === undefined) return;
+    const parsed = ConditionSchema.safeParse(rule.when);
+    if (!parsed.success) for (const issue of parsed.error.issues.slice(0, 5)) check.addIssue({ ...issue, path: ["when", ...issue.path] } as never);
+  })
   .openapi("ToolPolicyRule");
 export type PolicyRule = z.infer<typeof PolicyRuleSchema>;
 

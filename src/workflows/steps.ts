@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { OPERATORS, patternProblem, type Condition } from "../lib/conditions";
+import { patternProblem, type Condition } from "../lib/conditions";
 import type { FieldError } from "../core/errors";
 import { schemaProblems } from "../lib/user-json-schema";
 import { ConditionSchema } from "../lib/condition-schema";

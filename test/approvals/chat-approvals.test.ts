@@ -172,7 +172,9 @@ describe("approvals in a chat turn", () => {
     const waiting = await json(await send(key, conversation, "Add 3 and 4"));
     const id = waiting.pending_approvals[0];
     // Its expiry passes (as if approval_ttl_seconds had elapsed), and the object's alarm fires.
-    await env.DB.prepare(`UPDATE approvals SET expires_at = ? WHERE id = ?`).bind(Date.now() - 1000, id).run();
+    await env.DB.prepare(`UPDATE approvals SET expires_at = ? WHERE id = ?`)
+      .bind(Date.now() - 1000, id)
+      .run();
     expect(await json(await call(`/v1/approvals/${id}`, { token: key }))).toMatchObject({ status: "expired" });
     await expectProblem(await decide(key, id, { decision: "approve" }), 409, "conflict");
     const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`conversation:${conversation}`));
@@ -223,7 +225,10 @@ describe("approvals in a chat turn", () => {
     await script(scenario, [openai.toolCalls([{ id: "call_m", name: "math_evaluate", args: { expression: "1 + 1" } }]), openai.text("Refused.")]);
     const reply = await json(await send(key, conversation, "Add 1 and 1"));
     expect(reply).toMatchObject({ status: "completed", content: "Refused." });
-    expect(reply.tools_called[0]).toMatchObject({ success: false, error_message: expect.stringContaining("Refused by policy (rule 1 of the agent's tool_policies)") });
+    expect(reply.tools_called[0]).toMatchObject({
+      success: false,
+      error_message: expect.stringContaining("Refused by policy (rule 1 of the agent's tool_policies)"),
+    });
   });
 
   it("keeps each person's approvals and rules their own, and checks rules when stored", async () => {

@@ -35,7 +35,7 @@ export const conversationLivePages = new Hono<AppEnv>()
     if (!content || content.length > MAX_MESSAGE_CHARS) return c.json({ error: `Write a message (at most ${MAX_MESSAGE_CHARS} characters).` }, 422);
     try {
       // Refusals (someone else's conversation, a provider not set up) come before the stream, as JSON.
-      return eventStream(closedAfter(await sendMessageStreaming(signedIn.ctx, id, { content, provider }), LIVE_MS));
+      return eventStream(closedAfter(await sendMessageStreaming(signedIn.ctx, id, { content, provider, origin: new URL(c.req.url).origin }), LIVE_MS));
     } catch (error) {
       if (!(error instanceof HubError)) throw error;
       return c.json({ error: error.code === "not_found" ? NO_SUCH : messageOf(error) }, statusOf(error));

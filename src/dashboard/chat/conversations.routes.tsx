@@ -70,7 +70,7 @@ export const conversationsPages = new Hono<AppEnv>()
       }
       try {
         // Posted without script: waits for the whole turn (the script posts to …/send instead).
-        await sendMessage(signedIn.ctx, id, { content, provider });
+        await sendMessage(signedIn.ctx, id, { content, provider, origin: new URL(c.req.url).origin });
       } catch (error) {
         // Refused as the API would refuse it: a rate limit is 429, a busy conversation 409.
         if (error instanceof HubError && error.code !== "not_found")
