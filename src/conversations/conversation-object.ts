@@ -290,10 +290,26 @@ export class ConversationObject extends DurableObject<Env> {
     return row ? Number(row.value) : 0;
   }
 
-  private enqueue(input: TurnInput, turn: number): Promise<MessageRecord> {
+  private enqueue(input: TurnInput, turn: number): Promise<MessageRecord | { awaiting: string[] }> {
     this.pendingTurns++;
     // runOne takes its turn off pendingTurns as it ends (before recording it), not here.
-    const run = this.turns.then(() => this.runOne(input, turn));
+    const run = this.turns.then(async () => {
+      // A turn queued behind one that ended waiting for approvals is refused as a send then would
+      // be: run, it would answer in the middle of the waiting turn, and the waiting turn would
+      // never go on (its approved calls never run).
+      const waiting = this.wait.current();
+      if (!waiting) return this.runOne(input, turn);
+      this.pendingTurns--;
+      // The turn before wrote the listing while this one still counted as pending.
+      await createDb(this.env.DB)
+        .update(conversations)
+        .set({ state: this.status(), updatedAt: new Date() })
+        .where(eq(conversations.id, input.conversationId))
+        .catch((error) => console.error(JSON.stringify({ level: "error", message: "conversation index update failed", error: loggableError(error) })));
+      this.emit(turn, "status", { status: this.status() });
+      this.emit(turn, "turn_finished", { message_id: null, status: "awaiting_approval" });
+      return { awaiting: waiting.approvals };
+    });
     this.turns = run.catch(() => undefined);
     return run;
   }

@@ -185,6 +185,36 @@ describe("approvals in a chat turn", () => {
     expect(await json(await call(`/v1/approvals/${id}`, { token: key }))).toMatchObject({ status: "expired", decided_by: null });
   });
 
+  it("refuses a message queued behind a turn that ends waiting, so the waiting turn still goes on once decided", async () => {
+    const { key, scenario } = await person();
+    await call("/v1/me/tool-policies", { token: key, method: "PUT", json: { rules: [{ tool: "math_evaluate", action: "ask" }] } });
+    await script(scenario, [
+      { ...openai.toolCalls([{ id: "call_q", name: "math_evaluate", args: { expression: "2 + 3" } }]), delay_ms: 600 },
+      openai.text("It is 5."),
+    ]);
+    const conversation = await newConversation(key);
+    const first = send(key, conversation, "Add 2 and 3");
+    // Sent while the first turn still waits for its model: queued behind it.
+    let queued: Promise<Response> | undefined;
+    for (let i = 0; i < 100 && !queued; i++) {
+      const detail = await json(await call(`/v1/conversations/${conversation}`, { token: key }));
+      if (detail.status === "processing") queued = send(key, conversation, "And 4 and 4?");
+      else await new Promise((r) => setTimeout(r, 10));
+    }
+    const waiting = await json(await first);
+    expect(waiting.status).toBe("awaiting_approval");
+    await expectProblem(await queued!, 409, "conflict");
+    expect(await modelRequests(scenario)).toHaveLength(1);
+    expect((await json(await call(`/v1/conversations/${conversation}`, { token: key }))).state).toBe("awaiting_approval");
+
+    expect((await decide(key, waiting.pending_approvals[0], { decision: "approve" })).status).toBe(200);
+    const after = await settled(key, conversation);
+    expect(after.messages.at(-1)).toMatchObject({ role: "assistant", status: "completed", content: "It is 5." });
+    expect(after.messages.filter((m: any) => m.role === "user").map((m: any) => m.content)).toEqual(["Add 2 and 3"]);
+    const results = (await modelRequests(scenario))[1].body.messages.filter((m: any) => m.role === "tool");
+    expect(results.map((m: any) => [m.tool_call_id, m.content])).toEqual([["call_q", expect.stringContaining("5")]]);
+  });
+
   it("closes the approvals of a turn stopped in the round that asked: nothing waits on them any more", async () => {
     const { key, scenario } = await person();
     await call("/v1/me/tool-policies", { token: key, method: "PUT", json: { rules: [{ tool: "math_evaluate", action: "ask" }] } });
