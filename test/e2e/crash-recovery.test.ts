@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -8,13 +9,16 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/free-port.mjs";
 import { killGroup } from "./process-group.js";
+import { startPlatformFake } from "../fakes/platform-fake.mjs";
 
 /**
  * The hub as a user runs it (`npm start`, i.e. scripts/start.mjs) is killed with SIGKILL, whole
  * process group and all (wrangler, workerd, the in-memory queue), three times while executions
  * are in flight, and started again on the same state. Every execution must still finish within
  * 60 s of the last restart, and no step that had succeeded may run again. A call that was in
- * flight at a kill may be repeated, but only with the same Idempotency-Key.
+ * flight at a kill may be repeated, but only with the same Idempotency-Key. The later drills kill
+ * the same hub mid-loop, while a run waits for an event, and while a chat turn waits for a
+ * person's approval (DESIGN §6.2), asking a fake model (test/fakes/platform-fake.mjs).
  */
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -37,6 +41,9 @@ interface SideEffect {
 
 let sink: Server;
 let sinkOrigin = "";
+/** The fake model server (test/fakes/platform-fake.mjs) the chat drill's conversation asks. */
+let fake: { close(): Promise<void> } | undefined;
+let fakeOrigin = "";
 const effects: SideEffect[] = [];
 let stateDir = "";
 let port = 0;
@@ -108,6 +115,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", () => resolve()));
   sinkOrigin = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+  const fakePort = await freePort();
+  fake = await startPlatformFake(fakePort);
+  fakeOrigin = `http://127.0.0.1:${fakePort}`;
   stateDir = mkdtempSync(path.join(os.tmpdir(), "hub-crash-"));
   port = await freePort();
 }, 30_000);
@@ -117,6 +127,7 @@ afterAll(async () => {
   for (const pgid of groups) await killGroup(pgid);
   sink?.closeAllConnections();
   sink?.close();
+  await fake?.close();
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 }, 30_000);
 
@@ -270,6 +281,134 @@ describe("npm start killed mid-work", () => {
       expect(execution.steps.find((r: any) => r.step_id === "approve").result).toEqual({ by: "drill" });
     }
   }, 300_000);
+
+  it("a chat turn waiting on an approval survives SIGKILLs: still waiting after a restart, goes on once approved, its call run once", async () => {
+    // DESIGN §6.2: the waiting turn lives in the conversation's object, the approval in D1.
+    const key = await startOrReuse();
+    const api = apiOf(key);
+    const scenario = `chatdrill${randomUUID().replace(/-/g, "")}`;
+    const chatRequests = async (): Promise<any[]> =>
+      ((await (await fetch(`${fakeOrigin}/__requests/${scenario}`)).json()) as any[]).filter((r) => r.method === "POST" && r.path === "/chat/completions");
+    // The model's first answer calls a tool the account asks about and one it allows; once told
+    // both results, it answers in text.
+    const scripted = await fetch(`${fakeOrigin}/__script/${scenario}`, {
+      method: "POST",
+      body: JSON.stringify([
+        chatAnswer({
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "call_math", type: "function", function: { name: "math_evaluate", arguments: JSON.stringify({ expression: "6 * 7" }) } },
+            {
+              id: "call_text",
+              type: "function",
+              function: { name: "text_template", arguments: JSON.stringify({ template: "Hello {{name}}", values: { name: "drill" } }) },
+            },
+          ],
+        }),
+        chatAnswer({ role: "assistant", content: "6 * 7 is 42, and hello to the drill." }),
+      ]),
+    });
+    expect(scripted.status).toBe(204);
+    await api("/v1/connections", {
+      platform: "openai",
+      name: "Drill model",
+      config: { api_key: "sk-test-0123456789abcdef", base_url: `${fakeOrigin}/s/${scenario}`, model: "fake-gpt" },
+    });
+    expect((await request(key, "PUT", "/v1/me/tool-policies", { rules: [{ tool: "math_evaluate", action: "ask" }] })).status).toBe(200);
+    const conversation: number = (await api("/v1/conversations", {})).id;
+    const send = (content: string) => request(key, "POST", `/v1/conversations/${conversation}/messages`, { content, provider: "openai" });
+
+    const sent = await send("Work out 6 * 7 and greet the drill");
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const waiting = sent.body;
+    expect(waiting).toMatchObject({ role: "assistant", status: "awaiting_approval", pending_approvals: [expect.stringMatching(/^apr_/)] });
+    const approval: string = waiting.pending_approvals[0];
+    expect(waiting.tools_called.map((c: any) => [c.id, c.success, c.approval_id ?? null])).toEqual([
+      ["call_math", false, approval],
+      ["call_text", true, null],
+    ]);
+    const toolMessages = (detail: any) => detail.messages.filter((m: any) => m.role === "tool").map((m: any) => [m.tool_call_id, m.content]);
+    // The allowed call ran and its result is stored; the held one has none yet.
+    expect(toolMessages(await api(`/v1/conversations/${conversation}`))).toEqual([["call_text", expect.stringContaining("Hello drill")]]);
+    expect(await chatRequests()).toHaveLength(1);
+
+    // Killed while the turn waits: nothing is running, so nothing may be lost either.
+    const restarts: number[] = [];
+    const restart = async () => {
+      await killGroup(hub!.pid!);
+      const started = Date.now();
+      await startNpmStart();
+      restarts.push(Date.now() - started);
+    };
+    await restart();
+    expect(await api(`/v1/approvals/${approval}`)).toMatchObject({ id: approval, status: "pending", tool: "math_evaluate", conversation_id: conversation });
+    expect(await api(`/v1/conversations/${conversation}`)).toMatchObject({ status: "awaiting_approval", state: "awaiting_approval" });
+    const refused = await send("Anything else?");
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(await chatRequests()).toHaveLength(1);
+
+    const decided = await request(key, "POST", `/v1/approvals/${approval}/decision`, { decision: "approve" });
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    expect(decided.body).toMatchObject({ id: approval, status: "approved" });
+    // The turn goes on by itself in the conversation's object.
+    const approvedAt = Date.now();
+    let detail = await api(`/v1/conversations/${conversation}`);
+    for (const deadline = Date.now() + DRAIN_LIMIT_MS; detail.status !== "idle" && Date.now() < deadline; ) {
+      await sleep(200);
+      detail = await api(`/v1/conversations/${conversation}`);
+    }
+    expect(detail.status, `the turn did not go on after the approval\n--- hub output ---\n${hubLog.slice(-3000)}`).toBe("idle");
+    const wentOnSeconds = (Date.now() - approvedAt) / 1000;
+    expect(detail.messages.at(-1)).toMatchObject({ role: "assistant", status: "completed", content: "6 * 7 is 42, and hello to the drill." });
+    const answered = detail.messages.find((m: any) => m.id === waiting.id);
+    expect(answered).toMatchObject({ status: "completed" });
+    expect(answered.pending_approvals).toBeUndefined();
+    expect(answered.tools_called[0]).toMatchObject({ id: "call_math", success: true, approval_id: approval });
+    expect(toolMessages(detail)).toEqual([
+      ["call_text", expect.stringContaining("Hello drill")],
+      ["call_math", expect.stringContaining("42")],
+    ]);
+    // The model was asked once more, and heard both results in its own order.
+    const asked = await chatRequests();
+    expect(asked).toHaveLength(2);
+    expect(asked[1].body.messages.filter((m: any) => m.role === "tool").map((m: any) => [m.tool_call_id, m.content])).toEqual([
+      ["call_math", expect.stringContaining("42")],
+      ["call_text", expect.stringContaining("Hello drill")],
+    ]);
+    // The audit log holds each call of the turn once: the approved one ran exactly once. (A
+    // call's record is written just after it, so it may land a moment after the turn is idle.)
+    const callsOfTurn = async () =>
+      ((await api("/v1/audit-logs?limit=100")).data as any[])
+        .filter((r) => r.source === `conversation:${conversation}`)
+        .map((r) => [r.tool, r.outcome])
+        .sort();
+    let audited = await callsOfTurn();
+    for (const deadline = Date.now() + 10_000; audited.length < 2 && Date.now() < deadline; audited = await callsOfTurn()) await sleep(200);
+    expect(audited).toEqual([
+      ["math_evaluate", "success"],
+      ["text_template", "success"],
+    ]);
+
+    // Killed once more after the turn finished: nothing of it runs again. The object looks for a
+    // waiting turn as it starts (its alarm 1 s later), so a few seconds after it is touched show it.
+    const messageCount = detail.messages.length;
+    await restart();
+    const watchedFrom = Date.now();
+    do {
+      const now = await api(`/v1/conversations/${conversation}`);
+      expect(now.status).toBe("idle");
+      expect(now.messages).toHaveLength(messageCount);
+      await sleep(250);
+    } while (Date.now() - watchedFrom < 3000);
+    expect(await chatRequests()).toHaveLength(2);
+    expect(await api(`/v1/approvals/${approval}`)).toMatchObject({ status: "approved" });
+    expect(await callsOfTurn()).toHaveLength(2);
+    console.log(
+      `chat approval drill: restarts took ${restarts.map((ms) => (ms / 1000).toFixed(1)).join(" / ")} s; the approval was still pending and ` +
+        `the turn waiting after the first, the turn went on ${wentOnSeconds.toFixed(1)} s after the approval, and nothing ran again after the second`,
+    );
+  }, 300_000);
 });
 
 /** GETs (no body) and POSTs to the hub on `port` with `key`, answering the parsed JSON; a non-2xx throws. */
@@ -283,6 +422,31 @@ function apiOf(key: string | undefined) {
     const text = await response.text();
     if (!response.ok) throw new Error(`${pathname}: ${response.status} ${text}`);
     return JSON.parse(text);
+  };
+}
+
+/** Any method, with or without a body, on the hub on `port` with `key`: the status and the parsed JSON (null for none). */
+async function request(key: string | undefined, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`http://127.0.0.1:${port}${pathname}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+/** An OpenAI chat-completions answer of the fake model carrying `message`. */
+function chatAnswer(message: Record<string, unknown>) {
+  return {
+    body: {
+      id: `chatcmpl-${randomUUID()}`,
+      object: "chat.completion",
+      created: 1763800000,
+      model: "fake-gpt",
+      choices: [{ index: 0, message, finish_reason: message.tool_calls ? "tool_calls" : "stop" }],
+      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+    },
   };
 }
 
