@@ -12,7 +12,10 @@ export const ApprovalSchema = z
     arguments: JsonObject.openapi({ description: "The call's arguments; once approved, the ones it runs with (edited by the decider, if so)." }),
     effect: z.string().openapi({ description: "read, write or destructive." }),
     rule: JsonObject.openapi({ description: "The policy rule that asked, with `source` (agent, account or default) and its `index` there." }),
-    tool_call_id: z.string().optional().openapi({ description: "The model's id for the call, as in the conversation's `tool_started` event and `tools_called`." }),
+    tool_call_id: z
+      .string()
+      .optional()
+      .openapi({ description: "The model's id for the call, as in the conversation's `tool_started` event and `tools_called`." }),
     conversation_id: z.number().int().optional(),
     message_id: z.number().int().optional().openapi({ description: "The assistant message that waits on it." }),
     execution_id: z.string().optional(),
@@ -21,7 +24,10 @@ export const ApprovalSchema = z
     requested_at: Timestamp,
     expires_at: Timestamp,
     decided_at: Timestamp.nullable(),
-    decided_by: z.string().nullable().openapi({ description: "Who decided: `user:<id>`, `slack:<user id>`, `email:<address>`; null while pending or when it expired." }),
+    decided_by: z
+      .string()
+      .nullable()
+      .openapi({ description: "Who decided: `user:<id>`, `slack:<user id>`, `email:<address>`; null while pending or when it expired." }),
     note: z.string().nullable(),
   })
   .openapi("Approval");
@@ -63,7 +69,9 @@ const read = authedRoute("data:read", {
 const DecisionSchema = z
   .object({
     decision: z.enum(["approve", "deny"]),
-    arguments: JsonObject.optional().openapi({ description: "With approve: the arguments to run the call with instead, checked against the tool's input schema (422)." }),
+    arguments: JsonObject.optional().openapi({
+      description: "With approve: the arguments to run the call with instead, checked against the tool's input schema (422).",
+    }),
     note: z.string().max(2000).optional().openapi({ description: "Told to the model with a denial." }),
   })
   .strict()

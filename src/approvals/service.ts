@@ -103,9 +103,7 @@ export async function listApprovals(
       and(
         eq(approvals.userId, ctx.user.id),
         byStatus,
-        after
-          ? or(lt(approvals.requestedAt, new Date(after.t)), and(eq(approvals.requestedAt, new Date(after.t)), lt(approvals.id, after.id)))
-          : undefined,
+        after ? or(lt(approvals.requestedAt, new Date(after.t)), and(eq(approvals.requestedAt, new Date(after.t)), lt(approvals.id, after.id))) : undefined,
       ),
     )
     .orderBy(desc(approvals.requestedAt), desc(approvals.id))
@@ -218,5 +216,10 @@ async function ownedRow(ctx: ServiceContext, id: string): Promise<Approval> {
 function refuseIfDecided(row: Approval, raced = false): void {
   const status = statusAt(row);
   if (status === "pending" && !raced) return;
-  throw new HubError("conflict", status === "expired" ? `Approval ${row.id} expired at ${row.expiresAt.toISOString()}; it can no longer be decided.` : `Approval ${row.id} was already ${status}${row.decidedBy ? ` by ${row.decidedBy}` : ""}.`);
+  throw new HubError(
+    "conflict",
+    status === "expired"
+      ? `Approval ${row.id} expired at ${row.expiresAt.toISOString()}; it can no longer be decided.`
+      : `Approval ${row.id} was already ${status}${row.decidedBy ? ` by ${row.decidedBy}` : ""}.`,
+  );
 }

@@ -18,7 +18,9 @@ export async function wakeWaiter(bindings: Pick<Bindings, "CONVERSATIONS">, appr
   if (approval.conversation_id === undefined) return;
   const namespace = bindings.CONVERSATIONS;
   const stub = namespace.get(namespace.idFromName(`conversation:${approval.conversation_id}`)) as unknown as ApprovalWaiter;
-  await stub.approvalDecided(approval).catch((error) =>
-    console.error(JSON.stringify({ level: "error", message: "approval waiter not reached", approval_id: approval.id, error: loggableError(error) })),
-  );
+  await stub
+    .approvalDecided(approval)
+    .catch((error) =>
+      console.error(JSON.stringify({ level: "error", message: "approval waiter not reached", approval_id: approval.id, error: loggableError(error) })),
+    );
 }

@@ -36,7 +36,10 @@ export const MessageSchema = z
     model: z.string().nullable(),
     // An answer's: what its turn's model requests spent (null when none answered); null on other messages.
     usage: z.union([ModelUsageSchema, z.null()]),
-    pending_approvals: z.array(z.string()).optional().openapi({ description: "On an `awaiting_approval` answer: the approvals it waits on (GET /v1/approvals/{id})." }),
+    pending_approvals: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: "On an `awaiting_approval` answer: the approvals it waits on (GET /v1/approvals/{id})." }),
     created_at: Timestamp,
   })
   .openapi("Message");
