@@ -40,6 +40,7 @@ import { toolPolicyRoutes } from "./governance/policies.routes";
 import { usageRoutes } from "./usage/usage.routes";
 import { budgetRoutes } from "./usage/budget.routes";
 import { templateRoutes } from "./templates/templates.routes";
+import { traceRoutes } from "./traces/traces.routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
 import { dashboardPages } from "./dashboard/account/account.routes";
 import { appsPages } from "./dashboard/account/apps.routes";
@@ -151,6 +152,7 @@ export function createApp() {
   authed.route("/", usageRoutes);
   authed.route("/", budgetRoutes);
   authed.route("/", templateRoutes);
+  authed.route("/", traceRoutes);
   v1.route("/", authed);
 
   app.route("/", v1);

@@ -38,6 +38,10 @@ export interface Env extends WranglerEnv {
   MAX_PARALLEL_TOOL_CALLS?: string;
   /** The hub's public address (`https://hub.example.com`), for links in messages sent from background work (approval emails). */
   PUBLIC_URL?: string;
+  /** An OTLP/HTTP collector (`http://collector:4318`): traces are also sent as JSON to `<endpoint>/v1/traces`. */
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  /** Headers for that collector, `key=value,key2=value2` (values may be percent-encoded), e.g. its authorization. */
+  OTEL_EXPORTER_OTLP_HEADERS?: string;
   /** "true" lets user-given URLs reach loopback and private networks (default: off production only). */
   ALLOW_PRIVATE_NETWORK_URLS?: string;
   /** DNS-over-HTTPS resolver (JSON API) for user-given host names; "off" disables. Default: Cloudflare's on production, off elsewhere. */

@@ -28,6 +28,8 @@ export interface Config {
   };
   /** PUBLIC_URL as an origin (`https://hub.example.com`), for links sent from background work; undefined when unset or not an http(s) URL. */
   publicUrl: string | undefined;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT (an http(s) URL; undefined when unset or invalid) and OTEL_EXPORTER_OTLP_HEADERS: where traces are also sent. */
+  otel: { endpoint: string | undefined; headers: Record<string, string> };
   /** See ALLOW_PRIVATE_NETWORK_URLS: whether user-given URLs may reach loopback and private networks. */
   allowPrivateNetworkUrls: boolean;
   /** See DNS_RESOLVER_URL; undefined when names are not resolved. */
@@ -119,6 +121,7 @@ function parseConfig(env: Env): Config {
     },
     trustClientIpHeader: trustSetting(env.TRUST_CLIENT_IP_HEADER),
     publicUrl: originSetting(env.PUBLIC_URL),
+    otel: { endpoint: otlpEndpointSetting(env.OTEL_EXPORTER_OTLP_ENDPOINT), headers: otlpHeadersSetting(env.OTEL_EXPORTER_OTLP_HEADERS) },
     dnsResolverUrl: resolverSetting(env.DNS_RESOLVER_URL, environment),
     allowPrivateNetworkUrls: env.ALLOW_PRIVATE_NETWORK_URLS ? env.ALLOW_PRIVATE_NETWORK_URLS.trim().toLowerCase() === "true" : environment !== "production",
     providers: {
@@ -211,6 +214,50 @@ function modelPricesSetting(raw: string | undefined): Record<string, ModelPrice>
       return [model.trim(), { inputPerMtok: v.input_per_mtok, outputPerMtok: v.output_per_mtok }];
     }),
   );
+}
+
+/** OTEL_EXPORTER_OTLP_ENDPOINT: an http(s) URL without its trailing slash (its path kept); anything else is ignored, and said. */
+function otlpEndpointSetting(raw: string | undefined): string | undefined {
+  if (!raw?.trim()) return undefined;
+  try {
+    const url = new URL(raw.trim());
+    if ((url.protocol === "https:" || url.protocol === "http:") && !url.username && !url.password && !url.search && !url.hash)
+      return url.href.replace(/\/+$/, "");
+  } catch {
+    // said below
+  }
+  console.error(
+    JSON.stringify({
+      level: "error",
+      message: "OTEL_EXPORTER_OTLP_ENDPOINT is ignored: it is not an http(s) URL without credentials or query; traces are not exported.",
+    }),
+  );
+  return undefined;
+}
+
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS, the OpenTelemetry format: `key=value` pairs separated by commas,
+ * values percent-decoded. A malformed pair is skipped and named by its key only (values are secrets).
+ */
+function otlpHeadersSetting(raw: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of (raw ?? "").split(",")) {
+    if (!pair.trim()) continue;
+    const at = pair.indexOf("=");
+    const key = (at < 0 ? pair : pair.slice(0, at)).trim();
+    let value: string | undefined;
+    try {
+      value = at < 0 ? undefined : decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      value = undefined;
+    }
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key) || value === undefined || /[\r\n]/.test(value)) {
+      console.error(JSON.stringify({ level: "error", message: `OTEL_EXPORTER_OTLP_HEADERS: a malformed entry is skipped (key "${key.slice(0, 40)}").` }));
+      continue;
+    }
+    headers[key] = value;
+  }
+  return headers;
 }
 
 /** An http(s) URL's origin (path and trailing slash dropped); anything else: undefined. */

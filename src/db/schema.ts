@@ -754,3 +754,37 @@ export const accountBudgets = sqliteTable("account_budgets", {
   maxTokensPerDay: integer("max_tokens_per_day"),
   updatedAt: stampedAt("updated_at"),
 });
+
+/**
+ * The spans of a chat turn's trace (DESIGN §6.3 Traces), written in one batch when the turn ends:
+ * names, ids, models, token counts, times and outcomes only (never arguments or results). A run's
+ * trace is built on read from its step records, so `execution_id` is only for spans recorded in a run.
+ */
+export const traceSpans = sqliteTable(
+  "trace_spans",
+  {
+    traceId: text("trace_id").notNull(),
+    spanId: text("span_id").notNull(),
+    parentSpanId: text("parent_span_id"),
+    name: text("name").notNull(),
+    /** The OpenTelemetry span kind: 1 internal, 3 client. */
+    kind: integer("kind").notNull(),
+    startMs: integer("start_ms").notNull(),
+    endMs: integer("end_ms").notNull(),
+    status: text("status", { enum: ["unset", "ok", "error"] }).notNull(),
+    attributes: text("attributes", { mode: "json" }).$type<Record<string, string | number | boolean>>().notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    conversationId: integer("conversation_id").references(() => conversations.id, { onDelete: "cascade" }),
+    /** The assistant message the turn stored last (each part of a turn that waited for approval has its own). */
+    messageId: integer("message_id"),
+    executionId: text("execution_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.traceId, t.spanId] }),
+    index("trace_spans_message_idx").on(t.conversationId, t.messageId),
+    index("trace_spans_execution_idx").on(t.executionId),
+  ],
+);

@@ -9,6 +9,7 @@ import { countUnfinishedRuns, hasRoomForRun, insertFromWorkflow } from "./start"
 import { enqueueNotification, notificationInsert } from "./notifications";
 import { enqueueExecution } from "./queue";
 import { MAX_WORKFLOW_DEPTH, NOTIFY_EVENTS, type WorkflowSettings } from "../workflows/steps";
+import { exportRunTrace } from "../traces/execution-trace";
 
 export type FinalState = { status: "succeeded" } | { status: "failed"; errorMessage: string; failedStepId: string | null };
 
@@ -77,6 +78,8 @@ export function followUpsOfEnd(ctx: ServiceContext, execution: Execution, final:
    */
   async function send(written: D1Result[]): Promise<string | undefined> {
     const errorRunStarted = errorRunAt !== undefined && (written[errorRunAt]?.results.length ?? 0) > 0;
+    // The run's trace goes to the collector, if one is set, beside the answer (DESIGN §6.3 Traces).
+    if (ctx.config.otel.endpoint) ctx.waitUntil(exportRunTrace(ctx, execution.id));
     const queue = ctx.bindings.WORKFLOW_RUNS;
     await Promise.all([
       notification ? enqueueNotification(queue, notification.id) : undefined,
