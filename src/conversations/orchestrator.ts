@@ -15,6 +15,7 @@ import type { MessageRecord, MessageStore, NewMessage, ToolCallRecord } from "./
 import { type TurnTools, turnTools } from "./turn-tools";
 import { attachMessage, withdrawApprovals } from "../approvals/service";
 import { BudgetExceededError } from "../usage/budgets";
+import { nanoUsdOf } from "../usage/money";
 import { type GovernedProvider, governedProvider } from "../usage/governed-provider";
 import { TurnTrace } from "../traces/turn-trace";
 import type { ApprovalView } from "../approvals/present";
@@ -100,9 +101,16 @@ export async function continueTurn(
   // A trace of its own, stored against the answer this part ends with; the decided calls are in it.
   const trace = new TurnTrace(input.conversationId);
   const watched = trace.watch(events);
+  const before = waiting.message;
   const answer = await driveTurn(ctx, store, input, watched, stop, {
     recallFor: null,
     trace,
+    // The turn's budget and rounds go on from where it waited, not from zero.
+    spent: {
+      rounds: Math.max(0, ...before.tools_called.map((call) => call.round)),
+      tokens: before.usage ? before.usage.input_tokens + before.usage.output_tokens : before.tokens_used,
+      nanoUsd: before.usage ? nanoUsdOf(before.usage.cost_usd) : 0,
+    },
     prelude: (tools) => runDecidedCalls(store, input.conversationId, waiting, tools.runApproved, watched),
   });
   await trace.save(ctx, answer);
@@ -115,7 +123,13 @@ async function driveTurn(
   input: TurnInput,
   events: TurnEvents,
   stop: AbortSignal,
-  options: { recallFor: string | null; trace: TurnTrace; prelude?: (tools: TurnTools) => Promise<void> },
+  options: {
+    recallFor: string | null;
+    trace: TurnTrace;
+    prelude?: (tools: TurnTools) => Promise<void>;
+    /** What the turn spent before it waited for approvals (continueTurn). */
+    spent?: { rounds: number; tokens: number; nanoUsd: number };
+  },
 ): Promise<MessageRecord> {
   let provider: ChatProvider | undefined;
   let governed: GovernedProvider | undefined;
@@ -132,7 +146,8 @@ async function driveTurn(
     const agent = await conversationAgent(ctx, input.conversationId);
     const choice = agentProviderChoice(input.provider, agent.settings);
     // Every request of the turn (the loop's, compaction's) is budgeted and lands in the ledger.
-    const scope = { agentId: agent.agentId, conversationId: input.conversationId, budget: agent.budget };
+    const spent = options.spent ?? { rounds: 0, tokens: 0, nanoUsd: 0 };
+    const scope = { agentId: agent.agentId, conversationId: input.conversationId, budget: agent.budget, turnSpentBefore: spent };
     provider = governed = governedProvider(ctx, await resolveProvider(ctx, choice.provider, choice.model, setup), scope);
     const tools = turnTools(ctx, {
       catalog: agentCatalog(await catalog, agent.settings),
@@ -161,7 +176,8 @@ async function driveTurn(
         messages: [{ role: "system", content: system }, ...replayed.history],
         offer: tools.offer(replayed.history),
         run: tools.run,
-        maxSteps: agent.loop.maxSteps,
+        // At least one request: the model must hear how the decided calls ended.
+        maxSteps: Math.max(1, agent.loop.maxSteps - spent.rounds),
         maxParallel: ctx.config.limits.parallelToolCalls,
         stop,
         deadline,

@@ -14,6 +14,11 @@ export interface UsageScope {
   executionId?: string | null;
   workflowId?: number | null;
   budget?: AgentBudget;
+  /**
+   * What the same turn spent before this wrapper (a turn that waited for approvals and goes on):
+   * counted against max_tokens_per_turn, not in this wrapper's own usage.
+   */
+  turnSpentBefore?: { tokens: number; nanoUsd: number };
 }
 
 export interface GovernedProvider extends ChatProvider {
@@ -36,7 +41,9 @@ export function governedProvider(ctx: ServiceContext, provider: ChatProvider, sc
   return {
     ...provider,
     async generate(request) {
-      const exceeded = await checkBudgets(ctx, scope, { tokens: tally.inputTokens + tally.outputTokens, nanoUsd: tally.nanoUsd }, await account);
+      const before = scope.turnSpentBefore ?? { tokens: 0, nanoUsd: 0 };
+      const turn = { tokens: before.tokens + tally.inputTokens + tally.outputTokens, nanoUsd: before.nanoUsd + tally.nanoUsd };
+      const exceeded = await checkBudgets(ctx, scope, turn, await account);
       if (exceeded) throw new BudgetExceededError(exceeded);
       const answer = await provider.generate(request);
       const cost = costNanoUsd(priceOf(answer.model, ctx.config.modelPrices), answer.usage);

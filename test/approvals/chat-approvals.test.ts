@@ -242,6 +242,30 @@ describe("approvals in a chat turn", () => {
     expect((await json(await call(`/v1/conversations/${conversation}`, { token: key }))).status).toBe("idle");
   });
 
+  it("counts what the turn spent before it waited against max_tokens_per_turn when it goes on", async () => {
+    const { key, scenario } = await person();
+    const created = await call("/v1/workflows/chat-agent", {
+      token: key,
+      json: {
+        description: "Generate a uuid for the lead.",
+        name: "Sums",
+        agent_config: { tool_policies: [{ tool: "math_evaluate", action: "ask" }], budget: { max_tokens_per_turn: 100 } },
+      },
+    });
+    expect(created.status).toBe(201);
+    const conversation = (await json(created)).conversation_id;
+    // The first request reports 120 tokens: past the turn's budget once it goes on.
+    await script(scenario, [openai.toolCalls([{ id: "call_sum", name: "math_evaluate", args: { expression: "2 + 3" } }]), openai.text("Never asked.")]);
+    const waiting = await json(await send(key, conversation, "Add 2 and 3"));
+    expect(waiting.status).toBe("awaiting_approval");
+    expect((await decide(key, waiting.pending_approvals[0], { decision: "approve" })).status).toBe(200);
+    const after = await settled(key, conversation);
+    // The approved call ran; no second request was made.
+    expect(after.messages.find((m: any) => m.role === "tool" && m.tool_call_id === "call_sum")?.content).toContain("5");
+    expect(after.messages.at(-1)).toMatchObject({ status: "budget_exceeded", error_message: expect.stringContaining("max_tokens_per_turn") });
+    expect(await modelRequests(scenario)).toHaveLength(1);
+  });
+
   it("refuses a call an agent's deny rule matches before the account's allow, and the model hears why", async () => {
     const { key, scenario } = await person();
     const chatAgent = (agent_config: Record<string, unknown>) =>
