@@ -22,6 +22,9 @@ export interface GateScope {
   requested(approval: ApprovalView): void;
 }
 
+/** Longer than any catalog tool's name (platform, MCP and custom names stay within 64). */
+const MAX_TOOL_NAME = 200;
+
 export type Verdict = { kind: "allow" } | { kind: "deny"; reason: string } | { kind: "ask"; approval: ApprovalView };
 
 export interface CallGate {
@@ -40,6 +43,8 @@ export function callGate(ctx: ServiceContext, catalog: ToolInfo[], scope: GateSc
   let account: Promise<PolicyRule[]> | undefined;
   return {
     async check(call) {
+      // No catalog tool has a longer name; a model's made-up one is not matched against every glob.
+      if (call.name.length > MAX_TOOL_NAME) return { kind: "deny", reason: `No tool is named "${call.name.slice(0, 60)}…".` };
       // A tool the turn's catalog does not list (a tool only the executor finds) counts as a write.
       const effect: Effect = effects.get(call.name) ?? "write";
       account ??= accountRules(ctx);

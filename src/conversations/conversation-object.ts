@@ -60,6 +60,8 @@ export class ConversationObject extends DurableObject<Env> {
   private markers: TurnMarkers;
   /** The turn that waits for approvals, if the last one ended so (DESIGN §6.2). */
   private wait: ApprovalWait;
+  /** A continuation is queued: further wake-ups leave it be (the wait ends when it starts). */
+  private continuing = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -202,9 +204,10 @@ export class ConversationObject extends DurableObject<Env> {
 
   /**
    * Reads the waiting turn's approvals: expired ones are written down as such (and told), and
-   * once none is pending the turn goes on as a new turn of the queue, the wait cleared first so
-   * two wake-ups never continue it twice. While some are pending, the alarm is set for the first
-   * expiry.
+   * once none is pending the turn goes on as a new turn of the queue, once: the wait ends when
+   * that turn starts (in the same stretch as its marker), so a hub killed in between continues
+   * it after the restart, and no second wake-up queues it twice. While some are pending, the
+   * alarm is set for the first expiry.
    */
   private async goOnIfDecided(): Promise<void> {
     const waiting = this.wait.current();
@@ -218,10 +221,13 @@ export class ConversationObject extends DurableObject<Env> {
       await this.ctx.storage.setAlarm(Math.min(...pending.map((approval) => Date.parse(approval.expires_at))));
       return;
     }
-    // Cleared synchronously with the check above it: a second wake-up finds nothing to continue.
-    if (!this.wait.clear(waiting)) return;
+    if (this.continuing) return;
     const message = this.store.waiting(waiting.input.conversationId);
-    if (!message) return;
+    if (!message) {
+      this.wait.clear(waiting);
+      return;
+    }
+    this.continuing = true;
     this.pendingTurns++;
     const run = this.turns.then(() => this.runOne(waiting.input, ++this.lastTurn, { message, decisions }));
     this.turns = run.catch(() => undefined);
@@ -367,6 +373,12 @@ export class ConversationObject extends DurableObject<Env> {
     // Deltas are joined into fewer events; whatever waits goes before the turn's next event.
     const deltas = new DeltaBuffer((delta) => this.emit(turn, "delta", delta));
     this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('conversation_id', ?)`, input.conversationId);
+    if (continuing) {
+      // From here the turn is a running one: a restart ends it as interrupted, not as waiting.
+      const waiting = this.wait.current();
+      if (waiting) this.wait.clear(waiting);
+      this.continuing = false;
+    }
     this.markers.begin(turn);
     const emit = (event: string, data: unknown) => {
       deltas.flush();
