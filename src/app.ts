@@ -34,7 +34,7 @@ import { agentTriggerRoutes } from "./agents/trigger.routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { memoryRoutes } from "./memories/memories.routes";
 import { approvalRoutes } from "./approvals/approvals.routes";
-import { describeSlackInteractions, slackInteractions } from "./approvals/slack-interactions.routes";
+import { describeSlackInteractions, slackInteractions } from "./agents/approval-clicks.routes";
 import { approvalLinkPages } from "./dashboard/approval-link/approval-link.routes";
 import { toolPolicyRoutes } from "./governance/policies.routes";
 import { usageRoutes } from "./usage/usage.routes";

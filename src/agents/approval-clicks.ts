@@ -1,16 +1,16 @@
 import { eq } from "drizzle-orm";
-import { verifySlack } from "../agents/webhook-schemes/slack";
-import type { InboundDelivery } from "../agents/webhook-schemes/types";
+import { verifySlack } from "./webhook-schemes/slack";
+import type { InboundDelivery } from "./webhook-schemes/types";
 import { delegatedContext, type Runtime, type ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
 import { approvals, type Approval } from "../db/schema";
 import { loggableError } from "../lib/safe-log";
 import { addressPolicyFor } from "../net/address-policy";
 import { safeFetch } from "../net/safe-fetch";
-import { openChannelConnection } from "./channels/connection";
-import { APPROVE_ACTION, DENY_ACTION } from "./channels/slack";
-import { entriesOf } from "./channels/state";
-import { decideApproval } from "./service";
+import { openChannelConnection } from "../approvals/channels/connection";
+import { APPROVE_ACTION, DENY_ACTION } from "../approvals/channels/slack";
+import { entriesOf } from "../approvals/channels/state";
+import { decideApproval } from "../approvals/service";
 
 /** A click on an approval's button, as the (not yet verified) block_actions payload says. */
 export interface SlackClick {

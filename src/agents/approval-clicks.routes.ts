@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { clientAddress, consumeRateLimits, exhaustedOf, rateLimited } from "../http/rate-limit";
 import { ProblemSchema } from "../http/schemas";
-import { answerSlackClick } from "./slack-interactions";
+import { answerSlackClick } from "./approval-clicks";
 
 /**
  * POST /v1/hooks/slack/interactions: Slack's Interactivity Request URL, where clicks on the
