@@ -53,6 +53,7 @@ import { approvalsPages } from "./dashboard/approvals/approvals.routes";
 import { templatesPages } from "./dashboard/templates/templates.routes";
 import { auditPages } from "./dashboard/audit/audit.routes";
 import { usagePages } from "./dashboard/usage/usage.routes";
+import { tracesPages } from "./dashboard/traces/traces.routes";
 import { platformsPages } from "./dashboard/platforms/platforms.routes";
 import { PageRefused } from "./dashboard/kit";
 import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/mcp.routes";
@@ -91,6 +92,7 @@ export function createApp() {
   app.route("/", templatesPages);
   app.route("/", auditPages);
   app.route("/", usagePages);
+  app.route("/", tracesPages);
   app.route("/", platformsPages);
   app.route("/", approvalLinkPages);
   app.route("/", authorizePage);

@@ -16,10 +16,12 @@ const HEADERS = "authorization=Bearer%20otlp-secret-123,x-team=growth";
 /** A conversation whose Durable Object runs its turns with these Worker settings. */
 async function conversationWith(key: string, settings: Record<string, string>) {
   const conversation = await newConversation(key);
-  const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(`conversation:${conversation}`));
-  await runInDurableObject(stub as any, (instance: any) => {
-    instance.env = { ...instance.env, ...settings };
-  });
+  const namespace = env.CONVERSATIONS as unknown as DurableObjectNamespace;
+  const stub = namespace.get(namespace.idFromName(`conversation:${conversation}`));
+  const swap = (instance: { env: unknown }) => {
+    instance.env = { ...(instance.env as object), ...settings };
+  };
+  await runInDurableObject(stub as any, swap as any);
   return conversation;
 }
 

@@ -54,7 +54,8 @@ function Message(props: { message: MessageRecord; results: Map<string, MessageRe
       {message.role === "assistant" && message.provider ? (
         <p class="meta">
           {message.provider}
-          {message.model ? ` · ${message.model}` : ""} · {message.tokens_used} tokens
+          {message.model ? ` · ${message.model}` : ""} · {message.tokens_used} tokens ·{" "}
+          <a href={`/app/conversations/${message.conversation_id}/messages/${message.id}/trace`}>trace</a>
         </p>
       ) : null}
     </li>

@@ -96,6 +96,9 @@ export function ExecutionPage(props: ExecutionPageProps) {
       </section>
       <section class="card" aria-labelledby="run-timeline">
         <h2 id="run-timeline">Step timeline</h2>
+        <p>
+          <a href={`${action}/trace`}>Trace</a>: the run as spans, drawn as a waterfall.
+        </p>
         <StepTimeline execution={run} />
       </section>
     </Page>
