@@ -169,9 +169,10 @@ export class TurnTrace {
     for (const span of this.tools.values()) {
       span.endMs = endMs;
       if (answer.status === "awaiting_approval") span.attributes["hub.tool.awaiting_approval"] = true;
+      else if (answer.status === "stopped") span.attributes[ATTR.errorType] = "cancelled";
       else {
         span.status = "error";
-        span.attributes[ATTR.errorType] = answer.status === "stopped" ? "cancelled" : errorType;
+        span.attributes[ATTR.errorType] = errorType;
       }
     }
     const answeredChats = this.children.filter((span) => span.attributes[ATTR.operation] === "chat");
