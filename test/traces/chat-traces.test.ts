@@ -2,6 +2,7 @@
 // span per model request with the model and tokens the provider reported, an `execute_tool
 // <tool>` span per call, all children of the root and within its time; failures named by
 // `error.type`; nothing of the arguments or results; another user's is 404.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, json, newApiKey, newUser } from "../helpers/api";
 import { connectModel, newConversation, newScenario, openai, script } from "../conversations/helpers";
@@ -171,6 +172,12 @@ describe("a chat turn's trace", () => {
     expect((await traceOf(key, conversation, reply.id + 1000)).status).toBe(404);
     const { key: reader } = await newApiKey(user, { scopes: ["data:read"] });
     expect((await traceOf(reader, conversation, reply.id)).status).toBe(200);
+
+    // Deleting the conversation deletes its traces.
+    const spansOf = () => env.DB.prepare("SELECT count(*) AS n FROM trace_spans WHERE conversation_id = ?").bind(conversation).first<{ n: number }>();
+    expect((await spansOf())!.n).toBe(2);
+    expect((await call(`/v1/conversations/${conversation}`, { method: "DELETE", token: key })).status).toBe(204);
+    expect((await spansOf())!.n).toBe(0);
   });
 
   it("of a turn that waited for approval is two traces, one per stored answer", async () => {
