@@ -199,7 +199,7 @@ export async function withdrawApprovals(ctx: ServiceContext, ids: string[], note
 async function settled(ctx: ServiceContext, row: Approval, options: { wake?: boolean } = {}): Promise<ApprovalView> {
   const view = presentApproval(row);
   if (row.notify.length > 0) ctx.waitUntil(settleAnnouncements(ctx, row));
-  if (options.wake !== false) await wakeWaiter(ctx.bindings, view);
+  if (options.wake !== false) await wakeWaiter(ctx, view);
   return view;
 }
 

@@ -11,7 +11,10 @@ import type { ToolInfo } from "../tools/types";
 
 /** Where a turn's approvals belong and how they are asked for (the agent's settings, DESIGN §6.2). */
 export interface GateScope {
-  conversationId: number;
+  /** A chat turn's conversation, or a run's execution and step (an `agent` step). */
+  conversationId?: number;
+  executionId?: string;
+  stepId?: string;
   agentId: string | null;
   rules: PolicyRule[];
   ttlSeconds: number;
@@ -65,6 +68,8 @@ export function callGate(ctx: ServiceContext, catalog: ToolInfo[], scope: GateSc
         rule,
         toolCallId: call.id,
         conversationId: scope.conversationId,
+        executionId: scope.executionId,
+        stepId: scope.stepId,
         agentId: scope.agentId,
         ttlSeconds: scope.ttlSeconds,
         notify: scope.notify,

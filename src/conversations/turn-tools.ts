@@ -40,11 +40,13 @@ export function turnTools(
     memory?: MemoryToolScope;
     /** Where approvals the policies ask for belong, and who hears of them. */
     approvals: GateScope;
+    /** The idempotency key of a catalog call (a run's `<execution>:<step>:<n>`), so a repeat after a crash is recognised. */
+    keyOf?: (call: ToolCallRequest) => string | undefined;
   },
 ): TurnTools {
   let search: ((args: Record<string, unknown>) => ToolOutcome) | undefined;
   const gate: CallGate = callGate(ctx, input.catalog, input.approvals);
-  const execute = (name: string, args: Record<string, unknown>, hooks: Pick<ExecutionHooks, "onProgress" | "signal">) =>
+  const execute = (name: string, args: Record<string, unknown>, hooks: Pick<ExecutionHooks, "onProgress" | "signal" | "idempotencyKey">) =>
     runCatalogTool(ctx, name, args, { source: input.source, ...hooks });
 
   const run: CallRunner = async (call, hooks) => {
@@ -56,7 +58,7 @@ export function turnTools(
     const verdict = await gate.check(call);
     if (verdict.kind === "deny") return refusal(verdict.reason);
     if (verdict.kind === "ask") return { ...refusal("Waiting for a person to approve this call."), awaiting_approval: verdict.approval.id };
-    return execute(call.name, call.arguments, hooks);
+    return execute(call.name, call.arguments, { ...hooks, idempotencyKey: input.keyOf?.(call) });
   };
 
   return {
@@ -72,7 +74,8 @@ export function turnTools(
     },
     run,
     async runApproved(call, approval) {
-      if (approval.status === "approved") return execute(call.name, call.arguments, { signal: AbortSignal.timeout(120_000) });
+      if (approval.status === "approved")
+        return execute(call.name, call.arguments, { signal: AbortSignal.timeout(120_000), idempotencyKey: input.keyOf?.(call) ?? approval.id });
       if (approval.status === "expired") return refusal("Not run: the approval expired before anyone decided.");
       return refusal(`Denied by a person${approval.note ? `: ${approval.note}` : "."}`);
     },

@@ -3,6 +3,9 @@ import { patternProblem, type Condition } from "../lib/conditions";
 import type { FieldError } from "../core/errors";
 import { schemaProblems } from "../lib/user-json-schema";
 import { ConditionSchema } from "../lib/condition-schema";
+import { type PolicyRule, PolicyRulesSchema } from "../governance/policies";
+import { MAX_STEPS_LIMIT } from "../agent-loop/settings";
+import { agentBudgetErrors } from "../usage/agent-budget";
 import { utf8Length } from "../lib/bytes";
 import { CODE_LIMITS } from "../lib/sandbox/limits";
 import { parseToolName } from "../tools/catalog";
@@ -24,6 +27,62 @@ export const RetryPolicySchema = z
 export type RetryPolicy = z.infer<typeof RetryPolicySchema>;
 
 export { ConditionSchema };
+
+/**
+ * `agent`: the chat turn's loop inside a run (DESIGN §6.3): the model works through `prompt` with
+ * tools (names or globs; the agent's own `tools` still bound them), under the policies and
+ * budgets, for at most `max_steps` model requests, checkpointing each answer and tool result.
+ */
+export interface AgentStep {
+  id: string;
+  type: "agent";
+  name?: string;
+  prompt: string;
+  instructions?: string;
+  tools?: string[];
+  tool_policies?: PolicyRule[];
+  max_steps?: number;
+  budget?: Record<string, number>;
+  output_schema?: Record<string, unknown>;
+  provider?: string;
+  model?: string;
+  memory?: boolean;
+}
+
+const AgentStepSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "Use a letter, then letters, digits, _ or - (64 at most)."),
+    type: z.literal("agent"),
+    name: z.string().max(200).optional(),
+    prompt: z.string().min(1).max(20_000),
+    instructions: z.string().max(20_000).optional(),
+    tools: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(200)
+          .regex(/^[A-Za-z0-9_.*?-]+$/, "A tool name, or a glob of one with * and ?."),
+      )
+      .max(200)
+      .optional(),
+    tool_policies: PolicyRulesSchema.optional(),
+    max_steps: z.number().int().min(1).max(MAX_STEPS_LIMIT).optional(),
+    budget: z.record(z.string(), z.number()).optional(),
+    output_schema: z.record(z.string(), z.unknown()).optional(),
+    provider: z.string().max(50).optional(),
+    model: z.string().max(200).optional(),
+    memory: z.boolean().optional(),
+  })
+  .strict()
+  .superRefine((step, check) => {
+    for (const error of agentBudgetErrors(step.budget, "budget"))
+      check.addIssue({ code: "custom", path: ["budget"], message: `${error.field}: ${error.message}` });
+    if (step.output_schema) {
+      const [problem] = schemaProblems(step.output_schema);
+      if (problem) check.addIssue({ code: "custom", path: ["output_schema"], message: `${problem.pointer || "/"}: ${problem.message}` });
+    }
+  });
 
 const StepId = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "Use a letter, then letters, digits, _ or - (64 at most).");
 
@@ -55,6 +114,7 @@ export type Step =
       schema?: Record<string, unknown>;
       retry?: RetryPolicy;
     }
+  | AgentStep
   | { id: string; type: "for_each"; name?: string; items: string | unknown[]; as: string; steps: Step[]; concurrency: number }
   | { id: string; type: "workflow"; name?: string; workflow_id: number; input: Record<string, unknown> }
   | { id: string; type: "code"; name?: string; code: string; input?: unknown; cpu_ms?: number; retry?: RetryPolicy };
@@ -148,6 +208,7 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
         retry: RetryPolicySchema.optional(),
       })
       .strict(),
+    AgentStepSchema,
     z
       .object({
         id: StepId,

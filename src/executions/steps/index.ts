@@ -1,4 +1,5 @@
 import type { Step } from "../../workflows/steps";
+import { runAgent } from "./agent";
 import { runChildWorkflow } from "./workflow";
 import { runCode } from "./code";
 import { runCondition } from "./condition";
@@ -18,6 +19,7 @@ export const STEP_HANDLERS: { [T in Step["type"]]: StepHandler<T> } = {
   tool: runTool,
   wait_for_event: runWaitForEvent,
   llm: runLlm,
+  agent: runAgent,
   for_each: runForEach,
   workflow: runChildWorkflow,
   code: runCode,
