@@ -1,3 +1,4 @@
+import { journalOf } from "./steps/agent-journal";
 import { z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, lt, or } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
@@ -81,6 +82,7 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
     created_at: execution.createdAt.toISOString(),
     started_at: execution.startedAt?.toISOString() ?? null,
     finished_at: execution.finishedAt?.toISOString() ?? null,
+    ...(steps && execution.status === "waiting" ? waitingFor(steps) : {}),
     ...(steps
       ? {
           steps: steps.map((s) => ({
@@ -100,10 +102,19 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
             // Only a code step has console lines; other steps' records stay as they were.
             ...(s.type === "code" ? { logs: s.logs ?? [] } : {}),
             // What an llm step's requests spent over its attempts (DESIGN §6.2 Ledger).
-            ...(s.type === "llm" ? { usage: s.usage ?? null } : {}),
+            ...(s.type === "llm" || s.type === "agent" ? { usage: s.usage ?? null } : {}),
             ...(s.errorCode ? { error_code: s.errorCode } : {}),
           })),
         }
       : {}),
   };
+}
+
+/** What a parked run waits for, when it is a person's decision on an `agent` step's call (DESIGN §6.2). */
+function waitingFor(steps: ExecutionStep[]): { waiting_for?: { approval_id: string } } {
+  for (const step of steps) {
+    const approval = step.type === "agent" && step.status === "waiting" ? journalOf(step.result)?.waiting?.[0] : undefined;
+    if (approval) return { waiting_for: { approval_id: approval } };
+  }
+  return {};
 }

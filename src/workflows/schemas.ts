@@ -98,6 +98,10 @@ export const ExecutionSchema = z
     created_at: Timestamp,
     started_at: Timestamp.nullable(),
     finished_at: Timestamp.nullable(),
+    waiting_for: z
+      .object({ approval_id: z.string() })
+      .optional()
+      .openapi({ description: "A `waiting` run whose `agent` step waits for a person's decision: the approval (GET /v1/approvals/{id})." }),
     steps: z.array(StepRecordSchema).optional(),
   })
   .openapi("Execution");

@@ -29,7 +29,7 @@ describe("the agent step", () => {
     const run = await settled(key, await execute(key, workflow.id, { who: "Ada" }));
     expect(run.status).toBe("succeeded");
     const [step] = run.steps;
-    expect(step).toMatchObject({ step_id: "think", status: "succeeded", tokens_used: 120 + 180 });
+    expect(step).toMatchObject({ step_id: "think", status: "succeeded", tokens_used: 120 + 180, usage: { input_tokens: 250, output_tokens: 50 } });
     expect(step.result).toMatchObject({
       text: "The answer is 42.",
       steps: 2,
@@ -57,6 +57,9 @@ describe("the agent step", () => {
     const pending = (await json(await call("/v1/approvals?status=pending", { token: key }))).data;
     expect(pending).toEqual([expect.objectContaining({ tool: "math_evaluate", execution_id: id, step_id: "think", tool_call_id: "call_sum" })]);
     expect(await modelRequests(scenario)).toHaveLength(1);
+    const parked = await json(await call(`/v1/executions/${id}`, { token: key }));
+    expect(parked).toMatchObject({ status: "waiting", waiting_for: { approval_id: pending[0].id } });
+    expect(parked.steps[0]).toMatchObject({ type: "agent", status: "waiting", usage: { input_tokens: 100, output_tokens: 20 } });
 
     expect((await call(`/v1/approvals/${pending[0].id}/decision`, { token: key, json: { decision: "approve" } })).status).toBe(200);
     const run = await settled(key, id);
