@@ -356,6 +356,9 @@ export const executions = sqliteTable(
     rootExecutionId: text("root_execution_id"),
     /** On a top run: how many runs its tree has set off, at any depth (MAX_RUN_DESCENDANTS). */
     descendants: integer("descendants").notNull().default(0),
+    /** A run of an agent with agent_config.goal, once ended (and judged): whether it met the goal, and why. */
+    verdict: text("verdict", { enum: ["goal_met", "goal_not_met"] }),
+    verdictReason: text("verdict_reason"),
   },
   (t) => [
     index("executions_workflow_idx").on(t.workflowId, t.createdAt),
@@ -787,4 +790,21 @@ export const traceSpans = sqliteTable(
     index("trace_spans_message_idx").on(t.conversationId, t.messageId),
     index("trace_spans_execution_idx").on(t.executionId),
   ],
+);
+
+/** An eval of an agent (DESIGN §6.3 Evals): its cases' verdicts, kept to be read again. */
+export const agentEvals = sqliteTable(
+  "agent_evals",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    result: text("result", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("agent_evals_agent_idx").on(t.agentId, t.createdAt)],
 );
