@@ -33,6 +33,7 @@ import { agentRoutes } from "./agents/agents.routes";
 import { agentTriggerRoutes } from "./agents/trigger.routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
 import { memoryRoutes } from "./memories/memories.routes";
+import { evalRoutes } from "./evals/evals.routes";
 import { approvalRoutes } from "./approvals/approvals.routes";
 import { describeSlackInteractions, slackInteractions } from "./agents/approval-clicks.routes";
 import { approvalLinkPages } from "./dashboard/approval-link/approval-link.routes";
@@ -149,6 +150,7 @@ export function createApp() {
   authed.route("/", agentTriggerRoutes);
   authed.route("/", chatAgentRoutes);
   authed.route("/", memoryRoutes);
+  authed.route("/", evalRoutes);
   authed.route("/", approvalRoutes);
   authed.route("/", toolPolicyRoutes);
   authed.route("/", usageRoutes);

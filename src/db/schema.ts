@@ -791,3 +791,20 @@ export const traceSpans = sqliteTable(
     index("trace_spans_execution_idx").on(t.executionId),
   ],
 );
+
+/** An eval of an agent (DESIGN §6.3 Evals): its cases' verdicts, kept to be read again. */
+export const agentEvals = sqliteTable(
+  "agent_evals",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    result: text("result", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("agent_evals_agent_idx").on(t.agentId, t.createdAt)],
+);

@@ -34,8 +34,14 @@ export interface AgentStepConfig {
  * `agent_config` fills in the rest; the step's policy rules come before the agent's; its budget's
  * fields override the agent's one by one. A run of no agent has only the step's.
  */
-export async function agentStepConfig(ctx: ServiceContext, step: AgentStep, agentId: string | null): Promise<AgentStepConfig> {
-  const catalog = catalogFor(ctx);
+export async function agentStepConfig(
+  ctx: ServiceContext,
+  step: AgentStep,
+  agentId: string | null,
+  /** Every platform's tools, connected or not (an eval answers them from mocks). */
+  options: { allPlatforms?: boolean } = {},
+): Promise<AgentStepConfig> {
+  const catalog = catalogFor(ctx, options.allPlatforms ? { all: true, includeAll: true } : {});
   catalog.catch(() => undefined);
   const row = agentId
     ? await ctx.db
@@ -49,7 +55,9 @@ export async function agentStepConfig(ctx: ServiceContext, step: AgentStep, agen
   // A model belongs to its provider: the agent's model only goes with the agent's provider.
   const provider = step.provider ?? settings.provider;
   const model = step.model ?? (step.provider === undefined || step.provider === settings.provider ? settings.model : undefined);
-  const allowed = (await catalog).filter(
+  // In an eval every tool is offered as if connected: its mock answers it.
+  const tools = options.allPlatforms ? (await catalog).map((tool) => ({ ...tool, available: true })) : await catalog;
+  const allowed = tools.filter(
     (tool) => (!settings.tools || settings.tools.includes(tool.name)) && (!step.tools || step.tools.some((glob) => globMatches(glob, tool.name))),
   );
   const budget = { ...agentBudgetOf(config), ...(step.budget as AgentBudget | undefined) };
