@@ -6,6 +6,7 @@ import { MAX_STEPS_LIMIT } from "../agent-loop/settings";
 import { catalogFor } from "../tools/catalog-service";
 import { checkAgentGovernance } from "../governance/check";
 import { agentBudgetErrors } from "../usage/agent-budget";
+import { checkAgentGoal } from "../executions/goal";
 
 /** Bounds of the agent loop's settings in agent_config (DESIGN §6.1). */
 const LOOP_SETTINGS = {
@@ -29,6 +30,7 @@ export async function checkAgentConfig(ctx: ServiceContext, config: Record<strin
   const budgetErrors = agentBudgetErrors(config.budget, `${field}.budget`);
   if (budgetErrors.length) throw validationFailed(budgetErrors, "agent_config.budget is not valid.");
   checkAgentGovernance(config, field);
+  checkAgentGoal(config, field);
   await checkApprovalChannels(ctx, config, field);
   const tools = config.tools;
   if (tools === undefined) return;

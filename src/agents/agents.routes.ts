@@ -46,9 +46,11 @@ export const AgentSchema = z
     agent_config: JsonObject,
     monitoring: z.object({
       execution_count: z.number().int(),
-      success_count: z.number().int(),
-      failure_count: z.number().int(),
-      success_rate: z.number().openapi({ description: "Percentage (0–100) of finished runs that succeeded." }),
+      success_count: z.number().int().openapi({
+        description: "Runs that succeeded; for an agent with `agent_config.goal`, runs whose verdict is `goal_met` (successful goal completions).",
+      }),
+      failure_count: z.number().int().openapi({ description: "Runs that failed." }),
+      success_rate: z.number().openapi({ description: "success_count as a percentage (0–100) of execution_count." }),
       last_error: z.string().nullable(),
       last_run_at: Timestamp.nullable(),
       next_run_at: Timestamp.nullable(),
@@ -93,6 +95,17 @@ export const AgentConfig = z
         "`true`: the agent's chat turns and `agent` steps get the tools `memory_save` and `memory_search`, and the three memories that best match a new message come with it (GET /v1/agents/{agent_id}/memories lists them). At most 10,000 memories of 2,000 characters per agent.",
     }),
     budget: AgentBudgetSchema.optional(),
+    goal: z
+      .object({
+        description: z.string(),
+        success: z.object({ tools_called: z.array(z.string()).optional(), output_schema: JsonObject.optional(), judge: z.boolean().optional() }).passthrough(),
+      })
+      .passthrough()
+      .optional()
+      .openapi({
+        description:
+          "What each run should achieve: after a run ends it gets `verdict` `goal_met` when it succeeded, called every tool of `success.tools_called` successfully, its final output matches `success.output_schema` and, with `success.judge`, the agent's model answers that it achieved `description`; `monitoring.success_count` counts those runs.",
+      }),
   })
   .catchall(z.unknown())
   .openapi("AgentConfig");

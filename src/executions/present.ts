@@ -82,6 +82,9 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
     created_at: execution.createdAt.toISOString(),
     started_at: execution.startedAt?.toISOString() ?? null,
     finished_at: execution.finishedAt?.toISOString() ?? null,
+    // DESIGN §6.3 Goals: null for runs of no agent or of an agent without a goal, and until judged.
+    verdict: execution.verdict ?? null,
+    verdict_reason: execution.verdictReason ?? null,
     ...(steps && execution.status === "waiting" ? waitingFor(steps) : {}),
     ...(steps
       ? {

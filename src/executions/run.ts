@@ -18,6 +18,7 @@ import { ItemStopped, Scope, StepEvaluationFailed, type StepOutcome } from "./sc
 import { PURE_STEPS, STEP_HANDLERS } from "./steps";
 import type { StepHandler, StepRun } from "./steps/types";
 import { runStoredTooMuch } from "./stored-bytes";
+import { type EndVerdict, verdictAtEnd } from "./verdict";
 
 /** How a run drives a child run inline (drive.ts's runNow, handed in so that this file needs no import of it). */
 export type InlineDriver = (ctx: ServiceContext, child: Execution, token: string) => Promise<unknown>;
@@ -199,7 +200,9 @@ export class ExecutionRun implements StepRun {
   /**
    * Ends the execution: the checkpoints not written yet, the agent's monitoring count and the
    * final state go in one D1 batch, all guarded by the lease, so a run is counted once and a crash
-   * never leaves it finished but uncounted.
+   * never leaves it finished but uncounted. A run of an agent with a goal gets its verdict in the
+   * same write (so its notification and trace see it), unless a judge must be asked: that request
+   * is made after the end, in the background, and its answer counts a met goal then.
    */
   async end(final: FinalState): Promise<DriveOutcome> {
     const now = new Date();
@@ -209,16 +212,23 @@ export class ExecutionRun implements StepRun {
     if (checkpoints.overflow && final.status === "succeeded") final = this.storedTooMuch(checkpoints.overflow);
     const stillHeld = leaseStillHeld(id, this.token);
     const tokensUsed = this.checkpoints.tokensUsed();
-    const fields = Object.keys(final).sort();
+    const goal = await this.goalVerdict(final);
+    const settled = goal && "settled" in goal ? { verdict: goal.settled.verdict, verdictReason: goal.settled.reason } : {};
+    const fields = Object.keys({ ...final, ...settled }).sort();
     const finalState = prepareOnce(this.d1, `final:${fields.join(",")}`, () => finalStateUpdate(this.db, fields), {
       ...final,
+      ...settled,
       storedDelta: checkpoints.storedDelta,
       tokensUsed,
       now: now.getTime(),
       executionId: id,
       token: this.token,
     });
-    const outcome = final.status === "succeeded" ? { success: true } : { success: false, error: final.errorMessage };
+    // With a goal, only a met goal is a success; a succeeded run that missed it (or awaits its judge) is neither.
+    const outcome =
+      final.status === "failed"
+        ? { success: false, error: final.errorMessage }
+        : { success: goal ? (settled.verdict === "goal_met" ? true : null) : true };
     const followUps = followUpsOfEnd(this.ctx, this.execution, final, stillHeld);
     // Checkpoints, the agent's count and the follow-ups go before the final state: they are
     // guarded by the lease that it releases, so a runner that lost the lease writes none of them.
@@ -243,12 +253,25 @@ export class ExecutionRun implements StepRun {
       finishedAt: now,
       startedAt: written.startedAt,
       updatedAt: written.updatedAt,
+      verdict: settled.verdict ?? null,
+      verdictReason: settled.verdictReason ?? null,
     };
+    if (goal && "judge" in goal) this.ctx.waitUntil(goal.judge());
     const followUpsAt = checkpoints.statements.length + others.length - followUps.writes.length;
     const note = await followUps.send(results.slice(followUpsAt, followUpsAt + followUps.writes.length));
     if (note && ended.errorMessage !== null) ended.errorMessage += note;
     if (ended.parentExecutionId) await wakeParent(this.ctx, ended.parentExecutionId);
     return { done: true, ended: { execution: ended, steps: this.checkpoints.inOrder() } };
+  }
+
+  /** The run's verdict on its agent's goal (verdict.ts); none when that cannot be read, never failing the end. */
+  private async goalVerdict(final: FinalState): Promise<EndVerdict | undefined> {
+    try {
+      return await verdictAtEnd(this.ctx, this.execution, final, this.checkpoints.inOrder());
+    } catch (error) {
+      console.error(JSON.stringify({ level: "error", message: "run verdict not decided", execution_id: this.execution.id, error: String(error) }));
+      return undefined;
+    }
   }
 
   /**

@@ -113,6 +113,8 @@ export function executionFrom(workflow: Workflow, values: ReturnType<typeof newR
     storedBytes: 0,
     rootExecutionId: null,
     descendants: 0,
+    verdict: null,
+    verdictReason: null,
     status: "queued",
     ...values,
     ...copiedFrom(workflow),

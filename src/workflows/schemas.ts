@@ -98,6 +98,11 @@ export const ExecutionSchema = z
     created_at: Timestamp,
     started_at: Timestamp.nullable(),
     finished_at: Timestamp.nullable(),
+    verdict: z.enum(["goal_met", "goal_not_met"]).nullable().openapi({
+      description:
+        "A run of an agent with `agent_config.goal`, once it ended: whether it met the goal. Null for runs of no agent or of an agent without a goal, and while the goal's judge has not answered.",
+    }),
+    verdict_reason: z.string().nullable().openapi({ description: "Why the run met its goal or not (the criterion that failed, the judge's reason)." }),
     waiting_for: z
       .object({ approval_id: z.string() })
       .optional()
