@@ -51,7 +51,8 @@ export function AgentPage(props: AgentPageProps) {
     <Page title={name} email={props.email} csrf={csrf} style={AGENT_STYLE}>
       <h1>{name}</h1>
       <p>
-        <a href="/app/agents">Back to agents</a> · runs the workflow <a href={`/app/workflows/${agent.workflow_id}`}>{agent.workflow_name}</a>
+        <a href="/app/agents">Back to agents</a> · runs the workflow <a href={`/app/workflows/${agent.workflow_id}`}>{agent.workflow_name}</a> ·{" "}
+        <a href={`/app/agents/${agent.agent_id}/evals`}>Run an eval</a>
       </p>
       {props.webhookSecret ? (
         <div class="notice" role="status">

@@ -10,6 +10,7 @@ import { flashWebhookSecret, takeWebhookSecret } from "./agent-flash";
 import { previewOf, renderAgent, renderAgentNotFound, renderDeploy } from "./agent-render";
 import { NO_SCHEDULE, parseSchedule, scheduleFieldsFromForm } from "./agent-schedule";
 import { agentTriggerPages } from "./agent-trigger.routes";
+import { agentEvalPages } from "./agent-evals.routes";
 import { AgentsListPage } from "./agents-list";
 import { type SignedIn, formGuard, page, renderError, signedInForm, signedInPage, str } from "../kit";
 
@@ -22,6 +23,7 @@ const MAX_NAME = 100;
  */
 export const agentsPages = new Hono<AppEnv>()
   .route("/", agentTriggerPages)
+  .route("/", agentEvalPages)
   .get("/app/agents", async (c) => {
     const signedIn = await signedInPage(c);
     if (!signedIn) return c.redirect("/", 303);
