@@ -9,8 +9,8 @@ import { createChatAgent } from "./chat-agent";
 import { presentAgent } from "./service";
 
 /**
- * POST /v1/workflows/chat-agent: builds a workflow from a description, deploys it as an agent and
- * opens a conversation with it. It lives with agents (it deploys one); its path is SPEC's.
+ * POST /v1/workflows/chat-agent: makes a workflow of one `agent` step from a description, deploys
+ * it as an agent and opens a conversation with it. It lives with agents (it deploys one); its path is SPEC's.
  */
 const chatAgent = authedRoute(["data:write", "workflow:execute"], {
   method: "post",
@@ -18,7 +18,7 @@ const chatAgent = authedRoute(["data:write", "workflow:execute"], {
   tags: ["Workflows"],
   summary: "Create a chat agent from a workflow description",
   description:
-    "Builds the workflow (as POST /v1/workflows/build does), deploys it as an agent, and opens a conversation that belongs to the agent (`conversation.agent_id`): its chat turns use the agent's `agent_config` (instructions, provider, model, tools). The agent's webhook secret is returned once.",
+    "Makes a workflow of one `agent` step (id `agent`) whose instructions are the description and whose prompt is the run's whole input as JSON (`{{input}}`), deploys it as an agent, and opens a conversation that belongs to the agent (`conversation.agent_id`): its chat turns and its runs' agent step use the agent's `agent_config` (instructions, provider, model, tools, policies, budget). The workflow is named `name`, else after the description's first line. The agent's webhook secret is returned once.",
   request: {
     body: {
       required: true,
@@ -27,7 +27,11 @@ const chatAgent = authedRoute(["data:write", "workflow:execute"], {
           schema: z.object({
             description: z.string().trim().min(1).max(5000),
             name: Name.nullish(),
-            provider: z.string().max(50).nullish().openapi({ description: "The provider that builds the workflow." }),
+            provider: z
+              .string()
+              .max(50)
+              .nullish()
+              .openapi({ description: "The model provider of the workflow's agent step (else the agent_config's, else the default)." }),
             agent_config: AgentConfig.nullish().openapi({
               description: "The agent's settings (as POST /v1/agents/deploy takes them); they also apply to the conversation's chat turns.",
             }),

@@ -70,7 +70,7 @@ describe("goals and verdicts", () => {
     const { key, scenario } = await person();
     const schema = { type: "object", properties: { sum: { type: "integer" } }, required: ["sum"] };
     const agentId = await deploy(key, { goal: { description: "Add", success: { output_schema: schema } } });
-    await script(scenario, [openai.text("```json\n{\"total\": 42}\n```")]);
+    await script(scenario, [openai.text('```json\n{"total": 42}\n```')]);
     const missed = await run(key, agentId);
     expect(missed).toMatchObject({ status: "succeeded", verdict: "goal_not_met" });
     expect(missed.verdict_reason).toMatch(/^The final output does not match success\.output_schema: /);
@@ -124,6 +124,34 @@ describe("goals and verdicts", () => {
     const execution = await run(key, agentId);
     expect(execution).toMatchObject({ status: "succeeded", verdict: null, verdict_reason: null });
     expect(await monitoring(key, agentId)).toMatchObject({ execution_count: 1, success_count: 1 });
+  });
+
+  it("chat-agent makes an agent whose workflow is one agent step, which runs with the run's input as its prompt", async () => {
+    const { key, scenario } = await person();
+    const response = await call("/v1/workflows/chat-agent", {
+      token: key,
+      json: {
+        description: "You add numbers.\nAnswer with the sum only.",
+        agent_config: { provider: "openai", goal: { description: "Add", success: { tools_called: ["math_evaluate"] } } },
+      },
+    });
+    expect(response.status).toBe(201);
+    const created = await json(response);
+    expect(created.workflow).toMatchObject({
+      name: "You add numbers.",
+      steps: [{ id: "agent", type: "agent", prompt: "{{input}}", instructions: "You add numbers.\nAnswer with the sum only." }],
+    });
+    await script(scenario, [openai.toolCalls([SUM]), openai.text("42")]);
+    const execution = await run(key, created.agent.agent_id, { message: "Add 40 and 2" });
+    expect(execution).toMatchObject({ status: "succeeded", verdict: "goal_met" });
+    expect(execution.steps[0]).toMatchObject({
+      step_id: "agent",
+      type: "agent",
+      result: { text: "42", tool_calls: [{ name: "math_evaluate", success: true }] },
+    });
+    const [first] = await modelRequests(scenario);
+    expect(first.body.messages[0].content).toContain("You add numbers.\nAnswer with the sum only.");
+    expect(first.body.messages[1]).toMatchObject({ role: "user", content: '{"message":"Add 40 and 2"}' });
   });
 
   it("refuses a malformed goal with 422 naming the field", async () => {

@@ -151,7 +151,11 @@ describe("chat agent from a description", () => {
     const response = await call("/v1/workflows/chat-agent", { token: key, json: { description: "Generate a uuid for each new lead.", name: "Lead IDs" } });
     expect(response.status).toBe(201);
     const created = await json(response);
-    expect(created.workflow).toMatchObject({ name: "Lead IDs", steps: [expect.objectContaining({ tool: "uuid_generate" })] });
+    // One agent step: the description is its instructions, the run's input its prompt (DESIGN §6.3).
+    expect(created.workflow).toMatchObject({
+      name: "Lead IDs",
+      steps: [{ id: "agent", type: "agent", prompt: "{{input}}", instructions: "Generate a uuid for each new lead." }],
+    });
     expect(created.agent).toMatchObject({ workflow_id: created.workflow.id, workflow_name: "Lead IDs", webhook_secret: expect.stringMatching(/^whsec_/) });
     const conversation = await json(await call(`/v1/conversations/${created.conversation_id}`, { token: key }));
     expect(conversation.title).toBe("Chat with Lead IDs");
