@@ -30,7 +30,7 @@ const MAX_JUDGED_CHARS = 8_000;
  * The verdict of a run of agent `execution.agentId` as it ends, or undefined when the agent has
  * no goal (or the run has no agent). The checks that need no model come first, in order: the run
  * succeeded, every tool of `success.tools_called` was called successfully somewhere in the run
- * (its `tool` steps and its `agent` steps' tool_calls, for_each items included), the final output
+ * (its `tool` steps, for_each items included, and its `agent` steps' tool_calls), the final output
  * matches `success.output_schema`. The judge is asked only when they all pass.
  */
 export async function verdictAtEnd(ctx: ServiceContext, execution: Execution, final: FinalState, steps: ExecutionStep[]): Promise<EndVerdict | undefined> {
