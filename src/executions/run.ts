@@ -226,9 +226,7 @@ export class ExecutionRun implements StepRun {
     });
     // With a goal, only a met goal is a success; a succeeded run that missed it (or awaits its judge) is neither.
     const outcome =
-      final.status === "failed"
-        ? { success: false, error: final.errorMessage }
-        : { success: goal ? (settled.verdict === "goal_met" ? true : null) : true };
+      final.status === "failed" ? { success: false, error: final.errorMessage } : { success: goal ? (settled.verdict === "goal_met" ? true : null) : true };
     const followUps = followUpsOfEnd(this.ctx, this.execution, final, stillHeld);
     // Checkpoints, the agent's count and the follow-ups go before the final state: they are
     // guarded by the lease that it releases, so a runner that lost the lease writes none of them.
