@@ -59,7 +59,7 @@ export const runAgent: StepHandler<"agent"> = async (run, step, scope, done) => 
   }
   const keyOf = (callId: string) => {
     const call = journal.calls.find((c) => c.id === callId);
-    return call ? `${executionId}:${step.id}${scope.index === undefined ? "" : `:${scope.index}`}:${call.n}` : undefined;
+    return call ? `${executionId}:${step.id}${scope.index === null ? "" : `:${scope.index}`}:${call.n}` : undefined;
   };
   const tools = turnTools(run.ctx, {
     catalog: config.catalog,
