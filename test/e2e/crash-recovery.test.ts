@@ -9,6 +9,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/free-port.mjs";
 import { killGroup } from "./process-group.js";
+import { streamModelAnswer } from "../fakes/model-streams.mjs";
 import { startPlatformFake } from "../fakes/platform-fake.mjs";
 
 /**
@@ -18,7 +19,8 @@ import { startPlatformFake } from "../fakes/platform-fake.mjs";
  * 60 s of the last restart, and no step that had succeeded may run again. A call that was in
  * flight at a kill may be repeated, but only with the same Idempotency-Key. The later drills kill
  * the same hub mid-loop, while a run waits for an event, and while a chat turn waits for a
- * person's approval (DESIGN §6.2), asking a fake model (test/fakes/platform-fake.mjs).
+ * person's approval (DESIGN §6.2), asking a fake model (test/fakes/platform-fake.mjs), and in the
+ * middle of `agent` steps' loops (DESIGN §6.3), asking a model that answers by what it is told.
  */
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -45,6 +47,10 @@ let sinkOrigin = "";
 let fake: { close(): Promise<void> } | undefined;
 let fakeOrigin = "";
 const effects: SideEffect[] = [];
+/** The model the agent drill's steps ask (see AGENT_ROUNDS), and every request it had. */
+let agentModel: Server | undefined;
+let agentModelOrigin = "";
+const agentAsked: AgentModelRequest[] = [];
 let stateDir = "";
 let port = 0;
 let hub: ChildProcess | undefined;
@@ -55,6 +61,65 @@ let hubLog = "";
 let firstKey: string | undefined;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The agent drill's model: for a run's step (its prompt names the execution) it answers by how far
+ * the conversation it is sent has got, not by a queue, so a request repeated after a kill (its
+ * answer lost before it was checkpointed) gets the same answer again. Round r < 4 calls the sink
+ * with http_request (its calls numbered 1–5 over the step, as the journal numbers them); round 4
+ * answers in text.
+ */
+const AGENT_ROUNDS = [[1, 2], [3], [4, 5]];
+const AGENT_CALLS = AGENT_ROUNDS.flat();
+const AGENT_ANSWER = "All five calls are done.";
+const roundOfCall = (n: number) => AGENT_ROUNDS.findIndex((round) => round.includes(n)) + 1;
+
+interface AgentModelRequest {
+  execution: string;
+  /** Which request of the step's loop this is: its answers so far, plus one. */
+  round: number;
+  /** The results the model is told, by call id, in order. */
+  toolResults: string[];
+  at: number;
+}
+
+function startAgentModel(): Promise<void> {
+  agentModel = createServer(async (req, res) => {
+    let raw = "";
+    for await (const chunk of req) raw += chunk;
+    if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+      res.writeHead(404).end();
+      return;
+    }
+    const body = JSON.parse(raw);
+    const messages: any[] = body.messages ?? [];
+    const prompt = messages.find((m) => m.role === "user")?.content;
+    const execution = /<(exe_[\w-]+)>/.exec(typeof prompt === "string" ? prompt : JSON.stringify(prompt))?.[1] ?? "?";
+    const round = messages.filter((m) => m.role === "assistant").length + 1;
+    agentAsked.push({ execution, round, toolResults: messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id), at: Date.now() });
+    const calls = AGENT_ROUNDS[round - 1];
+    const answer = chatAnswer(
+      calls
+        ? {
+            role: "assistant",
+            content: null,
+            tool_calls: calls.map((n) => ({
+              id: `call_${n}`,
+              type: "function",
+              function: {
+                name: "http_request",
+                arguments: JSON.stringify({ method: "POST", url: `${sinkOrigin}/e/${execution}/call-${n}`, body: { n } }),
+              },
+            })),
+          }
+        : { role: "assistant", content: AGENT_ANSWER },
+    );
+    if (body.stream === true) return streamModelAnswer(res, { body }, answer, "openai");
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end(JSON.stringify(answer.body));
+  });
+  return new Promise((resolve) => agentModel!.listen(0, "127.0.0.1", () => resolve()));
+}
 
 /** Starts `node scripts/start.mjs` leading its own process group; resolves once the hub answers. */
 async function startNpmStart(): Promise<string | undefined> {
@@ -118,6 +183,8 @@ beforeAll(async () => {
   const fakePort = await freePort();
   fake = await startPlatformFake(fakePort);
   fakeOrigin = `http://127.0.0.1:${fakePort}`;
+  await startAgentModel();
+  agentModelOrigin = `http://127.0.0.1:${(agentModel!.address() as AddressInfo).port}`;
   stateDir = mkdtempSync(path.join(os.tmpdir(), "hub-crash-"));
   port = await freePort();
 }, 30_000);
@@ -128,6 +195,8 @@ afterAll(async () => {
   sink?.closeAllConnections();
   sink?.close();
   await fake?.close();
+  agentModel?.closeAllConnections();
+  agentModel?.close();
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 }, 30_000);
 
@@ -407,6 +476,151 @@ describe("npm start killed mid-work", () => {
     console.log(
       `chat approval drill: restarts took ${restarts.map((ms) => (ms / 1000).toFixed(1)).join(" / ")} s; the approval was still pending and ` +
         `the turn waiting after the first, the turn went on ${wentOnSeconds.toFixed(1)} s after the approval, and nothing ran again after the second`,
+    );
+  }, 300_000);
+
+  it("agent steps survive SIGKILLs mid-loop: each goes on from its last checkpoint, a call cut short runs again with its key, a finished one never", async () => {
+    // DESIGN §6.3: the step's running record holds its journal, checkpointed after each answer and tool result.
+    const key = await startOrReuse();
+    // What the drill adds on the hub it shares (a start of its own is not counted).
+    const drillStart = Date.now();
+    const api = apiOf(key);
+    // The account's newest openai connection is the one a step's `provider: "openai"` asks.
+    await api("/v1/connections", {
+      platform: "openai",
+      name: "Agent drill model",
+      config: { api_key: "sk-test-0123456789abcdef", base_url: `${agentModelOrigin}/v1`, model: "fake-gpt" },
+    });
+    const workflow = await api("/v1/workflows", {
+      workflow_name: "Agent drill",
+      description: "an agent step calling the sink over three rounds, then answering",
+      steps: [{ id: "think", type: "agent", prompt: "Make the calls of run <{{execution.id}}>", provider: "openai", tools: ["http_request"] }],
+    });
+    const ids: string[] = [];
+    const submit = async (count: number) => {
+      for (let i = 0; i < count; i++) ids.push((await api(`/v1/workflows/${workflow.id}/execute`, {})).execution_id);
+    };
+    const until = async (what: string, seen: () => boolean) => {
+      for (const deadline = Date.now() + DRAIN_LIMIT_MS; !seen(); await sleep(50))
+        if (Date.now() > deadline) throw new Error(`never saw ${what}\nlocal D1:\n${await d1Report(ids)}\n--- hub output ---\n${hubLog.slice(-3000)}`);
+    };
+    /** Each kill's window: from just before the SIGKILL to the group being gone. */
+    const kills: { from: number; to: number }[] = [];
+    const restarts: number[] = [];
+    const killAndRestart = async () => {
+      const from = Date.now();
+      await killGroup(hub!.pid!);
+      kills.push({ from, to: Date.now() });
+      await startNpmStart();
+      restarts.push(Date.now() - kills.at(-1)!.to);
+    };
+
+    // Each kill lands on a batch of runs started since the hub came up (a resumed run waits for the
+    // sweep, some 35 s after a start): its first run a round ahead of the two started once it
+    // made its first call, so the kill finds them at different points of their loops.
+    const batch = async (kill: (e: SideEffect) => boolean, killAfterMs: number) => {
+      const from = ids.length;
+      await submit(1);
+      const lead = ids[from]!;
+      await until("the batch's first call", () => effects.some((e) => e.execution === lead));
+      await submit(2);
+      await until("the kill's moment", () => effects.some((e) => e.execution === lead && kill(e)));
+      await sleep(killAfterMs);
+      await killAndRestart();
+    };
+    // First kill: the lead run's round-2 call in flight (the sink takes 0.8 s), the others' round 1.
+    await batch((e) => e.step === "call-3", 300);
+    // Second kill: the lead run's round-3 calls in flight, the others' round 2; the first batch is
+    // still waiting to be resumed.
+    await batch((e) => roundOfCall(Number(e.step.slice(5))) === 3, 500);
+    const upAt = Date.now();
+    // One request a poll: the credential may make 600 a minute.
+    const statuses = async () => {
+      const { data } = await api(`/v1/workflows/${workflow.id}/executions?limit=100`);
+      return ids.map((id) => data.find((e: any) => e.id === id)?.status as string);
+    };
+    const unfinishedAtRestart = (await statuses()).filter((status) => status === "queued" || status === "running").length;
+    // The drill means something only if the last kill left loops unfinished.
+    expect(unfinishedAtRestart).toBeGreaterThan(0);
+
+    // Every run succeeds within 60 s of the last restart being up.
+    let now = await statuses();
+    while (Date.now() - upAt < DRAIN_LIMIT_MS && !now.every((status) => status === "succeeded")) {
+      await sleep(500);
+      now = await statuses();
+    }
+    const drainSeconds = (Date.now() - upAt) / 1000;
+    expect(now, `local D1:\n${await d1Report(ids)}\n--- hub output ---\n${hubLog.slice(-3000)}`).toEqual(ids.map(() => "succeeded"));
+
+    const killedBetween = (earlier: number, later: number) => kills.some((kill) => kill.to > earlier && kill.from < later);
+    let repeatedCalls = 0;
+    let repeatedRequests = 0;
+    for (const id of ids) {
+      const execution = await api(`/v1/executions/${id}`);
+      const [step] = execution.steps;
+      const finishedAt = Date.parse(step.finished_at);
+      // Its result lists every call once, in the model's order, each answered by the sink.
+      expect(step).toMatchObject({ step_id: "think", type: "agent", status: "succeeded" });
+      expect(step.result).toMatchObject({ text: AGENT_ANSWER, steps: AGENT_ROUNDS.length + 1 });
+      expect(
+        step.result.tool_calls.map((c: any) => [c.name, c.arguments.url, c.success, c.result?.body]),
+        id,
+      ).toEqual(AGENT_CALLS.map((n) => ["http_request", `${sinkOrigin}/e/${id}/call-${n}`, true, { ok: true }]));
+      // What it spent: one answer per round, none counted twice (a request lost at a kill was never checkpointed).
+      const usage = { input_tokens: 100 * (AGENT_ROUNDS.length + 1), output_tokens: 20 * (AGENT_ROUNDS.length + 1), model: "fake-gpt" };
+      expect(step.usage, id).toMatchObject(usage);
+      expect(step.result.usage, id).toMatchObject(usage);
+      expect(step.tokens_used).toBe(usage.input_tokens + usage.output_tokens);
+
+      // The sink saw each call; every time with its key <execution>:<step>:<n>; again only after a
+      // kill cut it short (a finished call never runs again), and never once a later round began.
+      const calls = effects.filter((e) => e.execution === id);
+      const firstOfRound = (round: number) => Math.min(...calls.filter((c) => roundOfCall(Number(c.step.slice(5))) === round).map((c) => c.at));
+      for (const n of AGENT_CALLS) {
+        const seen = calls.filter((c) => c.step === `call-${n}`);
+        expect(seen.length, `${id} call ${n}: calls seen`).toBeGreaterThanOrEqual(1);
+        expect(new Set(seen.map((c) => c.idempotencyKey)), `${id} call ${n}`).toEqual(new Set([`${id}:think:${n}`]));
+        for (let i = 1; i < seen.length; i++) expect(killedBetween(seen[i - 1]!.at, seen[i]!.at), `${id} call ${n} repeated with no kill between`).toBe(true);
+        const round = roundOfCall(n);
+        if (round < AGENT_ROUNDS.length)
+          expect(Math.max(...seen.map((c) => c.at)), `${id} call ${n} ran after round ${round + 1} began`).toBeLessThan(firstOfRound(round + 1));
+        repeatedCalls += seen.length - 1;
+      }
+      expect(calls.length, `${id}: calls nobody asked for`).toBe(calls.filter((c) => AGENT_CALLS.some((n) => c.step === `call-${n}`)).length);
+
+      // The model was asked for each round; again only for a request in flight at a kill (at most
+      // one more per kill), and never for a round whose answer had been checkpointed: no request
+      // of a round once its calls began (or, for the last, once the step finished), none going back.
+      const asked = agentAsked.filter((r) => r.execution === id);
+      expect(
+        asked.map((r) => r.round),
+        `${id}: rounds asked`,
+      ).toEqual([...asked.map((r) => r.round)].sort((a, b) => a - b));
+      expect(new Set(asked.map((r) => r.round)), id).toEqual(new Set([1, 2, 3, 4]));
+      expect(asked.length, `${id}: model requests`).toBeLessThanOrEqual(AGENT_ROUNDS.length + 1 + kills.length);
+      for (let i = 1; i < asked.length; i++)
+        if (asked[i]!.round === asked[i - 1]!.round)
+          expect(killedBetween(asked[i - 1]!.at, asked[i]!.at), `${id} round ${asked[i]!.round} asked again with no kill between`).toBe(true);
+      for (const request of asked) {
+        const answeredBy = request.round <= AGENT_ROUNDS.length ? firstOfRound(request.round) : finishedAt;
+        expect(request.at, `${id}: round ${request.round} asked after its answer was acted on`).toBeLessThan(answeredBy);
+      }
+      // Each request told the model every result so far, in order, whatever restarts came between.
+      for (const request of asked)
+        expect(request.toolResults, `${id} round ${request.round}`).toEqual(
+          AGENT_ROUNDS.slice(0, request.round - 1)
+            .flat()
+            .map((n) => `call_${n}`),
+        );
+      repeatedRequests += asked.length - (AGENT_ROUNDS.length + 1);
+    }
+    // The first kill came 0.3 s into a 0.8 s call: that call was cut short and ran again.
+    expect(repeatedCalls).toBeGreaterThan(0);
+    console.log(
+      `agent drill: ${ids.length} runs of ${AGENT_CALLS.length} calls over ${AGENT_ROUNDS.length + 1} model rounds, ${kills.length} kills, ` +
+        `restarts took ${restarts.map((ms) => (ms / 1000).toFixed(1)).join(" / ")} s, ${unfinishedAtRestart} unfinished at the last restart, ` +
+        `all succeeded ${drainSeconds.toFixed(1)} s after it; ${repeatedCalls} calls repeated (each with its key), ${repeatedRequests} model requests repeated; ` +
+        `${((Date.now() - drillStart) / 1000).toFixed(1)} s on the running hub`,
     );
   }, 300_000);
 });
