@@ -22,7 +22,7 @@ describe("platform registry", () => {
       expect.arrayContaining(["mcp", "slack", "discord", "telegram", "resend", "hubspot", "mailchimp", "airtable", "notion", "webhook", "http"]),
     );
     const slack = data.find((p: any) => p.id === "slack");
-    expect(slack.secret_fields).toEqual(["bot_token"]);
+    expect(slack.secret_fields).toEqual(["bot_token", "signing_secret"]);
     expect(slack.config_schema.properties.bot_token).toMatchObject({ writeOnly: true, "x-secret": true });
     expect(slack.config_schema.required).toContain("bot_token");
     expect(slack.tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(["slack_send_message", "slack_list_channels"]));

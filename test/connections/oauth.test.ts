@@ -407,7 +407,7 @@ describe("native OAuth platforms", () => {
     expect(platforms.find((p: any) => p.id === "google")).toMatchObject({ auth_kind: "oauth2", secret_fields: ["client_secret"] });
     expect(platforms.find((p: any) => p.id === "oauth2")).toMatchObject({ auth_kind: "oauth2" });
     // Pasted tokens keep working as they were.
-    expect(platforms.find((p: any) => p.id === "slack")).toMatchObject({ secret_fields: ["bot_token"] });
+    expect(platforms.find((p: any) => p.id === "slack")).toMatchObject({ secret_fields: ["bot_token", "signing_secret"] });
   });
 });
 
