@@ -43,6 +43,7 @@ const BODIES: Record<string, unknown> = {
   "PUT /v1/agents/{agent_id}/webhook-secret": { secret: "whsec_contract_test_secret" },
   "POST /v1/executions/{execution_id}/events": { event: "approved" },
   "POST /v1/approvals/{id}/decision": { decision: "deny" },
+  "POST /v1/agents/{agent_id}/evals": { cases: [{ input: "hello" }] },
   "POST /v1/workflows/{workflow_id}/executions/replay": { status: "failed" },
 };
 
