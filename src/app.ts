@@ -29,6 +29,7 @@ import { builderRoutes } from "./workflows/builder.routes";
 import { testStepRoutes } from "./workflows/test-step.routes";
 import { executionRoutes } from "./executions/executions.routes";
 import { rerunRoutes } from "./executions/reruns.routes";
+import { runRoutes } from "./executions/runs.routes";
 import { agentRoutes } from "./agents/agents.routes";
 import { agentTriggerRoutes } from "./agents/trigger.routes";
 import { chatAgentRoutes } from "./agents/chat-agent.routes";
@@ -146,6 +147,7 @@ export function createApp() {
   authed.route("/", versionRoutes);
   authed.route("/", executionRoutes);
   authed.route("/", rerunRoutes);
+  authed.route("/", runRoutes);
   authed.route("/", agentRoutes);
   authed.route("/", agentTriggerRoutes);
   authed.route("/", chatAgentRoutes);

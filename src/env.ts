@@ -34,6 +34,8 @@ export interface Env extends WranglerEnv {
   MODEL_PRICES?: string;
   /** Seconds one model call may take, request to last byte (default 90, at most 600). */
   MODEL_CALL_TIMEOUT_SECONDS?: string;
+  /** Days finished runs are kept, for workflows without settings.retention_days (default 30, at most 3650). */
+  EXECUTION_RETENTION_DAYS?: string;
   /** Tool calls of one model answer that run at once (default 4, at most 16). */
   MAX_PARALLEL_TOOL_CALLS?: string;
   /** The hub's public address (`https://hub.example.com`), for links in messages sent from background work (approval emails). */

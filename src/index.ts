@@ -6,6 +6,7 @@ import { removeExpiredCredentials } from "./scheduled/housekeeping";
 import { removeUnusedClients } from "./auth/client-registration";
 import { forgetOldExecutionKeys, resumeStaleExecutions } from "./executions/sweep";
 import { resumeDueNotifications } from "./executions/notifications";
+import { sweepExpiredRuns } from "./executions/retention";
 import { forgetOldDeliveries } from "./agents/hub-scheme";
 import { forgetOldAgentEvents } from "./agents/events";
 import { sweepOverdueAgents } from "./agents/firing";
@@ -38,6 +39,7 @@ export default {
         resumeStaleExecutions(runtime),
         resumeDueNotifications(runtime),
         forgetOldExecutionKeys(runtime.db),
+        sweepExpiredRuns(runtime),
         forgetOldDeliveries(runtime.db),
         forgetOldAgentEvents(runtime.db),
         sweepOverdueAgents(runtime),

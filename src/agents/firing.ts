@@ -56,6 +56,7 @@ export async function serveDueRun(runtime: Runtime, agent: Agent, source: "alarm
     const execution = await startExecution(ctx, workflow, {
       input: { trigger: "schedule", due_at: due.toISOString(), fired_by: source },
       agentId: agent.id,
+      trigger: "schedule",
     });
     await recordAgentEvent(db, { ...event, outcome: "started", executionId: execution.id });
   } catch (error) {

@@ -160,7 +160,7 @@ async function startEach(runtime: Runtime, agent: Agent, workflow: Workflow, key
   try {
     for (const { key, item } of items) {
       if (!fresh.has(key) || started >= MAX_STARTS_PER_POLL) continue;
-      const run = await startQueued(ctx, workflow, { input: { item }, agentId: agent.id }, await triggerKey(agent.id, "poll", key));
+      const run = await startQueued(ctx, workflow, { input: { item }, agentId: agent.id, trigger: "poll" }, await triggerKey(agent.id, "poll", key));
       keys.remember([key], seq);
       started++;
       events.push({
@@ -199,7 +199,12 @@ async function startBatch(runtime: Runtime, agent: Agent, workflow: Workflow, ke
     keys.setPendingBatch(batch);
   }
   const ctx = agentContext(runtime, agent);
-  const run = await startQueued(ctx, workflow, { input: { items: batch.items }, agentId: agent.id }, await triggerKey(agent.id, "poll", batch.key));
+  const run = await startQueued(
+    ctx,
+    workflow,
+    { input: { items: batch.items }, agentId: agent.id, trigger: "poll" },
+    await triggerKey(agent.id, "poll", batch.key),
+  );
   keys.remember(batch.itemKeys, seq);
   keys.setPendingBatch(null);
   await recordStarts(runtime, agent.id, [

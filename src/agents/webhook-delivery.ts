@@ -65,7 +65,7 @@ async function deliverToCopy(runtime: Runtime, request: WebhookRequest, { agent,
     if (admission.kind !== "start") return undefined;
     const { input, idempotency, also } = admission;
     const ctx = agentContext(runtime, agent);
-    const execution = await startEventRun(ctx, workflow, { input, agentId: agent.id }, { idempotency, also, guard: agentUnchanged(agent) });
+    const execution = await startEventRun(ctx, workflow, { input, agentId: agent.id, trigger: "webhook" }, { idempotency, also, guard: agentUnchanged(agent) });
     if (execution) return { status: 202, body: { execution_id: execution.id, status: "queued" } };
     forgetWebhookTarget(agent.id);
     return undefined;
@@ -123,7 +123,7 @@ async function deliverToRead(runtime: Runtime, request: WebhookRequest): Promise
   let started: Awaited<ReturnType<typeof startAndRun>>;
   try {
     // The workflow read with the agent (its owner's): the run's insert need not read it again.
-    started = await startAndRun(agentContext(runtime, agent), workflow, { input, agentId: agent.id }, { idempotency, also });
+    started = await startAndRun(agentContext(runtime, agent), workflow, { input, agentId: agent.id, trigger: "webhook" }, { idempotency, also });
   } catch (error) {
     if (isSpentSignature(error)) {
       if (await mayLogRejection(runtime, agent.id)) await log("rejected", { detail: "This signature was already used." });

@@ -77,6 +77,8 @@ export interface Config {
     /** Conversations per user (MAX_CONVERSATIONS_PER_USER). */
     conversationsPerUser: number;
   };
+  /** Days a finished run is kept unless its workflow's settings.retention_days says otherwise (EXECUTION_RETENTION_DAYS, default 30, at most 3650). */
+  executionRetentionDays: number;
 }
 
 export interface ModelPrice {
@@ -151,6 +153,7 @@ function parseConfig(env: Env): Config {
       publishedTemplatesPerUser: positiveInt(env.MAX_PUBLISHED_TEMPLATES_PER_USER, 20),
       conversationsPerUser: positiveInt(env.MAX_CONVERSATIONS_PER_USER, 1000),
     },
+    executionRetentionDays: Math.min(positiveInt(env.EXECUTION_RETENTION_DAYS, 30), 3650),
   };
 }
 

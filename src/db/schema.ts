@@ -292,7 +292,13 @@ export const workflows = sqliteTable(
     createdAt: createdAt(),
     updatedAt: stampedAt("updated_at"),
   },
-  (t) => [index("workflows_user_idx").on(t.userId, t.id)],
+  (t) => [
+    index("workflows_user_idx").on(t.userId, t.id),
+    // The few workflows with their own settings.retention_days (migration 0045).
+    index("workflows_retention_idx")
+      .on(sql`json_extract(${t.settings}, '$.retention_days')`)
+      .where(sql`json_extract(${t.settings}, '$.retention_days') is not null`),
+  ],
 );
 
 /** Every version of a workflow's steps, so an older one can be seen and restored. */
@@ -359,6 +365,10 @@ export const executions = sqliteTable(
     /** A run of an agent with agent_config.goal, once ended (and judged): whether it met the goal, and why. */
     verdict: text("verdict", { enum: ["goal_met", "goal_not_met"] }),
     verdictReason: text("verdict_reason"),
+    /** What started the run (GET /v1/executions?trigger=): manual, schedule, webhook, poll, child, on_failure, retry, replay. */
+    trigger: text("trigger_source", { enum: ["manual", "schedule", "webhook", "poll", "child", "on_failure", "retry", "replay"] })
+      .notNull()
+      .default("manual"),
   },
   (t) => [
     index("executions_workflow_idx").on(t.workflowId, t.createdAt),
@@ -370,7 +380,15 @@ export const executions = sqliteTable(
     index("executions_agent_idx").on(t.agentId, t.finishedAt),
     index("executions_status_idx").on(t.status, t.leaseUntil),
     // Unfinished runs per user (the quota), and runs still relying on a credential (clean-up).
-    index("executions_user_status_idx").on(t.userId, t.status),
+    // GET /v1/executions: the caller's runs newest first, by status, trigger, workflow or agent (migration 0045).
+    index("executions_user_status_created_idx").on(t.userId, t.status, t.createdAt, t.id),
+    index("executions_user_created_idx").on(t.userId, t.createdAt, t.id),
+    index("executions_user_trigger_idx").on(t.userId, t.trigger, t.createdAt, t.id),
+    index("executions_user_workflow_idx").on(t.userId, t.workflowId, t.createdAt, t.id),
+    index("executions_user_agent_idx").on(t.userId, t.agentId, t.createdAt, t.id),
+    // Retention: finished runs by when they finished (src/executions/retention.ts).
+    index("executions_finished_idx").on(t.finishedAt, t.workflowId).where(sql`${t.finishedAt} is not null`),
+    index("executions_workflow_finished_idx").on(t.workflowId, t.finishedAt).where(sql`${t.finishedAt} is not null`),
     index("executions_credential_idx").on(t.credentialId),
   ],
 );
@@ -393,7 +411,12 @@ export const executionKeys = sqliteTable(
       .references(() => executions.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.key] }), index("execution_keys_created_idx").on(t.createdAt)],
+  (t) => [
+    primaryKey({ columns: [t.userId, t.key] }),
+    index("execution_keys_created_idx").on(t.createdAt),
+    // A deleted run's keys go with it (retention, migration 0045).
+    index("execution_keys_execution_idx").on(t.executionId),
+  ],
 );
 
 /** The checkpoint of one step of one execution: a succeeded step is never run again. */

@@ -63,6 +63,7 @@ export function followUpsOfEnd(ctx: ServiceContext, execution: Execution, final:
           parentExecutionId: execution.id,
           depth: execution.depth + 1,
           rootExecutionId: root,
+          trigger: "on_failure",
         },
         // Within the unfinished-runs quota like any start.
         and(stillHeld, treeHasRoom(root, ctx.config.quotas.runDescendants), hasRoomForRun(ctx, execution.userId)),

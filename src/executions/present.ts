@@ -78,6 +78,7 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
     retry_of: execution.retryOf,
     replay_of: execution.replayOf,
     parent_execution_id: execution.parentExecutionId,
+    trigger: execution.trigger,
     tokens_used: execution.tokensUsed,
     created_at: execution.createdAt.toISOString(),
     started_at: execution.startedAt?.toISOString() ?? null,

@@ -62,6 +62,7 @@ function insertRetry(ctx: ServiceContext, old: Execution, id: string) {
         agentId: old.agentId,
         retryOf: old.id,
         depth: old.depth,
+        trigger: "retry",
       })
       .returning(),
     // The old run's finished steps become the new run's checkpoints (every column, in table order).

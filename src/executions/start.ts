@@ -94,6 +94,7 @@ export function newRunValues(ctx: ServiceContext, run: RunRequest, now: number, 
     parentExecutionId: run.child?.parentExecutionId ?? null,
     depth: run.child?.depth ?? 0,
     ...(run.child ? { rootExecutionId: run.child.rootExecutionId } : {}),
+    trigger: run.trigger ?? (run.child ? "child" : run.replayOf ? "replay" : "manual"),
     // A run started inline never waits in the queue: it is running from the start.
     ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
   };
@@ -132,6 +133,8 @@ export interface RunRequest {
    * its parent, and the top run of its tree, whose count of descendants it joins.
    */
   child?: { id: string; parentExecutionId: string; depth: number; rootExecutionId: string };
+  /** What started it, when not the API or a run (an agent's schedule, webhook or poll). */
+  trigger?: Execution["trigger"];
 }
 
 /** A workflow in hand, or the id of one of the caller's workflows (read by the insert itself). */

@@ -93,6 +93,10 @@ export const ExecutionSchema = z
     replay_of: z.string().nullable(),
     /** Set on the child run of a `workflow` step. */
     parent_execution_id: z.string().nullable(),
+    trigger: z.enum(["manual", "schedule", "webhook", "poll", "child", "on_failure", "retry", "replay"]).openapi({
+      description:
+        "What started the run: the API or the dashboard (`manual`, an agent run by hand too), an agent's `schedule`, `webhook` or `poll`, a `workflow` step (`child`), an error workflow (`on_failure`), `retry` or `replay`.",
+    }),
     /** Model tokens spent by the run's steps. */
     tokens_used: z.number().int(),
     created_at: Timestamp,

@@ -291,6 +291,10 @@ export const SettingsSchema = z
       description:
         "Whether a placeholder with no value and no `| default:` fails its step (true, the default) or is left as written (false: how workflows saved before placeholders were strict keep running; they were given `false`).",
     }),
+    retention_days: z.number().int().min(0).max(3650).optional().openapi({
+      description:
+        "Days this workflow's finished runs are kept (with their step records), instead of the deployment's EXECUTION_RETENTION_DAYS; 0 deletes them at the next sweep (within minutes).",
+    }),
   })
   .strict()
   .openapi("WorkflowSettings");
