@@ -41,6 +41,7 @@ import { approvalLinkPages } from "./dashboard/approval-link/approval-link.route
 import { toolPolicyRoutes } from "./governance/policies.routes";
 import { usageRoutes } from "./usage/usage.routes";
 import { budgetRoutes } from "./usage/budget.routes";
+import { alertRoutes } from "./alerts/alerts.routes";
 import { templateRoutes } from "./templates/templates.routes";
 import { traceRoutes } from "./traces/traces.routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
@@ -157,6 +158,7 @@ export function createApp() {
   authed.route("/", toolPolicyRoutes);
   authed.route("/", usageRoutes);
   authed.route("/", budgetRoutes);
+  authed.route("/", alertRoutes);
   authed.route("/", templateRoutes);
   authed.route("/", traceRoutes);
   v1.route("/", authed);

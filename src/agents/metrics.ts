@@ -20,6 +20,8 @@ export async function agentRunMetrics(db: Db, agentId: string, now = Date.now())
         eq(executions.agentId, agentId),
         gte(executions.finishedAt, new Date(now - METRICS_WINDOW_DAYS * DAY_MS)),
         inArray(executions.status, ["succeeded", "failed"]),
+        // Test runs (DESIGN §6.5) are not the agent's work.
+        eq(executions.mode, "production"),
       ),
     )
     .orderBy(desc(executions.finishedAt))

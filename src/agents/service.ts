@@ -11,6 +11,7 @@ import { applyPoll, applySchedule } from "./schedules";
 import { armDeployedAgent, armPolling, armSchedule, presentTrigger } from "./triggers";
 import { NEVER_FIRES_MESSAGE, firstCronInstant } from "../lib/cron-time";
 import { credentialRevocation } from "../auth/credential-status";
+import { recordAlertEvent } from "../core/alert-events";
 import { randomToken } from "../lib/crypto";
 import { getOwnedWorkflow } from "../workflows/service";
 import { agentRunMetrics } from "./metrics";
@@ -60,11 +61,16 @@ export async function deployAgent(
 
 /**
  * Why the agent cannot act on its own (a schedule or a webhook), or null if it can: an agent
- * acts with the credential that deployed it, so a revoked API key or OAuth grant stops it.
+ * acts with the credential that deployed it, so a revoked API key or OAuth grant stops it. The
+ * owner's alerts (DESIGN §6.5) hear of it once: every refusal then records this reason as the
+ * agent's last_error, which the next check finds (a copy without it folds into the same alert).
  */
-export async function agentStoppedReason(db: Db, agent: Pick<Agent, "credentialId">): Promise<string | null> {
+export async function agentStoppedReason(db: Db, agent: Pick<Agent, "id" | "userId" | "credentialId"> & { lastError?: string | null }): Promise<string | null> {
   const revoked = await credentialRevocation(db, agent.credentialId);
-  return revoked ? `The agent is stopped: ${revoked} Deploy it again with a valid credential.` : null;
+  if (!revoked) return null;
+  const reason = `The agent is stopped: ${revoked} Deploy it again with a valid credential.`;
+  if (agent.lastError !== reason) await recordAlertEvent(db, { userId: agent.userId, kind: "agent_stopped", subject: agent.id, summary: reason });
+  return reason;
 }
 
 /** Records why a run the agent was due to start did not start, for `monitoring.last_error`. */

@@ -11,6 +11,7 @@ import { findPlatform } from "./platforms";
 import type { Platform } from "./platforms/types";
 import { SecretUnreadable, type SecretBox } from "../core/secret-box";
 import { forgetConnectionInUse, noteConnectionChange } from "./in-use";
+import { recordAlertEvent } from "../core/alert-events";
 import { isOAuthConnection, presentOAuth } from "./oauth-tokens";
 import { platformFor } from "./platforms/oauth-spec";
 import { presentablePlatform, resolvePlatform } from "./custom/resolve";
@@ -287,6 +288,15 @@ export async function recordConnectionHealth(db: Db, connection: Connection, out
   };
   await db.update(connections).set(change).where(eq(connections.id, connection.id));
   noteConnectionChange(connection, change);
+  // A platform that says the credentials ran out: the owner's alerts (DESIGN §6.5) hear of it.
+  if (outcome.status === "expired") {
+    await recordAlertEvent(db, {
+      userId: connection.userId,
+      kind: "connection_expired",
+      subject: String(connection.id),
+      summary: change.errorMessage ?? "Expired.",
+    });
+  }
 }
 
 export async function presentConnection(connection: ConnectionSummary, box: SecretBox) {

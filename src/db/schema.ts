@@ -831,3 +831,57 @@ export const agentEvals = sqliteTable(
   },
   (t) => [index("agent_evals_agent_idx").on(t.agentId, t.createdAt)],
 );
+
+/** Kinds of events an account's alerts may tell of (DESIGN §6.5 Alerts). */
+export const ALERT_KINDS = ["run_failed", "agent_stopped", "connection_expired", "budget_exceeded"] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+/** An account's alerts (PUT /v1/me/alerts): what is recorded, how often a channel may be told, the webhook signing secret (sealed). */
+export const alertSettings = sqliteTable("alert_settings", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  events: text("events", { mode: "json" }).$type<AlertKind[]>().notNull().default([]),
+  minIntervalSeconds: integer("min_interval_seconds").notNull().default(900),
+  signingSecret: text("signing_secret").notNull(),
+  /** Events not kept because the backlog was full; each channel says how many it missed since its last message. */
+  droppedTotal: integer("dropped_total").notNull().default(0),
+  updatedAt: stampedAt("updated_at"),
+});
+
+/** One channel of an account's alerts, with its own progress: sent through which event, when, and a claim while sending. */
+export const alertChannels = sqliteTable(
+  "alert_channels",
+  {
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    channel: text("channel", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    sentThrough: integer("sent_through").notNull().default(0),
+    droppedSeen: integer("dropped_seen").notNull().default(0),
+    lastSentAt: timestamp("last_sent_at"),
+    claimedUntil: timestamp("claimed_until"),
+    lastError: text("last_error"),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.position] })],
+);
+
+/** Something an account's alerts tell of, kept until every channel was sent it; repeats of one subject fold into its row. */
+export const alertEvents = sqliteTable(
+  "alert_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ALERT_KINDS }).notNull(),
+    subject: text("subject").notNull(),
+    summary: text("summary").notNull(),
+    occurrences: integer("occurrences").notNull().default(1),
+    createdAt: createdAt(),
+    lastAt: stampedAt("last_at"),
+  },
+  (t) => [uniqueIndex("alert_events_subject_idx").on(t.userId, t.kind, t.subject)],
+);
+export type AlertEventRow = typeof alertEvents.$inferSelect;

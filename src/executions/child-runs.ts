@@ -34,7 +34,12 @@ export async function startChildRun(
   const { execution } = await insertExecution(
     ctx,
     workflowId,
-    { input, child: { id: childId, parentExecutionId: parent.id, depth: parent.depth + 1, rootExecutionId: parent.rootExecutionId ?? parent.id } },
+    {
+      input,
+      child: { id: childId, parentExecutionId: parent.id, depth: parent.depth + 1, rootExecutionId: parent.rootExecutionId ?? parent.id },
+      // A test run's children are test runs too (no notifications, no on_failure runs); its pins are its own.
+      ...(parent.mode === "test" ? { mode: "test" as const } : {}),
+    },
     leaseToken,
   );
   return execution;

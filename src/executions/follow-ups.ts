@@ -27,14 +27,17 @@ export function followUpsOfEnd(ctx: ServiceContext, execution: Execution, final:
   const settings = execution.settings as WorkflowSettings;
   const writes: BatchItem<"sqlite">[] = [];
   const event = final.status === "succeeded" ? NOTIFY_EVENTS[0] : NOTIFY_EVENTS[1];
+  // A test run (DESIGN §6.5) sets off neither: what it did is for the person testing to read.
+  const test = execution.mode === "test";
   const notification =
+    !test &&
     settings.notify && (settings.notify.events ?? NOTIFY_EVENTS).includes(event)
       ? notificationInsert(ctx.db, execution.id, event, settings.notify.url, stillHeld)
       : undefined;
   if (notification) writes.push(notification.insert);
 
   // An error workflow's own failures set off theirs too, but no deeper than workflow steps nest.
-  const errorWorkflowId = final.status === "failed" ? settings.on_failure?.workflow_id : undefined;
+  const errorWorkflowId = final.status === "failed" && !test ? settings.on_failure?.workflow_id : undefined;
   const tooDeep = execution.depth >= MAX_WORKFLOW_DEPTH;
   const errorRunId = errorWorkflowId !== undefined && !tooDeep ? `exe_${randomToken(16)}` : undefined;
   let errorRunAt: number | undefined;

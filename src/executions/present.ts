@@ -86,6 +86,7 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
     // DESIGN §6.3 Goals: null for runs of no agent or of an agent without a goal, and until judged.
     verdict: execution.verdict ?? null,
     verdict_reason: execution.verdictReason ?? null,
+    mode: execution.mode,
     ...(steps && execution.status === "waiting" ? waitingFor(steps) : {}),
     ...(steps
       ? {

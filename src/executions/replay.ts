@@ -21,6 +21,7 @@ export interface ReplayFilter {
  * records `replay_of`; a run already replayed is skipped, so asking twice replays nothing twice.
  * Every start counts against the quota of unfinished runs: the first refused stops the replay
  * (`quotaReached`), keeping those already started; none started at all is the quota's 409.
+ * Test runs are never replayed.
  */
 export async function replayExecutions(
   ctx: ServiceContext,
@@ -36,6 +37,8 @@ export async function replayExecutions(
       and(
         eq(executions.workflowId, workflow.id),
         eq(executions.status, filter.status),
+        // A test run's input was a try, not work to do again (DESIGN §6.5).
+        eq(executions.mode, "production"),
         filter.since ? gte(executions.createdAt, filter.since) : undefined,
         notExists(ctx.db.select({ id: replays.id }).from(replays).where(eq(replays.replayOf, executions.id))),
       ),

@@ -60,6 +60,9 @@ function insertRetry(ctx: ServiceContext, old: Execution, id: string) {
         variables: old.variables,
         input: old.input,
         agentId: old.agentId,
+        // A retried test run is a test run still, with the same pinned steps.
+        mode: old.mode,
+        pinned: old.pinned,
         retryOf: old.id,
         depth: old.depth,
         trigger: "retry",

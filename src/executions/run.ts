@@ -92,11 +92,24 @@ export class ExecutionRun implements StepRun {
       if (step.type === "condition") await this.walk((done.result as { branch: string }).branch === "then" ? step.then : step.else, scope);
       return;
     }
+    const pinned = this.execution.pinned;
+    if (pinned && Object.hasOwn(pinned, step.id)) return this.givePinned(step, scope, pinned[step.id]);
     // Only pure steps run before the run's start is written: every other step reads or writes
     // the database, or acts outside, so the start (with the checkpoints so far) goes first.
     if (!PURE_STEPS.has(step.type) && this.start?.pending) await this.flush();
     const handler = STEP_HANDLERS[step.type] as StepHandler<typeof step.type>;
     await handler(this, step, scope, done);
+  }
+
+  /**
+   * A test run's pinned step (DESIGN §6.5) does not run: it gives the result it was pinned to,
+   * recorded as a success (with no attempt) that the steps after it read as if it had run. Like a
+   * pure step's, its record waits for the next write: written again, it is the same.
+   */
+  private async givePinned(step: Step, scope: Scope, result: unknown): Promise<void> {
+    await this.checkpoint(step, scope, { status: "succeeded", result, attempts: 0 }, { deferred: true });
+    this.apply(step, scope, result);
+    if (step.type === "condition") await this.walk((result as { branch: string }).branch === "then" ? step.then : step.else, scope);
   }
 
   /**
@@ -230,8 +243,9 @@ export class ExecutionRun implements StepRun {
     const followUps = followUpsOfEnd(this.ctx, this.execution, final, stillHeld);
     // Checkpoints, the agent's count and the follow-ups go before the final state: they are
     // guarded by the lease that it releases, so a runner that lost the lease writes none of them.
+    // A test run counts in no agent's monitoring (DESIGN §6.5).
     const others = [
-      ...(agentId ? [agentOutcomeUpdate(this.db, this.execution, outcome, this.token)] : []),
+      ...(agentId && this.execution.mode !== "test" ? [agentOutcomeUpdate(this.db, this.execution, outcome, this.token)] : []),
       ...followUps.writes.map((write) => asStatement(this.d1, write)),
     ];
     const start = this.start?.take() ?? [];

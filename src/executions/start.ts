@@ -94,6 +94,8 @@ export function newRunValues(ctx: ServiceContext, run: RunRequest, now: number, 
     parentExecutionId: run.child?.parentExecutionId ?? null,
     depth: run.child?.depth ?? 0,
     ...(run.child ? { rootExecutionId: run.child.rootExecutionId } : {}),
+    // Only a test run says so (the column's default is a production run's).
+    ...(run.mode === "test" ? { mode: "test" as const, pinned: run.pinned ?? null } : {}),
     trigger: run.trigger ?? (run.child ? "child" : run.replayOf ? "replay" : "manual"),
     // A run started inline never waits in the queue: it is running from the start.
     ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
@@ -116,6 +118,8 @@ export function executionFrom(workflow: Workflow, values: ReturnType<typeof newR
     descendants: 0,
     verdict: null,
     verdictReason: null,
+    mode: "production",
+    pinned: null,
     status: "queued",
     ...values,
     ...copiedFrom(workflow),
@@ -133,6 +137,9 @@ export interface RunRequest {
    * its parent, and the top run of its tree, whose count of descendants it joins.
    */
   child?: { id: string; parentExecutionId: string; depth: number; rootExecutionId: string };
+  /** A test run (POST /v1/workflows/{id}/test), and its pinned step results by step id. */
+  mode?: "test";
+  pinned?: Record<string, unknown>;
   /** What started it, when not the API or a run (an agent's schedule, webhook or poll). */
   trigger?: Execution["trigger"];
 }

@@ -178,7 +178,8 @@ async function recordJudgedVerdict(ctx: ServiceContext, execution: Execution, ve
     .set({ verdict: verdict.verdict, verdictReason: verdict.reason })
     .where(and(eq(executions.id, execution.id), isNull(executions.verdict)));
   try {
-    if (verdict.verdict === "goal_met" && execution.agentId)
+    // A test run gets its verdict, but counts in no agent's success_count (DESIGN §6.5).
+    if (verdict.verdict === "goal_met" && execution.agentId && execution.mode !== "test")
       await ctx.db.batch([
         ctx.db
           .update(agents)

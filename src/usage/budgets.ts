@@ -1,4 +1,5 @@
 import type { ServiceContext } from "../core/context";
+import { recordAlertEvent } from "../core/alert-events";
 import { HubError } from "../core/errors";
 import type { AccountBudget } from "./account-budget";
 import type { AgentBudget } from "./agent-budget";
@@ -33,6 +34,7 @@ interface Limit {
  * Whether another model request may be made: the message of the first budget that what has been
  * spent has reached (the turn's, the run's, the agent's today, the account's today and this
  * month, in that order), or null. Only budgets that are set are read from the ledger, together.
+ * A reached budget is recorded for the account's alerts before the answer.
  */
 export async function checkBudgets(ctx: ServiceContext, scope: BudgetScope, turn: Spent, account: AccountBudget): Promise<string | null> {
   const budget = scope.budget ?? {};
@@ -106,5 +108,14 @@ export async function checkBudgets(ctx: ServiceContext, scope: BudgetScope, turn
   const reached = limits.find((limit) => limit && limit.spent >= (limit.money ? nanoUsdOf(limit.max) : limit.max));
   if (!reached) return null;
   const max = reached.money ? formatUsd(reached.max) : formatCount(reached.max);
-  return `${reached.name} (${max}) reached: ${reached.what(reached.spent)}.`;
+  const message = `${reached.name} (${max}) reached: ${reached.what(reached.spent)}.`;
+  // The request is refused: the owner's alerts (DESIGN §6.5) hear of it, repeats folded per budget and agent.
+  const where = [scope.agentId ? `Agent ${scope.agentId}` : "", scope.executionId ? `run ${scope.executionId}` : ""].filter(Boolean).join(", ");
+  await recordAlertEvent(ctx.db, {
+    userId: ctx.user.id,
+    kind: "budget_exceeded",
+    subject: scope.agentId ? `agent ${scope.agentId}: ${reached.name}` : reached.name,
+    summary: where ? `${message} (${where})` : message,
+  });
+  return message;
 }

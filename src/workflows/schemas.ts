@@ -107,6 +107,10 @@ export const ExecutionSchema = z
         "A run of an agent with `agent_config.goal`, once it ended: whether it met the goal. Null for runs of no agent or of an agent without a goal, and while the goal's judge has not answered.",
     }),
     verdict_reason: z.string().nullable().openapi({ description: "Why the run met its goal or not (the criterion that failed, the judge's reason)." }),
+    mode: z.enum(["production", "test"]).openapi({
+      description:
+        "`test` for a test run (POST /v1/workflows/{workflow_id}/test) and the runs it started: it counts in no agent's monitoring, notifies nothing and is never replayed. `production` for every other run.",
+    }),
     waiting_for: z
       .object({ approval_id: z.string() })
       .optional()

@@ -45,6 +45,7 @@ const BODIES: Record<string, unknown> = {
   "POST /v1/approvals/{id}/decision": { decision: "deny" },
   "POST /v1/agents/{agent_id}/evals": { cases: [{ input: "hello" }] },
   "POST /v1/workflows/{workflow_id}/executions/replay": { status: "failed" },
+  "POST /v1/workflows/{workflow_id}/test": { input_data: {} },
 };
 
 const fill = (path: string, ids: Record<string, string | number>) => path.replace(/\{(\w+)\}/g, (_, name: string) => String(ids[name] ?? "1"));

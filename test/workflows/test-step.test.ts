@@ -56,10 +56,41 @@ describe("POST /v1/workflows/test-step", () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
-  it("refuses any other step type with 400 and an invalid code step with 422 naming the field", async () => {
+  it("runs a set, a condition and a tool step once in the context given: the run's input, earlier steps' results, variables", async () => {
     const { key } = await newApiKey(await newUser());
-    const tool = await expectProblem(await testStep(key, { step: { id: "t", type: "tool", tool: "uuid_generate", arguments: {} } }), 400, "bad_request");
-    expect(tool.detail).toContain("Only code steps");
+    const given = { input: { name: "Ada" }, steps: { fetch: { total: 6 } }, variables: { greeting: "Hi" } };
+    const set = await ok(key, { ...given, step: { id: "hello", type: "set", values: { text: "{{greeting}} {{input.name}}", total: "{{steps.fetch.result.total}}" } } });
+    expect(set).toMatchObject({ status: "succeeded", result: { text: "Hi Ada", total: 6 }, error: null, logs: [] });
+
+    // A condition answers the branch it takes; the steps of the branch do not run.
+    const condition = {
+      id: "big",
+      type: "condition",
+      condition: { field: "steps.fetch.result.total", operator: "greater_than", value: 5 },
+      then: [{ id: "never", type: "tool", tool: "math_evaluate", arguments: { expression: "1/0" } }],
+      else: [],
+    };
+    const branch = await ok(key, { ...given, step: condition });
+    expect(branch).toMatchObject({ status: "succeeded", result: { branch: "then" } });
+
+    const tool = { id: "calc", type: "tool", tool: "math_evaluate", arguments: { expression: "{{steps.fetch.result.total}} * 7" } };
+    expect(await ok(key, { ...given, step: tool })).toMatchObject({ status: "succeeded", result: { result: 42 }, error: null });
+    // The tool's own failure is an answer, after one attempt (a run's retries are not waited for).
+    const failing = await ok(key, { step: { ...tool, arguments: { expression: "2 *" }, retry: { max_attempts: 3, delay_seconds: 60 } } });
+    expect(failing).toMatchObject({ status: "failed", result: null });
+    expect(failing.error).toBeTruthy();
+    // A delay answers at once with when a run would go on.
+    const delay = await ok(key, { step: { id: "later", type: "delay", seconds: 3600 } });
+    expect(delay.status).toBe("waiting");
+    expect(Date.parse(delay.resume_at) - Date.now()).toBeGreaterThan(3500_000);
+    // A placeholder with no value fails the step, naming it.
+    const missing = await ok(key, { step: { id: "m", type: "set", values: { x: "{{input.nothing}}" } } });
+    expect(missing).toMatchObject({ status: "failed" });
+    expect(missing.error).toContain("input.nothing");
+  });
+
+  it("refuses an invalid step with 422 naming the field", async () => {
+    const { key } = await newApiKey(await newUser());
     const invalid = await expectProblem(await testStep(key, { step: { id: "c", type: "code", code: "return 1;", cpu_ms: 999999 } }), 422, "validation_failed");
     expect(invalid.errors?.map((e) => e.field)).toEqual(["step.cpu_ms"]);
     const syntax = await ok(key, { step: { id: "s", type: "code", code: "return (;" } });

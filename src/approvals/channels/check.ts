@@ -32,7 +32,15 @@ export async function checkApprovalChannels(ctx: ServiceContext, config: Record<
   if (errors.length) throw validationFailed(errors, "agent_config.approvals.notify names channels that cannot work.");
 }
 
-async function channelProblem(ctx: ServiceContext, channel: NotifyChannel): Promise<string | undefined> {
+/**
+ * Why a channel cannot work, or undefined when it can. `buttons`: the Slack message carries Approve
+ * and Deny buttons, whose clicks are verified with the connection's signing_secret (alerts carry none).
+ */
+export async function channelProblem(
+  ctx: ServiceContext,
+  channel: NotifyChannel,
+  options: { buttons: boolean } = { buttons: true },
+): Promise<string | undefined> {
   if (channel.via === "webhook") {
     try {
       checkUrl(channel.url, addressPolicyFor(ctx.config));
@@ -46,7 +54,7 @@ async function channelProblem(ctx: ServiceContext, channel: NotifyChannel): Prom
   if (!connection) return `You have no connection ${channel.connection_id}.`;
   if (channel.via === "slack") {
     if (connection.platform !== "slack") return `Connection ${connection.id} is a ${connection.platform} connection, not Slack.`;
-    if (connection.config.signing_secret === undefined)
+    if (options.buttons && connection.config.signing_secret === undefined)
       return `Set signing_secret on Slack connection ${connection.id} (your Slack app's Signing Secret): clicks on the buttons are verified with it.`;
     return undefined;
   }

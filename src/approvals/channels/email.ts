@@ -27,7 +27,8 @@ export function senderOf(platform: string, from: string | undefined, config: Rec
   return undefined;
 }
 
-export interface ApprovalEmail {
+/** One message to one address, in plain text and HTML. */
+export interface ChannelEmail {
   to: string;
   subject: string;
   text: string;
@@ -35,7 +36,7 @@ export interface ApprovalEmail {
 }
 
 /** The message: which agent wants to run which tool with which arguments, and the link to decide. */
-export function approvalEmail(approval: Approval, about: ApprovalAbout, to: string, link: string): ApprovalEmail {
+export function approvalEmail(approval: Approval, about: ApprovalAbout, to: string, link: string): ChannelEmail {
   const args = argumentsText(approval.arguments, MAX_ARGUMENT_CHARS);
   const expires = `${approval.expiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC`;
   const subject = `Approval needed: ${about.agent} wants to run ${approval.tool}`.slice(0, 250);
@@ -59,14 +60,14 @@ export function approvalEmail(approval: Approval, about: ApprovalAbout, to: stri
 }
 
 /** Sends the message through the email connection, in the platform's own request shape. */
-export async function sendApprovalEmail(ctx: ServiceContext, channel: { connection_id: number; from?: string }, email: ApprovalEmail): Promise<void> {
+export async function sendChannelEmail(ctx: ServiceContext, channel: { connection_id: number; from?: string }, email: ChannelEmail): Promise<void> {
   const { platform, client } = await channelConnection(ctx, channel.connection_id, EMAIL_PLATFORMS);
   const from = senderOf(platform.id, channel.from, client.config);
   if (!from) throw new ChannelFailure(`connection ${channel.connection_id} has no default sender; name one in the channel's "from"`);
   await client.request(sendRequest(platform.id as EmailPlatform, client, from, email));
 }
 
-function sendRequest(platform: EmailPlatform, client: PlatformClient<Record<string, any>>, from: string, email: ApprovalEmail): PlatformRequest {
+function sendRequest(platform: EmailPlatform, client: PlatformClient<Record<string, any>>, from: string, email: ChannelEmail): PlatformRequest {
   const sender = senderParts(from);
   switch (platform) {
     case "resend":

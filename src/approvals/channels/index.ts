@@ -4,7 +4,7 @@ import { approvals, type Approval } from "../../db/schema";
 import { loggableError } from "../../lib/safe-log";
 import { ChannelFailure } from "./connection";
 import { type ApprovalAbout, aboutApproval } from "./describe";
-import { approvalEmail, sendApprovalEmail } from "./email";
+import { approvalEmail, sendChannelEmail } from "./email";
 import { issueLinks, linkUrl } from "./link-tokens";
 import type { NotifyChannel } from "./schema";
 import { postSlackRequest, updateSlackRequest } from "./slack";
@@ -51,7 +51,7 @@ async function announce(ctx: ServiceContext, approval: Approval, channels: Notif
         if (entry.via === "email") {
           const link = links.get(index);
           if (!link) throw new ChannelFailure("the hub does not know its public address for the link; set the PUBLIC_URL var");
-          await sendApprovalEmail(ctx, entry, approvalEmail(approval, about, entry.to, link));
+          await sendChannelEmail(ctx, entry, approvalEmail(approval, about, entry.to, link));
         } else {
           await postApprovalWebhook(ctx, approval, entry.url, "approval.requested");
         }

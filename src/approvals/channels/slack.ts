@@ -12,7 +12,7 @@ export const DENY_ACTION = "approval_deny";
 const MAX_SECTION_CHARS = 2900;
 const MAX_ARGUMENT_CHARS = 2400;
 
-type Block = Record<string, unknown>;
+export type Block = Record<string, unknown>;
 
 /**
  * Posts the request to the channel (chat.postMessage) through the Slack connection: the call, and
@@ -25,17 +25,26 @@ export async function postSlackRequest(
   channel: { connection_id: number; channel: string },
   about: ApprovalAbout,
 ): Promise<SlackMessage> {
+  return postSlackMessage(ctx, channel, {
+    text: mrkdwn(`Approval needed: ${about.agent} wants to run ${approval.tool}.`),
+    blocks: requestBlocks(approval, about),
+  });
+}
+
+/**
+ * Posts a message (chat.postMessage) through the caller's Slack connection: `text` is what
+ * notifications show, `blocks` the message itself. Answers where it is, for a later chat.update.
+ */
+export async function postSlackMessage(
+  ctx: ServiceContext,
+  channel: { connection_id: number; channel: string },
+  message: { text: string; blocks: Block[] },
+): Promise<SlackMessage> {
   const { client } = await channelConnection(ctx, channel.connection_id, ["slack"]);
   const sent = await client.request<{ channel: string; ts: string }>({
     method: "POST",
     path: "/chat.postMessage",
-    body: {
-      channel: channel.channel,
-      text: mrkdwn(`Approval needed: ${about.agent} wants to run ${approval.tool}.`),
-      blocks: requestBlocks(approval, about),
-      unfurl_links: false,
-      unfurl_media: false,
-    },
+    body: { channel: channel.channel, text: message.text, blocks: message.blocks, unfurl_links: false, unfurl_media: false },
   });
   return { channel: sent.channel, ts: sent.ts };
 }
@@ -110,7 +119,7 @@ function slackDecider(decidedBy: string): string {
 const mark = (status: Approval["status"]) => (status === "approved" ? ":white_check_mark:" : status === "denied" ? ":no_entry:" : ":hourglass:");
 
 /** mrkdwn reads &, < and > as markup (links, mentions): each is written as its entity. */
-const mrkdwn = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+export const mrkdwn = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
 /** Inline code cannot hold a backtick. */
 const plain = (text: string) => mrkdwn(text.replaceAll("`", "'"));

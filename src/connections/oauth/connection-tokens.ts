@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { type Runtime, runtimeFor } from "../../core/context";
+import { recordAlertEvent } from "../../core/alert-events";
 import { HubError } from "../../core/errors";
 import { type Connection, connections } from "../../db/schema";
 import type { Env } from "../../env";
@@ -195,10 +196,13 @@ export class ConnectionTokens extends DurableObject<Env> {
     const message = expiredMessage(platformName, row.id, reason);
     const change: TokenChange = { status: "expired", errorMessage: message, oauthTokens: null, oauthExpiresAt: null };
     const unchanged = row.oauthTokens ? eq(connections.oauthTokens, row.oauthTokens) : undefined;
-    await runtime.db
+    const expired = await runtime.db
       .update(connections)
       .set({ ...change, updatedAt: new Date() })
-      .where(and(eq(connections.id, row.id), unchanged));
+      .where(and(eq(connections.id, row.id), unchanged))
+      .returning({ id: connections.id });
+    // The owner's alerts (DESIGN §6.5) hear of it: only a reconnect brings it back.
+    if (expired.length > 0) await recordAlertEvent(runtime.db, { userId: row.userId, kind: "connection_expired", subject: String(row.id), summary: message });
     return { ok: false, status: "expired", message, retryable: false, change };
   }
 }

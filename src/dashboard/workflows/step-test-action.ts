@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HubError } from "../../core/errors";
 import type { AppEnv } from "../../http/app-env";
 import { getOwnedWorkflow } from "../../workflows/service";
-import { testStep } from "../../workflows/test-step";
+import { testStep } from "../../executions/test-step";
 import { messageOf, parseJsonField, statusOf } from "../common";
 import type { SignedIn } from "../kit";
 import { codeStepIds, findEnteredStep, type StepTestView } from "./step-test";
@@ -39,7 +39,7 @@ export async function testStepOnPage(c: Context<AppEnv>, signedIn: SignedIn, wor
     input = parsed.value;
   }
   try {
-    const { outcome } = await testStep(signedIn.ctx, step, input);
+    const { outcome } = await testStep(signedIn.ctx, step, { input });
     return show({ ...shown, stepId, outcome });
   } catch (error) {
     if (!(error instanceof HubError)) throw error;

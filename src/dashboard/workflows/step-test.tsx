@@ -1,4 +1,4 @@
-import type { StepTestResult } from "../../workflows/test-step";
+import type { StepTestResult } from "../../executions/test-step";
 import { JsonBlock } from "../common";
 import { StepProblems } from "./step-problems";
 import type { StepErrorGroup } from "./workflow-fields";
