@@ -365,6 +365,12 @@ export const executions = sqliteTable(
     /** A run of an agent with agent_config.goal, once ended (and judged): whether it met the goal, and why. */
     verdict: text("verdict", { enum: ["goal_met", "goal_not_met"] }),
     verdictReason: text("verdict_reason"),
+    /** `test`: started by POST /v1/workflows/{id}/test; counted in no agent's monitoring, never notified or replayed. */
+    mode: text("mode", { enum: ["production", "test"] })
+      .notNull()
+      .default("production"),
+    /** A test run's pinned step results by step id: those steps do not run and give these. */
+    pinned: text("pinned", { mode: "json" }).$type<Record<string, unknown>>(),
     /** What started the run (GET /v1/executions?trigger=): manual, schedule, webhook, poll, child, on_failure, retry, replay. */
     trigger: text("trigger_source", { enum: ["manual", "schedule", "webhook", "poll", "child", "on_failure", "retry", "replay"] })
       .notNull()

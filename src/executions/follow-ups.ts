@@ -30,8 +30,7 @@ export function followUpsOfEnd(ctx: ServiceContext, execution: Execution, final:
   // A test run (DESIGN §6.5) sets off neither: what it did is for the person testing to read.
   const test = execution.mode === "test";
   const notification =
-    !test &&
-    settings.notify && (settings.notify.events ?? NOTIFY_EVENTS).includes(event)
+    !test && settings.notify && (settings.notify.events ?? NOTIFY_EVENTS).includes(event)
       ? notificationInsert(ctx.db, execution.id, event, settings.notify.url, stillHeld)
       : undefined;
   if (notification) writes.push(notification.insert);

@@ -59,7 +59,10 @@ describe("POST /v1/workflows/test-step", () => {
   it("runs a set, a condition and a tool step once in the context given: the run's input, earlier steps' results, variables", async () => {
     const { key } = await newApiKey(await newUser());
     const given = { input: { name: "Ada" }, steps: { fetch: { total: 6 } }, variables: { greeting: "Hi" } };
-    const set = await ok(key, { ...given, step: { id: "hello", type: "set", values: { text: "{{greeting}} {{input.name}}", total: "{{steps.fetch.result.total}}" } } });
+    const set = await ok(key, {
+      ...given,
+      step: { id: "hello", type: "set", values: { text: "{{greeting}} {{input.name}}", total: "{{steps.fetch.result.total}}" } },
+    });
     expect(set).toMatchObject({ status: "succeeded", result: { text: "Hi Ada", total: 6 }, error: null, logs: [] });
 
     // A condition answers the branch it takes; the steps of the branch do not run.
