@@ -4,7 +4,7 @@ import { runtimeFor } from "./core/context";
 import type { WorkflowRunMessage } from "./core/messages";
 import { removeExpiredCredentials } from "./scheduled/housekeeping";
 import { removeUnusedClients } from "./auth/client-registration";
-import { forgetOldExecutionKeys, resumeStaleExecutions } from "./executions/sweep";
+import { forgetOldExecutionKeys, forgetOldFlowWindows, resumeStaleExecutions } from "./executions/sweep";
 import { resumeDueNotifications } from "./executions/notifications";
 import { sweepExpiredRuns } from "./executions/retention";
 import { forgetOldDeliveries } from "./agents/hub-scheme";
@@ -13,6 +13,7 @@ import { sweepOverdueAgents } from "./agents/firing";
 import { sweepOverduePolls } from "./agents/poll-backstop";
 import { consumeWorkflowRuns } from "./executions/consumer";
 import { forgetOldAuthorizations } from "./connections/oauth-flow";
+import { sendDueAlerts } from "./alerts/deliver";
 
 export { ConversationObject } from "./conversations/conversation-object";
 export { AutomationAgent } from "./agents/automation-agent";
@@ -39,12 +40,14 @@ export default {
         resumeStaleExecutions(runtime),
         resumeDueNotifications(runtime),
         forgetOldExecutionKeys(runtime.db),
+        forgetOldFlowWindows(runtime.db),
         sweepExpiredRuns(runtime),
         forgetOldDeliveries(runtime.db),
         forgetOldAgentEvents(runtime.db),
         sweepOverdueAgents(runtime),
         sweepOverduePolls(runtime),
         forgetOldAuthorizations(runtime.db),
+        sendDueAlerts(runtime),
       ]).then(() => undefined),
     );
   },

@@ -6,6 +6,7 @@ import { preferredWait } from "../http/prefer";
 import { REPLAYED_HEADER, readIdempotencyKey } from "../http/idempotency";
 import { presentExecution } from "../executions/present";
 import { MAX_WAIT_SECONDS } from "../executions/run-now";
+import { skippedOrThrow } from "../executions/flow-control";
 import { ExecutionSchema, PreferHeader } from "../workflows/schemas";
 import {
   deployAgent,
@@ -166,7 +167,17 @@ const execute = authedRoute("workflow:execute", {
   request: { params: AgentId, headers: PreferHeader, body: { required: false, content: { "application/json": { schema: JsonObject } } } },
   responses: {
     200: { description: "Finished within the wait asked for", content: { "application/json": { schema: ExecutionSchema } } },
-    202: { description: "Queued", content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued") }) } } },
+    202: {
+      description: "Queued, or skipped by the workflow's rate_limit",
+      content: {
+        "application/json": {
+          schema: z.union([
+            z.object({ execution_id: z.string(), status: z.literal("queued") }),
+            z.object({ status: z.literal("skipped"), reason: z.literal("rate_limited") }),
+          ]),
+        },
+      },
+    },
     ...notFoundError,
   },
 });
@@ -283,7 +294,9 @@ export const agentRoutes = createRouter()
     const waitSeconds = preferredWait(c.req.header("Prefer"), MAX_WAIT_SECONDS);
     const agentId = c.req.valid("param").agent_id;
     const idempotency = await readIdempotencyKey(c.req.header("Idempotency-Key"), { agent_id: agentId, input });
-    const { execution, finished, replayed } = await runAgentNow(c.var.ctx, agentId, input, { waitSeconds, idempotency });
+    const started = await runAgentNow(c.var.ctx, agentId, input, { waitSeconds, idempotency }).catch(skippedOrThrow);
+    if (!started) return c.json({ status: "skipped" as const, reason: "rate_limited" as const }, 202);
+    const { execution, finished, replayed } = started;
     if (waitSeconds !== undefined) c.header("Preference-Applied", `wait=${waitSeconds}`);
     if (replayed) c.header(REPLAYED_HEADER, "true");
     if (finished) return c.json(await presentExecution(c.var.ctx.db, finished.execution, true, finished.steps), 200);

@@ -93,7 +93,9 @@ export const AgentEventSchema = z
     id: z.string(),
     received_at: z.string().openapi({ format: "date-time" }),
     source: z.enum(["webhook", "poll", "schedule", "manual"]),
-    outcome: z.enum(["started", "duplicate", "ignored", "rejected", "error"]),
+    outcome: z
+      .enum(["started", "duplicate", "ignored", "rejected", "error", "skipped"])
+      .openapi({ description: "`skipped`: refused by the workflow's rate_limit." }),
     event_type: z.string().nullable(),
     event_id: z.string().nullable(),
     execution_id: z.string().nullable(),

@@ -3,6 +3,7 @@ import { and, eq, isNotNull, lt } from "drizzle-orm";
 import type { Runtime } from "../core/context";
 import { agentFires, agents, type Agent } from "../db/schema";
 import { startExecution } from "../executions/start-and-run";
+import { StartSkipped } from "../executions/flow-control";
 import { getOwnedWorkflow } from "../workflows/service";
 import { HubError } from "../core/errors";
 import { recordAgentEvent } from "./events";
@@ -60,6 +61,8 @@ export async function serveDueRun(runtime: Runtime, agent: Agent, source: "alarm
     });
     await recordAgentEvent(db, { ...event, outcome: "started", executionId: execution.id });
   } catch (error) {
+    // Skipped by the workflow's rate_limit: the events log says so already.
+    if (error instanceof StartSkipped) return false;
     // A paused workflow or a full quota skips this due time; the owner sees why.
     if (!(error instanceof HubError)) throw error;
     const detail = `The run due at ${due.toISOString()} did not start: ${error.message}`;

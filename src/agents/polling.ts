@@ -3,6 +3,7 @@ import type { Runtime } from "../core/context";
 import { HubError } from "../core/errors";
 import { agentEvents, agents, workflows, type Agent, type Workflow } from "../db/schema";
 import { startQueued } from "../executions/start-and-run";
+import { skippedOrThrow } from "../executions/flow-control";
 import { base64url, sha256 } from "../lib/crypto";
 import { getKeys, getPath, splitPath } from "../lib/json-path";
 import { loggableError } from "../lib/safe-log";
@@ -160,8 +161,12 @@ async function startEach(runtime: Runtime, agent: Agent, workflow: Workflow, key
   try {
     for (const { key, item } of items) {
       if (!fresh.has(key) || started >= MAX_STARTS_PER_POLL) continue;
-      const run = await startQueued(ctx, workflow, { input: { item }, agentId: agent.id, trigger: "poll" }, await triggerKey(agent.id, "poll", key));
+      const run = await startQueued(ctx, workflow, { input: { item }, agentId: agent.id, trigger: "poll" }, await triggerKey(agent.id, "poll", key)).catch(
+        skippedOrThrow,
+      );
       keys.remember([key], seq);
+      // Skipped by the workflow's rate_limit (logged as such): the item is not started later.
+      if (!run) continue;
       started++;
       events.push({
         agentId: agent.id,
@@ -204,9 +209,10 @@ async function startBatch(runtime: Runtime, agent: Agent, workflow: Workflow, ke
     workflow,
     { input: { items: batch.items }, agentId: agent.id, trigger: "poll" },
     await triggerKey(agent.id, "poll", batch.key),
-  );
+  ).catch(skippedOrThrow);
   keys.remember(batch.itemKeys, seq);
   keys.setPendingBatch(null);
+  if (!run) return 0;
   await recordStarts(runtime, agent.id, [
     {
       agentId: agent.id,

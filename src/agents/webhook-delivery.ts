@@ -4,6 +4,7 @@ import { HubError } from "../core/errors";
 import { agents, workflows } from "../db/schema";
 import { startEventRun } from "../executions/event-start";
 import { startAndRun } from "../executions/start-and-run";
+import { StartSkipped } from "../executions/flow-control";
 import { consumeRateLimits, exhaustedOf } from "../http/rate-limit";
 import { loggableError } from "../lib/safe-log";
 import type { WorkflowSettings } from "../workflows/steps";
@@ -125,6 +126,8 @@ async function deliverToRead(runtime: Runtime, request: WebhookRequest): Promise
     // The workflow read with the agent (its owner's): the run's insert need not read it again.
     started = await startAndRun(agentContext(runtime, agent), workflow, { input, agentId: agent.id, trigger: "webhook" }, { idempotency, also });
   } catch (error) {
+    // Skipped by the workflow's rate_limit (logged as such); the provider need not retry it.
+    if (error instanceof StartSkipped) return { status: 202, body: { status: "skipped", reason: error.reason } };
     if (isSpentSignature(error)) {
       if (await mayLogRejection(runtime, agent.id)) await log("rejected", { detail: "This signature was already used." });
       throw refused("This signature was already used.");

@@ -365,16 +365,20 @@ export const executions = sqliteTable(
     /** A run of an agent with agent_config.goal, once ended (and judged): whether it met the goal, and why. */
     verdict: text("verdict", { enum: ["goal_met", "goal_not_met"] }),
     verdictReason: text("verdict_reason"),
+    /** Step failures that `on_error` took over (continue, or handler steps that ran), the run going on past them (DESIGN §6.5). */
+    errorsHandled: integer("errors_handled").notNull().default(0),
+    /** What started the run (GET /v1/executions?trigger=): manual, schedule, webhook, poll, child, on_failure, retry, replay. */
+    trigger: text("trigger_source", { enum: ["manual", "schedule", "webhook", "poll", "child", "on_failure", "retry", "replay"] })
+      .notNull()
+      .default("manual"),
     /** `test`: started by POST /v1/workflows/{id}/test; counted in no agent's monitoring, never notified or replayed. */
     mode: text("mode", { enum: ["production", "test"] })
       .notNull()
       .default("production"),
     /** A test run's pinned step results by step id: those steps do not run and give these. */
     pinned: text("pinned", { mode: "json" }).$type<Record<string, unknown>>(),
-    /** What started the run (GET /v1/executions?trigger=): manual, schedule, webhook, poll, child, on_failure, retry, replay. */
-    trigger: text("trigger_source", { enum: ["manual", "schedule", "webhook", "poll", "child", "on_failure", "retry", "replay"] })
-      .notNull()
-      .default("manual"),
+    /** A hash of settings.concurrency_key's value for this run, set when it takes its lease (runs are counted per key). */
+    concurrencyKey: text("concurrency_key"),
   },
   (t) => [
     index("executions_workflow_idx").on(t.workflowId, t.createdAt),
@@ -540,7 +544,7 @@ export const agentEvents = sqliteTable(
       .references(() => agents.id, { onDelete: "cascade" }),
     receivedAt: integer("received_at", { mode: "timestamp_ms" }).notNull(),
     source: text("source", { enum: ["webhook", "poll", "schedule", "manual"] }).notNull(),
-    outcome: text("outcome", { enum: ["started", "duplicate", "ignored", "rejected", "error"] }).notNull(),
+    outcome: text("outcome", { enum: ["started", "duplicate", "ignored", "rejected", "error", "skipped"] }).notNull(),
     eventType: text("event_type"),
     eventId: text("event_id"),
     executionId: text("execution_id"),
@@ -836,6 +840,40 @@ export const agentEvals = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [index("agent_evals_agent_idx").on(t.agentId, t.createdAt)],
+);
+
+/** A workflow's open debounce windows (settings.debounce): the queued run each key's starts collapse into. */
+export const debounceWindows = sqliteTable(
+  "debounce_windows",
+  {
+    workflowId: integer("workflow_id")
+      .notNull()
+      .references(() => workflows.id, { onDelete: "cascade" }),
+    keyHash: text("key_hash").notNull(),
+    executionId: text("execution_id").notNull(),
+    firstAt: integer("first_at").notNull(),
+    firesAt: integer("fires_at").notNull(),
+    /** The nonce of the last start that joined the window. */
+    lastStart: text("last_start").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workflowId, t.keyHash] }),
+    index("debounce_windows_fires_idx").on(t.workflowId, t.firesAt),
+    index("debounce_windows_old_idx").on(t.firesAt),
+  ],
+);
+
+/** Starts of a workflow counted per fixed window of settings.rate_limit.period_seconds. */
+export const rateWindows = sqliteTable(
+  "rate_windows",
+  {
+    workflowId: integer("workflow_id")
+      .notNull()
+      .references(() => workflows.id, { onDelete: "cascade" }),
+    windowStart: integer("window_start").notNull(),
+    starts: integer("starts").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workflowId, t.windowStart] }), index("rate_windows_old_idx").on(t.windowStart)],
 );
 
 /** Kinds of events an account's alerts may tell of (DESIGN §6.5 Alerts). */

@@ -7,6 +7,7 @@ import type { Step, WorkflowSettings } from "../workflows/steps";
 import type { DeferredStart } from "./deferred-start";
 import { LEASE_MS, isFinished, newLeaseToken } from "./lease";
 import { type DriveOutcome, Pause } from "./outcome";
+import { keyHashOf } from "./flow-keys";
 import { enqueueExecution } from "./queue";
 import { ExecutionRun } from "./run";
 
@@ -33,7 +34,10 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
     .where(eq(executions.id, executionId))
     .get();
   if (!execution || isFinished(execution.status)) return { done: true };
-  const concurrency = (execution.settings as WorkflowSettings).concurrency;
+  const settings = execution.settings as WorkflowSettings;
+  const concurrency = settings.concurrency;
+  // With a concurrency_key the slots are counted per key value: the run's own, set with its lease.
+  const concurrencyKey = concurrency && settings.concurrency_key ? await concurrencyKeyOf(db, executionId, settings.concurrency_key) : null;
 
   const token = newLeaseToken();
   const now = Date.now();
@@ -45,6 +49,7 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
       status: "running",
       startedAt: execution.startedAt ?? new Date(now),
       updatedAt: new Date(now),
+      ...(concurrencyKey ? { concurrencyKey } : {}),
     })
     .where(
       and(
@@ -52,7 +57,7 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
         // A waiting run's lease time is its event's timeout: it is taken back once that passes.
         inArray(executions.status, ["queued", "running", "waiting"]),
         or(isNull(executions.leaseUntil), lt(executions.leaseUntil, new Date(now))),
-        concurrency ? slotFree(execution.workflowId, executionId, concurrency, now) : undefined,
+        concurrency ? slotFree(execution.workflowId, executionId, concurrency, now, concurrencyKey) : undefined,
       ),
     )
     .returning();
@@ -73,9 +78,16 @@ export async function driveExecution(runtime: Runtime, executionId: string): Pro
 /** How soon a run held back by its workflow's `settings.concurrency` looks for a free slot again. */
 const CONCURRENCY_RECHECK_SECONDS = 2;
 
-/** Fewer than `limit` of the workflow's other runs hold a live lease (are running a step now). */
-function slotFree(workflowId: number, executionId: string, limit: number, now: number) {
-  return sql`(select count(*) from executions where workflow_id = ${workflowId} and id != ${executionId} and lease_token is not null and lease_until > ${now}) < ${limit}`;
+/** Fewer than `limit` of the workflow's other runs (of the same key, with one) hold a live lease (are running a step now). */
+function slotFree(workflowId: number, executionId: string, limit: number, now: number, key: string | null) {
+  const sameKey = key === null ? sql`` : sql` and concurrency_key = ${key}`;
+  return sql`(select count(*) from executions where workflow_id = ${workflowId}${sameKey} and id != ${executionId} and lease_token is not null and lease_until > ${now}) < ${limit}`;
+}
+
+/** The hash of the run's concurrency key, from its input (read only for workflows that have one). */
+async function concurrencyKeyOf(db: Db, executionId: string, template: string): Promise<string> {
+  const row = await db.select({ input: executions.input }).from(executions).where(eq(executions.id, executionId)).get();
+  return keyHashOf(template, row?.input ?? {});
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ServiceContext } from "../core/context";
 import type { Execution, Workflow } from "../db/schema";
 import type { WorkflowSettings } from "../workflows/steps";
 import { DeferredStart, StartOverQuota, StartRefused, StartReplayed } from "./deferred-start";
+import { isControlled } from "./flow-control";
 import { newLeaseToken } from "./lease";
 import { runUntilStarted } from "./run-now";
 import { type IdempotencyKey, keyedStartStatements } from "./start-keys";
@@ -30,7 +31,9 @@ export interface EventStartOptions {
  */
 export async function startEventRun(ctx: ServiceContext, copy: Workflow, run: RunRequest, options: EventStartOptions = {}): Promise<Execution | undefined> {
   // A workflow that limits its concurrent runs queues them: the usual start hands them over.
-  if (copy.status === "paused" || copy.status === "archived" || (copy.settings as WorkflowSettings).concurrency) return undefined;
+  // So does one whose starts are debounced or rate-limited (flow-control.ts decides those).
+  const settings = copy.settings as WorkflowSettings;
+  if (copy.status === "paused" || copy.status === "archived" || settings.concurrency || isControlled(settings, run)) return undefined;
   const now = Date.now();
   const token = newLeaseToken();
   const values = { ...newRunValues(ctx, run, now, token), createdAt: new Date(now), updatedAt: new Date(now) };

@@ -4,6 +4,7 @@ import { PageQuery, pageOf, paginate } from "../http/pagination";
 import { cancelExecution } from "./cancel";
 import { childExecutions, getOwnedExecution, listWorkflowExecutions, presentExecution } from "./present";
 import { runWorkflow } from "./start-and-run";
+import { skippedOrThrow } from "./flow-control";
 import { ChildExecutionSchema, ExecutionSchema, NotificationSchema, PreferHeader, WorkflowId } from "../workflows/schemas";
 import { JsonObject } from "../http/schemas";
 import { preferredWait } from "../http/prefer";
@@ -38,8 +39,15 @@ const execute = authedRoute("workflow:execute", {
   responses: {
     200: { description: "Finished within the wait asked for", content: { "application/json": { schema: ExecutionSchema } } },
     202: {
-      description: "Queued",
-      content: { "application/json": { schema: z.object({ execution_id: z.string(), status: z.literal("queued"), workflow_version: z.number().int() }) } },
+      description: "Queued (a debounced start: the run its window collapses into), or skipped by the workflow's rate_limit",
+      content: {
+        "application/json": {
+          schema: z.union([
+            z.object({ execution_id: z.string(), status: z.literal("queued"), workflow_version: z.number().int() }),
+            z.object({ status: z.literal("skipped"), reason: z.literal("rate_limited") }),
+          ]),
+        },
+      },
     },
     ...notFoundError,
     409: { description: "The workflow is paused or archived." },
@@ -131,7 +139,9 @@ export const executionRoutes = createRouter()
     const waitSeconds = preferredWait(c.req.header("Prefer"), MAX_WAIT_SECONDS);
     const workflowId = c.req.valid("param").workflow_id;
     const idempotency = await readIdempotencyKey(c.req.header("Idempotency-Key"), { workflow_id: workflowId, input });
-    const { execution, finished, replayed } = await runWorkflow(c.var.ctx, workflowId, input, { waitSeconds, idempotency });
+    const started = await runWorkflow(c.var.ctx, workflowId, input, { waitSeconds, idempotency }).catch(skippedOrThrow);
+    if (!started) return c.json({ status: "skipped" as const, reason: "rate_limited" as const }, 202);
+    const { execution, finished, replayed } = started;
     if (waitSeconds !== undefined) c.header("Preference-Applied", `wait=${waitSeconds}`);
     if (replayed) c.header(REPLAYED_HEADER, "true");
     if (finished) return c.json(await presentExecution(c.var.ctx.db, finished.execution, true, finished.steps), 200);

@@ -9,6 +9,7 @@ import { logInlineFailure, runAndWait, watchUntilEnded } from "./run-now";
 import { type RunRequest, type StartAlongside, type WorkflowRef, insertExecution } from "./start";
 import type { IdempotencyKey } from "./start-keys";
 import { runWithDeferredStart } from "./waited-start";
+import { startUnderFlowControl } from "./flow-control";
 
 /**
  * Starts a run of the workflow as it is now (its version and steps are pinned) and queues it.
@@ -25,6 +26,8 @@ export async function startExecution(ctx: ServiceContext, workflow: WorkflowRef,
  * the run the first one started (`replayed`) instead of starting another.
  */
 export async function startQueued(ctx: ServiceContext, workflow: WorkflowRef, run: RunRequest, idempotency?: IdempotencyKey): Promise<StartedRun> {
+  const controlled = await startUnderFlowControl(ctx, workflow, run, { idempotency });
+  if (controlled) return controlled;
   const { execution, replayed } = await insertExecution(ctx, workflow, run, undefined, idempotency);
   if (!replayed) await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id);
   return { execution, replayed };
@@ -57,6 +60,17 @@ export interface StartedRun {
  * backstop), waiting for its end when asked to.
  */
 export async function startAndRun(ctx: ServiceContext, workflow: WorkflowRef, run: RunRequest, options: RunOptions): Promise<StartedRun> {
+  // Debounced or rate-limited starts may be queued for later (or skipped: StartSkipped).
+  const controlled = await startUnderFlowControl(ctx, workflow, run, options);
+  if (controlled) {
+    const { execution, replayed } = controlled;
+    const finished = options.waitSeconds
+      ? isFinished(execution.status)
+        ? { execution }
+        : await watchUntilEnded(ctx, execution.id, options.waitSeconds)
+      : undefined;
+    return { execution, finished, replayed };
+  }
   // A caller waiting for the end of a run of one of its workflows (no key, not a child run):
   // the start can go with the run's first write.
   if (typeof workflow === "number" && options.waitSeconds && options.waitSeconds > 0 && !options.idempotency && !options.also && !run.child) {

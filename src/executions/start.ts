@@ -94,9 +94,12 @@ export function newRunValues(ctx: ServiceContext, run: RunRequest, now: number, 
     parentExecutionId: run.child?.parentExecutionId ?? null,
     depth: run.child?.depth ?? 0,
     ...(run.child ? { rootExecutionId: run.child.rootExecutionId } : {}),
+    trigger: run.trigger ?? (run.child ? "child" : run.replayOf ? "replay" : "manual"),
     // Only a test run says so (the column's default is a production run's).
     ...(run.mode === "test" ? { mode: "test" as const, pinned: run.pinned ?? null } : {}),
-    trigger: run.trigger ?? (run.child ? "child" : run.replayOf ? "replay" : "manual"),
+    // A run held back by flow control (a debounce window, a rate limit's next window) is queued
+    // with its not-before time as its lease's end: no runner may take it, nor the sweep queue it, earlier.
+    ...(run.notBefore && !leaseToken ? { leaseUntil: run.notBefore } : {}),
     // A run started inline never waits in the queue: it is running from the start.
     ...(leaseToken ? { status: "running" as const, leaseToken, leaseUntil: new Date(now + LEASE_MS), startedAt: new Date(now) } : {}),
   };
@@ -118,8 +121,10 @@ export function executionFrom(workflow: Workflow, values: ReturnType<typeof newR
     descendants: 0,
     verdict: null,
     verdictReason: null,
+    errorsHandled: 0,
     mode: "production",
     pinned: null,
+    concurrencyKey: null,
     status: "queued",
     ...values,
     ...copiedFrom(workflow),
@@ -137,11 +142,13 @@ export interface RunRequest {
    * its parent, and the top run of its tree, whose count of descendants it joins.
    */
   child?: { id: string; parentExecutionId: string; depth: number; rootExecutionId: string };
+  /** What started it, when not the API or a run (an agent's schedule, webhook or poll). */
+  trigger?: Execution["trigger"];
   /** A test run (POST /v1/workflows/{id}/test), and its pinned step results by step id. */
   mode?: "test";
   pinned?: Record<string, unknown>;
-  /** What started it, when not the API or a run (an agent's schedule, webhook or poll). */
-  trigger?: Execution["trigger"];
+  /** Not to be run before this time (flow control); the run is queued, not started inline. */
+  notBefore?: Date;
 }
 
 /** A workflow in hand, or the id of one of the caller's workflows (read by the insert itself). */
@@ -286,7 +293,7 @@ export function startStatements(
 const EXECUTION_COLUMNS = getTableColumns(executions) as Record<keyof Execution, Column>;
 
 /** A raw executions row (column names, stored forms) as drizzle would read it. */
-function decodeRow(row: Record<string, unknown>): Execution {
+export function decodeRow(row: Record<string, unknown>): Execution {
   const decoded: Record<string, unknown> = {};
   for (const [key, column] of Object.entries(EXECUTION_COLUMNS)) {
     const value = row[column.name];

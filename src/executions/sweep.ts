@@ -2,7 +2,7 @@ import { and, inArray, isNull, lt, notLike, or } from "drizzle-orm";
 import type { Runtime } from "../core/context";
 import type { ExecutionMessage } from "../core/messages";
 import type { Db } from "../db/client";
-import { executionKeys, executions } from "../db/schema";
+import { debounceWindows, executionKeys, executions, rateWindows } from "../db/schema";
 import { IDEMPOTENCY_KEY_TTL_MS, TRIGGER_KEY_PREFIX, TRIGGER_KEY_TTL_MS } from "./start-keys";
 
 /**
@@ -53,4 +53,15 @@ export async function forgetOldExecutionKeys(db: Db, now = Date.now()): Promise<
         lt(executionKeys.createdAt, new Date(now - TRIGGER_KEY_TTL_MS)),
       ),
     );
+}
+
+/** How long a closed debounce window or a past rate window is kept (only for reading what happened). */
+const FLOW_WINDOW_KEPT_MS = 24 * 3600 * 1000;
+
+/** Housekeeping: debounce windows that fired and rate windows that passed a day ago are forgotten. */
+export async function forgetOldFlowWindows(db: Db, now = Date.now()): Promise<void> {
+  await db.batch([
+    db.delete(debounceWindows).where(lt(debounceWindows.firesAt, now - FLOW_WINDOW_KEPT_MS)),
+    db.delete(rateWindows).where(lt(rateWindows.windowStart, now - FLOW_WINDOW_KEPT_MS)),
+  ]);
 }

@@ -9,6 +9,7 @@ import { agentBudgetErrors } from "../usage/agent-budget";
 import { utf8Length } from "../lib/bytes";
 import { CODE_LIMITS } from "../lib/sandbox/limits";
 import { parseToolName } from "../tools/catalog";
+import { ConcurrencyKeySchema, DebounceSchema, RateLimitSchema } from "./flow-control-settings";
 
 export const MAX_STEPS = 100;
 export const MAX_DELAY_SECONDS = 30 * 24 * 3600;
@@ -47,7 +48,21 @@ export interface AgentStep {
   provider?: string;
   model?: string;
   memory?: boolean;
+  on_error?: OnError;
 }
+
+/**
+ * What a tool, llm, code or agent step does once its attempts are spent (DESIGN §6.5): fail the
+ * run (the default), record the failure and go on, or run the handler `steps`, then go on.
+ */
+export type OnError = "fail" | "continue" | { steps: Step[] };
+
+// Lazy: the handler's steps are steps of any kind (StepSchema, declared below).
+const OnErrorSchema: z.ZodType<OnError> = z.lazy(() =>
+  z.union([z.enum(["fail", "continue"]), z.object({ steps: z.array(StepSchema).min(1).max(MAX_STEPS) }).strict()], {
+    error: 'Use "fail", "continue" or {"steps": [...]}.',
+  }),
+);
 
 const AgentStepSchema = z
   .object({
@@ -73,6 +88,7 @@ const AgentStepSchema = z
     provider: z.string().max(50).optional(),
     model: z.string().max(200).optional(),
     memory: z.boolean().optional(),
+    on_error: OnErrorSchema.optional(),
   })
   .strict()
   .superRefine((step, check) => {
@@ -87,7 +103,7 @@ const AgentStepSchema = z
 const StepId = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, "Use a letter, then letters, digits, _ or - (64 at most).");
 
 export type Step =
-  | { id: string; type: "tool"; name?: string; tool: string; arguments: Record<string, unknown>; retry?: RetryPolicy }
+  | { id: string; type: "tool"; name?: string; tool: string; arguments: Record<string, unknown>; retry?: RetryPolicy; on_error?: OnError }
   | { id: string; type: "condition"; name?: string; condition: Condition; then: Step[]; else: Step[] }
   | { id: string; type: "set"; name?: string; values: Record<string, unknown> }
   /** `seconds`: a number, or one placeholder ("{{steps.wait_for.result.seconds}}") worked out when the step runs. */
@@ -113,11 +129,12 @@ export type Step =
       output: "text" | "json";
       schema?: Record<string, unknown>;
       retry?: RetryPolicy;
+      on_error?: OnError;
     }
   | AgentStep
   | { id: string; type: "for_each"; name?: string; items: string | unknown[]; as: string; steps: Step[]; concurrency: number }
   | { id: string; type: "workflow"; name?: string; workflow_id: number; input: Record<string, unknown> }
-  | { id: string; type: "code"; name?: string; code: string; input?: unknown; cpu_ms?: number; retry?: RetryPolicy };
+  | { id: string; type: "code"; name?: string; code: string; input?: unknown; cpu_ms?: number; retry?: RetryPolicy; on_error?: OnError };
 
 /** The most items a for_each runs, and the most it runs at once. */
 export const MAX_FOR_EACH_ITEMS = 1000;
@@ -161,6 +178,7 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
         tool: z.string().min(1).max(200),
         arguments: z.record(z.string(), z.unknown()).default({}),
         retry: RetryPolicySchema.optional(),
+        on_error: OnErrorSchema.optional(),
       })
       .strict(),
     z
@@ -206,6 +224,7 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
         output: z.enum(["text", "json"]).default("text"),
         schema: z.record(z.string(), z.unknown()).optional(),
         retry: RetryPolicySchema.optional(),
+        on_error: OnErrorSchema.optional(),
       })
       .strict(),
     AgentStepSchema,
@@ -241,6 +260,7 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
         input: z.unknown().optional(),
         cpu_ms: z.number().int().min(1).max(CODE_LIMITS.maxCpuMs).optional(),
         retry: RetryPolicySchema.optional(),
+        on_error: OnErrorSchema.optional(),
       })
       .strict(),
   ]),
@@ -248,7 +268,7 @@ export const StepSchema: z.ZodType<Step> = z.lazy(() =>
 
 export const StepsSchema = z.array(z.unknown()).max(MAX_STEPS).openapi({
   description:
-    'Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds} (a number, or one placeholder whose value is the number of seconds), wait_for_event {event, timeout_seconds, on_timeout?: fail|continue, approvers?: any|other|[user ids]} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step\'s result; approvers: "any" credential of yours (default), "other" than the credential that started the run, or only the listed users, who may deliver it though the run is not theirs), llm {prompt, system?, provider?, model?, output?: text|json, schema?} (result {text} or {json}, tokens recorded; on the deployment\'s own key only the models it allows, listed by GET /v1/chat/providers, and model calls count against a per-minute limit: over it the step waits for the next minute), for_each {items, as?: item, steps, concurrency?} (inside: {{item}}, {{index}}; result: per item, its steps\' results), workflow {workflow_id, input?} (runs another of your workflows as a child execution, depth at most 5), code {code, input?, cpu_ms?, retry?} (`code` is the body of an async JavaScript function of `input` — the substituted `input`, by default {input, steps, variables} — that returns a JSON value; no network and nothing of the hub, a CPU budget of cpu_ms (default 200, at most 2000), 64 MiB of memory, 5 s wall clock; result {value, logs}: the returned value and the first 100 console.log lines).',
+    'Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds} (a number, or one placeholder whose value is the number of seconds), wait_for_event {event, timeout_seconds, on_timeout?: fail|continue, approvers?: any|other|[user ids]} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step\'s result; approvers: "any" credential of yours (default), "other" than the credential that started the run, or only the listed users, who may deliver it though the run is not theirs), llm {prompt, system?, provider?, model?, output?: text|json, schema?} (result {text} or {json}, tokens recorded; on the deployment\'s own key only the models it allows, listed by GET /v1/chat/providers, and model calls count against a per-minute limit: over it the step waits for the next minute), for_each {items, as?: item, steps, concurrency?} (inside: {{item}}, {{index}}; result: per item, its steps\' results), workflow {workflow_id, input?} (runs another of your workflows as a child execution, depth at most 5), code {code, input?, cpu_ms?, retry?} (`code` is the body of an async JavaScript function of `input` — the substituted `input`, by default {input, steps, variables} — that returns a JSON value; no network and nothing of the hub, a CPU budget of cpu_ms (default 200, at most 2000), 64 MiB of memory, 5 s wall clock; result {value, logs}: the returned value and the first 100 console.log lines). tool, llm, code and agent steps take on_error: fail (default) | continue | {steps: [...]}: once its attempts are spent, a failed step fails the run, or is recorded and the run goes on (continue), or its handler steps run and then the run goes on; later steps read {{steps.<id>.status}} (succeeded, failed, skipped) and {{steps.<id>.error.message}}; the run ends succeeded with errors_handled counting those failures. Handler steps have ids unique across the workflow and may not have handler steps of their own.',
 });
 
 export const NOTIFY_EVENTS = ["execution.succeeded", "execution.failed"] as const;
@@ -295,6 +315,9 @@ export const SettingsSchema = z
       description:
         "Days this workflow's finished runs are kept (with their step records), instead of the deployment's EXECUTION_RETENTION_DAYS; 0 deletes them at the next sweep (within minutes).",
     }),
+    debounce: DebounceSchema.optional(),
+    concurrency_key: ConcurrencyKeySchema.optional(),
+    rate_limit: RateLimitSchema.optional(),
   })
   .strict()
   .openapi("WorkflowSettings");
@@ -322,7 +345,7 @@ export function validateSteps(raw: unknown[], field = "steps"): { steps: Step[];
 
   const seen = new Set<string>();
   let count = 0;
-  const walk = (list: Step[], path: string, inLoop = false) =>
+  const walk = (list: Step[], path: string, inLoop = false, inHandler = false) =>
     list.forEach((step, index) => {
       const here = `${path}.${index}`;
       count++;
@@ -358,15 +381,21 @@ export function validateSteps(raw: unknown[], field = "steps"): { steps: Step[];
         if (RESERVED.includes(step.as) || step.as === "index") {
           errors.push({ location: "body", field: `${here}.as`, message: `Step "${step.id}": ${[...RESERVED, "index"].join(", ")} are reserved names.` });
         }
-        walk(step.steps, `${here}.steps`, true);
+        walk(step.steps, `${here}.steps`, true, inHandler);
       }
       if (step.type === "condition") {
         for (const pattern of patternsOf(step.condition)) {
           const problem = patternProblem(pattern);
           if (problem) errors.push({ location: "body", field: `${here}.condition`, message: `Step "${step.id}": ${problem}` });
         }
-        walk(step.then, `${here}.then`, inLoop);
-        walk(step.else, `${here}.else`, inLoop);
+        walk(step.then, `${here}.then`, inLoop, inHandler);
+        walk(step.else, `${here}.else`, inLoop, inHandler);
+      }
+      const handler = handlerSteps(step);
+      if (handler && inHandler) {
+        errors.push({ location: "body", field: `${here}.on_error`, message: `Step "${step.id}": a handler's steps may not have handler steps of their own.` });
+      } else if (handler) {
+        walk(handler, `${here}.on_error.steps`, inLoop, true);
       }
     });
   walk(steps, field);
@@ -381,11 +410,35 @@ function patternsOf(condition: Condition): string[] {
   return condition.operator === "matches" && typeof condition.value === "string" ? [condition.value] : [];
 }
 
-/** The steps directly inside a step: a condition's branches, a for_each's body. */
+/** The step lists directly inside a step, each with its field: a condition's branches, a for_each's body, an on_error handler. */
+export function nestedStepLists(step: Step): { field: string; steps: Step[] }[] {
+  const handler = handlerSteps(step);
+  const own =
+    step.type === "condition"
+      ? [
+          { field: "then", steps: step.then },
+          { field: "else", steps: step.else },
+        ]
+      : step.type === "for_each"
+        ? [{ field: "steps", steps: step.steps }]
+        : [];
+  return handler ? [...own, { field: "on_error.steps", steps: handler }] : own;
+}
+
+/** The steps directly inside a step: a condition's branches, a for_each's body, an on_error handler. */
 export function innerSteps(step: Step): Step[] {
-  if (step.type === "condition") return [...step.then, ...step.else];
-  if (step.type === "for_each") return step.steps;
-  return [];
+  return nestedStepLists(step).flatMap((list) => list.steps);
+}
+
+/** How a step meets its failure once its attempts are spent: "fail" unless its on_error says otherwise. */
+export function onErrorOf(step: Step): OnError {
+  return ("on_error" in step && step.on_error) || "fail";
+}
+
+/** The steps of a step's on_error handler, if it has one. */
+export function handlerSteps(step: Step): Step[] | undefined {
+  const onError = onErrorOf(step);
+  return typeof onError === "object" ? onError.steps : undefined;
 }
 
 /** The step with this id, wherever it sits (branches and loops included). */

@@ -14,6 +14,7 @@ const OUTCOMES: Record<AgentEventView["outcome"], string> = {
   ignored: "Ignored",
   rejected: "Rejected",
   error: "Error",
+  skipped: "Skipped (rate limit)",
 };
 
 /** The agent's events, newest first: what arrived, what became of it, and the run it started. */
