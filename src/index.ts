@@ -4,7 +4,7 @@ import { runtimeFor } from "./core/context";
 import type { WorkflowRunMessage } from "./core/messages";
 import { removeExpiredCredentials } from "./scheduled/housekeeping";
 import { removeUnusedClients } from "./auth/client-registration";
-import { forgetOldExecutionKeys, resumeStaleExecutions } from "./executions/sweep";
+import { forgetOldExecutionKeys, forgetOldFlowWindows, resumeStaleExecutions } from "./executions/sweep";
 import { resumeDueNotifications } from "./executions/notifications";
 import { sweepExpiredRuns } from "./executions/retention";
 import { forgetOldDeliveries } from "./agents/hub-scheme";
@@ -40,6 +40,7 @@ export default {
         resumeStaleExecutions(runtime),
         resumeDueNotifications(runtime),
         forgetOldExecutionKeys(runtime.db),
+        forgetOldFlowWindows(runtime.db),
         sweepExpiredRuns(runtime),
         forgetOldDeliveries(runtime.db),
         forgetOldAgentEvents(runtime.db),
