@@ -54,6 +54,7 @@ import { conversationsPages } from "./dashboard/chat/conversations.routes";
 import { workflowsPages } from "./dashboard/workflows/workflows.routes";
 import { agentsPages } from "./dashboard/agents/agents.routes";
 import { approvalsPages } from "./dashboard/approvals/approvals.routes";
+import { runsPages } from "./dashboard/runs/runs.routes";
 import { templatesPages } from "./dashboard/templates/templates.routes";
 import { auditPages } from "./dashboard/audit/audit.routes";
 import { usagePages } from "./dashboard/usage/usage.routes";
@@ -93,6 +94,7 @@ export function createApp() {
   app.route("/", workflowsPages);
   app.route("/", agentsPages);
   app.route("/", approvalsPages);
+  app.route("/", runsPages);
   app.route("/", templatesPages);
   app.route("/", auditPages);
   app.route("/", usagePages);

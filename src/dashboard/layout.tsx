@@ -67,6 +67,7 @@ const SECTIONS: [href: string, label: string][] = [
   ["/app/tools", "Tools"],
   ["/app/conversations", "Chat"],
   ["/app/workflows", "Workflows"],
+  ["/app/runs", "Runs"],
   ["/app/agents", "Agents"],
   ["/app/approvals", "Approvals"],
   ["/app/templates", "Templates"],
