@@ -87,6 +87,7 @@ export async function presentExecution(db: Db, execution: Execution, withSteps: 
     verdict: execution.verdict ?? null,
     verdict_reason: execution.verdictReason ?? null,
     mode: execution.mode,
+    errors_handled: execution.errorsHandled,
     ...(steps && execution.status === "waiting" ? waitingFor(steps) : {}),
     ...(steps
       ? {

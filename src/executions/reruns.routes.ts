@@ -12,7 +12,7 @@ const retry = authedRoute("workflow:execute", {
   tags: ["Workflows"],
   summary: "Retry a failed execution from the step that failed",
   description:
-    "Starts a new execution (`retry_of` = this one) of the same workflow version with the same input. It reuses this run's succeeded steps (their results, never their side effects again) and starts at the step that failed. Only a failed or cancelled execution can be retried (else 409). The retry acts with the caller's credential.",
+    "Starts a new execution (`retry_of` = this one) of the same workflow version with the same input. It reuses this run's succeeded steps (their results, never their side effects again) and the failures its steps' `on_error` handled (counted in the retry's `errors_handled`), and starts at the step that failed. Only a failed or cancelled execution can be retried (else 409). The retry acts with the caller's credential.",
   request: {
     params: z.object({
       execution_id: z

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, ne, or, sql } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import { executionSteps, executions, type Execution } from "../db/schema";
 import { HubError } from "../core/errors";
@@ -7,9 +7,25 @@ import { assertRunnable, quotaExceeded, removeIfOverQuota } from "./start";
 import { getOwnedExecution } from "./present";
 import { resumeNow } from "./run-now";
 import { getOwnedWorkflow } from "../workflows/service";
+import type { Step } from "../workflows/steps";
+import { failureHandlingStepIds } from "./on-error";
 
 /** Step states a retry takes over as they are: done, never run again. */
 const REUSED = ["succeeded", "skipped"] as const;
+
+/**
+ * The old run's failures its steps' `on_error` took over: the retry takes them over too (the
+ * step is not run again; its handler goes on from its own records) and counts them in its
+ * `errors_handled`. Not the run's own failed step. The ids go as one JSON parameter (D1 binds 100 at most).
+ */
+function handledFailure(old: Execution) {
+  const ids = [...failureHandlingStepIds(old.steps as Step[])];
+  return and(
+    eq(executionSteps.status, "failed"),
+    sql`${executionSteps.stepId} in (select value from json_each(${JSON.stringify(ids)}))`,
+    old.failedStepId === null ? undefined : ne(executionSteps.stepId, old.failedStepId),
+  );
+}
 
 /**
  * Retries a failed (or cancelled) run: a new execution (`retry_of` the old one) of the same
@@ -91,7 +107,7 @@ function insertRetry(ctx: ServiceContext, old: Execution, id: string) {
           errorCode: executionSteps.errorCode,
         })
         .from(executionSteps)
-        .where(and(eq(executionSteps.executionId, old.id), inArray(executionSteps.status, [...REUSED]))),
+        .where(and(eq(executionSteps.executionId, old.id), or(inArray(executionSteps.status, [...REUSED]), handledFailure(old)))),
     ),
     ctx.db
       .update(executions)

@@ -5,13 +5,14 @@ import type { ServiceContext } from "../core/context";
 import type { Db } from "../db/client";
 import { prepareOnce } from "../db/statement-cache";
 import { executions, type Execution, type ExecutionStep } from "../db/schema";
-import { type Step, findStep } from "../workflows/steps";
+import { type Step, findStep, handlerSteps } from "../workflows/steps";
 import { agentOutcomeUpdate } from "./agent-outcome";
 import { Checkpoints, type StepState } from "./checkpoints";
 import { wakeParent } from "./child-runs";
 import type { DeferredStart } from "./deferred-start";
 import { type FinalState, followUpsOfEnd } from "./follow-ups";
 import { HEARTBEAT_MS, LEASE_MS, isFinished } from "./lease";
+import { FailureHandled, countErrorsHandled, failedOutcome, handlesFailure } from "./on-error";
 import { type DriveOutcome, Pause } from "./outcome";
 import { asStatement, finalStateUpdate, leaseRenewal, leaseStillHeld, type StepRow } from "./run-statements";
 import { ItemStopped, Scope, StepEvaluationFailed, type StepOutcome } from "./scope";
@@ -72,11 +73,23 @@ export class ExecutionRun implements StepRun {
 
   private async runStep(step: Step, scope: Scope): Promise<void> {
     try {
-      await this.runStepOnce(step, scope);
+      try {
+        await this.runStepOnce(step, scope);
+      } catch (error) {
+        if (error instanceof StepEvaluationFailed) await this.failStep(error.step, scope, 1, error.reason);
+        throw error;
+      }
     } catch (error) {
-      if (error instanceof StepEvaluationFailed) return this.failStep(error.step, scope, 1, error.reason);
+      // The step failed and its on_error lets the run go on (on-error.ts).
+      if (error instanceof FailureHandled && error.step === step) return this.goOnAfterFailure(step, scope, error.message);
       throw error;
     }
+  }
+
+  /** A handled failure: later steps read it (`steps.<id>.status`, `.error.message`); a handler's steps run now. */
+  private async goOnAfterFailure(step: Step, scope: Scope, message: string): Promise<void> {
+    scope.results[step.id] = failedOutcome(message);
+    await this.walk(handlerSteps(step) ?? [], scope);
   }
 
   private async runStepOnce(step: Step, scope: Scope): Promise<void> {
@@ -86,6 +99,8 @@ export class ExecutionRun implements StepRun {
       scope.results[step.id] = { result: null, status: "skipped" };
       return;
     }
+    // Failed earlier and handled: replayed as handled, never run again; its handler goes on from its own checkpoints.
+    if (done?.status === "failed" && handlesFailure(step)) return this.goOnAfterFailure(step, scope, done.errorMessage ?? "The step failed.");
     if (done?.status === "succeeded") {
       // Replay: the step ran before; take its result, never its side effects again.
       this.apply(step, scope, done.result);
@@ -198,9 +213,11 @@ export class ExecutionRun implements StepRun {
     attempt: number,
     error: string,
     tokensUsed?: number,
-    more: Pick<StepState, "usage" | "errorCode"> = {},
+    more: Pick<StepState, "usage" | "errorCode" | "logs"> = {},
   ): Promise<never> {
     await this.checkpoint(step, scope, { status: "failed", attempts: attempt, error, tokensUsed, ...more });
+    // Written above before the run goes on: a resumed run finds the failure and does not run the step again.
+    if (handlesFailure(step)) throw new FailureHandled(step, error);
     return this.fail(step, `Step "${scope.key(step)}" failed after ${attempt} attempt(s): ${error}`);
   }
 
@@ -227,10 +244,13 @@ export class ExecutionRun implements StepRun {
     const tokensUsed = this.checkpoints.tokensUsed();
     const goal = await this.goalVerdict(final);
     const settled = goal && "settled" in goal ? { verdict: goal.settled.verdict, verdictReason: goal.settled.reason } : {};
-    const fields = Object.keys({ ...final, ...settled }).sort();
+    const failedStepId = final.status === "failed" ? final.failedStepId : null;
+    const errorsHandled = countErrorsHandled(this.checkpoints.inOrder(), this.execution.steps as Step[], failedStepId);
+    const fields = [...Object.keys({ ...final, ...settled }), "errorsHandled"].sort();
     const finalState = prepareOnce(this.d1, `final:${fields.join(",")}`, () => finalStateUpdate(this.db, fields), {
       ...final,
       ...settled,
+      errorsHandled,
       storedDelta: checkpoints.storedDelta,
       tokensUsed,
       now: now.getTime(),
@@ -267,6 +287,7 @@ export class ExecutionRun implements StepRun {
       updatedAt: written.updatedAt,
       verdict: settled.verdict ?? null,
       verdictReason: settled.verdictReason ?? null,
+      errorsHandled,
     };
     if (goal && "judge" in goal) this.ctx.waitUntil(goal.judge());
     const followUpsAt = checkpoints.statements.length + others.length - followUps.writes.length;

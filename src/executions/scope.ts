@@ -1,6 +1,7 @@
 import type { Step } from "../workflows/steps";
 
-export type StepOutcome = { result: unknown; status: string };
+/** What later steps read as `steps.<id>`: a failed step whose failure was handled also has `error.message`. */
+export type StepOutcome = { result: unknown; status: string; error?: { message: string } };
 
 /**
  * Where steps run: the run itself, or one item of a for_each, which sees the run's variables and

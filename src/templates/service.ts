@@ -303,6 +303,7 @@ function requiredPlatforms(steps: unknown[]): string[] {
         if (ref?.kind === "mcp") found.add("mcp");
       }
       if (step?.type === "condition") walk([...(step.then ?? []), ...(step.else ?? [])]);
+      if (Array.isArray(step?.on_error?.steps)) walk(step.on_error.steps);
     }
   };
   walk(steps);

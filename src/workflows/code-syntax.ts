@@ -1,6 +1,6 @@
 import type { FieldError } from "../core/errors";
 import { codeSyntaxProblem } from "../lib/sandbox/run-code";
-import type { Step } from "./steps";
+import { type Step, nestedStepLists } from "./steps";
 
 /**
  * Code steps whose code does not compile (compiled only, never run), each named by its field
@@ -15,11 +15,7 @@ export async function codeSyntaxErrors(steps: Step[], field = "steps"): Promise<
         const problem = await codeSyntaxProblem(step.code);
         if (problem) errors.push({ location: "body", field: `${here}.code`, message: `Step "${step.id}": ${problem}` });
       }
-      if (step.type === "condition") {
-        await walk(step.then, `${here}.then`);
-        await walk(step.else, `${here}.else`);
-      }
-      if (step.type === "for_each") await walk(step.steps, `${here}.steps`);
+      for (const inner of nestedStepLists(step)) await walk(inner.steps, `${here}.${inner.field}`);
     }
   };
   await walk(steps, field);

@@ -111,6 +111,10 @@ export const ExecutionSchema = z
       description:
         "`test` for a test run (POST /v1/workflows/{workflow_id}/test) and the runs it started: it counts in no agent's monitoring, notifies nothing and is never replayed. `production` for every other run.",
     }),
+    errors_handled: z.number().int().openapi({
+      description:
+        "Step failures the steps' `on_error` took over (continue, or handler steps that ran) and the run went on past, one per for_each item; a retry counts those of the run it retries too.",
+    }),
     waiting_for: z
       .object({ approval_id: z.string() })
       .optional()

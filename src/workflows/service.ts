@@ -3,7 +3,7 @@ import { and, desc, eq, inArray, isNull, lt, notInArray, sql } from "drizzle-orm
 import { workflowVersions, workflows, type Workflow } from "../db/schema";
 import { insertWithinQuota } from "../db/quota";
 import { type FieldError, HubError, notFound } from "../core/errors";
-import { type Step, type WorkflowSettings, validateSteps } from "./steps";
+import { type Step, type WorkflowSettings, nestedStepLists, validateSteps } from "./steps";
 import { randomToken } from "../lib/crypto";
 import { firstPageOfSummaries, firstPageOfWorkflows, forgetCachedWorkflows } from "./cached";
 import { describeBytes } from "../lib/bytes";
@@ -265,16 +265,12 @@ async function checkReferences(ctx: ServiceContext, steps: Step[] | undefined, s
   if (errors.length) throw new HubError("validation_failed", "The workflow names workflows that are not yours.", { errors });
 }
 
-/** The `workflow` steps among `steps` (branches included), with the field each id sits in. */
+/** The `workflow` steps among `steps` (branches, loops and on_error handlers included), with the field each id sits in. */
 function workflowStepsIn(steps: Step[], path: string, found: { field: string; id: number }[]) {
   steps.forEach((step, index) => {
     const here = `${path}.${index}`;
     if (step.type === "workflow") found.push({ field: `${here}.workflow_id`, id: step.workflow_id });
-    if (step.type === "condition") {
-      workflowStepsIn(step.then, `${here}.then`, found);
-      workflowStepsIn(step.else, `${here}.else`, found);
-    }
-    if (step.type === "for_each") workflowStepsIn(step.steps, `${here}.steps`, found);
+    for (const inner of nestedStepLists(step)) workflowStepsIn(inner.steps, `${here}.${inner.field}`, found);
   });
 }
 

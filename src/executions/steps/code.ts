@@ -33,8 +33,7 @@ export const runCode: StepHandler<"code"> = async (run, step, scope, done) => {
   }
   if (attempt < policy.max_attempts) return retryOrFail(run, step, scope, attempt, policy, outcome.error);
   // The last attempt: the record keeps the lines the code logged before it failed.
-  await run.checkpoint(step, scope, { status: "failed", logs, error: outcome.error, attempts: attempt, startedAt });
-  return run.fail(step, `Step "${scope.key(step)}" failed after ${attempt} attempt(s): ${outcome.error}`);
+  return run.failStep(step, scope, attempt, outcome.error, undefined, { logs });
 };
 
 /**

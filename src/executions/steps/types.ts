@@ -29,8 +29,19 @@ export interface StepRun {
   checkpoint(step: Step, scope: Scope, state: StepState, options?: { deferred?: boolean }): Promise<void>;
   /** Releases the lease until `resumeAt` and stops walking; `waiting` marks a run parked for an event or a child. */
   pause(resumeAt: number, status?: "waiting", afterPark?: () => Promise<void>): Promise<never>;
-  /** Marks the step and the run failed, and stops walking; `more` adds an llm step's usage or a failure's code. */
-  failStep(step: Step, scope: Scope, attempt: number, error: string, tokensUsed?: number, more?: Pick<StepState, "usage" | "errorCode">): Promise<never>;
+  /**
+   * Marks the step failed, and the run with it, and stops walking; `more` adds an llm step's usage,
+   * a failure's code or a code step's lines. A step whose `on_error` lets the run go on throws
+   * FailureHandled instead, which the walk that ran it catches.
+   */
+  failStep(
+    step: Step,
+    scope: Scope,
+    attempt: number,
+    error: string,
+    tokensUsed?: number,
+    more?: Pick<StepState, "usage" | "errorCode" | "logs">,
+  ): Promise<never>;
   /** Fails the run before a side effect if the credential that started it was revoked. */
   stopIfRevoked(step: Step, scope: Scope): Promise<void>;
   /** Runs a side effect while renewing the lease; aborted if the lease is lost. */
