@@ -10,6 +10,7 @@ import { enqueueNotification, notificationInsert } from "./notifications";
 import { enqueueExecution } from "./queue";
 import { MAX_WORKFLOW_DEPTH, NOTIFY_EVENTS, type WorkflowSettings } from "../workflows/steps";
 import { exportRunTrace } from "../traces/execution-trace";
+import { alertEventWrites } from "../core/alert-events";
 
 export type FinalState = { status: "succeeded" } | { status: "failed"; errorMessage: string; failedStepId: string | null };
 
@@ -34,6 +35,13 @@ export function followUpsOfEnd(ctx: ServiceContext, execution: Execution, final:
       ? notificationInsert(ctx.db, execution.id, event, settings.notify.url, stillHeld)
       : undefined;
   if (notification) writes.push(notification.insert);
+  // The owner's alerts (DESIGN §6.5) hear of a failure in the batch that ends the run, or not at
+  // all. A child run's failure is its parent's to handle: the parent's own failure is the alert.
+  if (final.status === "failed" && !test && !execution.parentExecutionId) {
+    const agent = execution.agentId ? ` (agent ${execution.agentId})` : "";
+    const summary = `Workflow ${execution.workflowId}${agent}: ${final.errorMessage}`;
+    writes.push(...alertEventWrites(ctx.db, { userId: execution.userId, kind: "run_failed", subject: execution.id, summary }, stillHeld));
+  }
 
   // An error workflow's own failures set off theirs too, but no deeper than workflow steps nest.
   const errorWorkflowId = final.status === "failed" && !test ? settings.on_failure?.workflow_id : undefined;
