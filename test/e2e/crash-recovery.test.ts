@@ -139,7 +139,8 @@ async function startNpmStart(): Promise<string | undefined> {
   };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
-  const deadline = Date.now() + 120_000;
+  // A first start on fresh state applies every migration, which alone can take minutes on a busy machine.
+  const deadline = Date.now() + 240_000;
   while (!/is running at/.test(output)) {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${hubLog}`);
     if (Date.now() > deadline) throw new Error(`npm start did not come up:\n${hubLog}`);
@@ -622,6 +623,54 @@ describe("npm start killed mid-work", () => {
         `all succeeded ${drainSeconds.toFixed(1)} s after it; ${repeatedCalls} calls repeated (each with its key), ${repeatedRequests} model requests repeated; ` +
         `${((Date.now() - drillStart) / 1000).toFixed(1)} s on the running hub`,
     );
+  }, 300_000);
+
+  it("debounced starts survive a SIGKILL in their window: one run, with the last input, under every start's execution_id", async () => {
+    // DESIGN §6.5 "Flow control": the window's run is a queued row from its first start, each
+    // later start replaces its input in one write, and the sweep runs it once it is due.
+    const key = await startOrReuse();
+    const api = apiOf(key);
+    const DEBOUNCE_SECONDS = 5;
+    const workflow = await api("/v1/workflows", {
+      workflow_name: "Debounce drill",
+      description: "starts of one customer collapse into one run, which calls the sink once",
+      settings: { debounce: { key: "{{input.customer}}", seconds: DEBOUNCE_SECONDS } },
+      steps: [
+        {
+          id: "notify",
+          type: "tool",
+          tool: "http_request",
+          arguments: { method: "POST", url: `${sinkOrigin}/e/{{execution.id}}/notify`, body: { n: "{{input.n}}" } },
+        },
+      ],
+    });
+    const answers: string[] = [];
+    let lastStartAt = 0;
+    for (const n of [1, 2, 3, 4]) {
+      if (n > 1) await sleep(300);
+      lastStartAt = Date.now();
+      answers.push((await api(`/v1/workflows/${workflow.id}/execute`, { input_data: { customer: "acme", n } })).execution_id);
+    }
+    // Inside the window: the run is waiting for its time, and only D1 knows of it.
+    await killGroup(hub!.pid!);
+    await startNpmStart();
+
+    expect(new Set(answers).size).toBe(1);
+    const id = answers[0]!;
+    const deadline = Date.now() + DRAIN_LIMIT_MS;
+    let run = await api(`/v1/executions/${id}`);
+    while (Date.now() < deadline && run.status !== "succeeded" && run.status !== "failed") {
+      await sleep(500);
+      run = await api(`/v1/executions/${id}`);
+    }
+    expect(run.status, `local D1:\n${await d1Report([id])}`).toBe("succeeded");
+    expect(run.input_data).toEqual({ customer: "acme", n: 4 });
+    // It waited out the window after the last start, kill or not.
+    expect(Date.parse(run.started_at)).toBeGreaterThanOrEqual(lastStartAt + DEBOUNCE_SECONDS * 1000);
+    const runs = (await api(`/v1/workflows/${workflow.id}/executions?limit=100`)).data;
+    expect(runs.map((e: any) => e.id)).toEqual([id]);
+    const calls = effects.filter((e) => e.execution === id);
+    expect(calls.map((c) => c.step)).toEqual(["notify"]);
   }, 300_000);
 });
 
