@@ -136,6 +136,26 @@ describe("the workflow step editor", () => {
     expect(html).not.toContain("placeholder-warnings");
   });
 
+  it("an on_error handler: its steps read the failed step without a warning, and the graph shows them under it", async () => {
+    const browser = await signedIn();
+    const id = await createOnPage(browser, "Handled", greet);
+    const steps = JSON.stringify([
+      {
+        id: "total",
+        type: "tool",
+        tool: "math_evaluate",
+        arguments: { expression: "{{input.expression}}" },
+        on_error: { steps: [{ id: "note", type: "set", values: { why: "{{steps.total.error.message}}" } }] },
+      },
+      { id: "after", type: "set", values: { outcome: "{{steps.total.status}}" } },
+    ]);
+    const response = await submit(browser, `/app/workflows/${id}`, { step: "save", name: "Handled", description: "", steps });
+    expect(response.status).toBe(303);
+    const page = await (await browser.request(`/app/workflows/${id}`)).text();
+    expect(page).toContain("On error (then the run goes on)");
+    expect(page).toContain('id="step-0-on_error-steps-0"');
+  });
+
   it("warns before creating a workflow too, and creates it only with Create anyway", async () => {
     const browser = await signedIn();
     const steps = JSON.stringify([{ id: "note", type: "set", values: { text: "Hello {{name}}" } }]);

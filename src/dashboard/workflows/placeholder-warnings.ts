@@ -1,6 +1,6 @@
 import { findPlaceholders } from "../../lib/template";
 import { isPlainObject } from "../common";
-import { type StepErrorGroup, type StepPath, idOf, nestedKeys, stepLabel, typeOf } from "./workflow-fields";
+import { type StepErrorGroup, type StepPath, idOf, nestedLists, stepLabel, typeOf } from "./workflow-fields";
 
 /** Names every run has (DESIGN §5: the run's input, earlier results, the execution, the agent). */
 const ALWAYS = new Set(["input", "execution", "agent"]);
@@ -40,13 +40,15 @@ export function placeholderWarnings(steps: unknown[], variables: Record<string, 
         count += problems.length;
       }
       const type = typeOf(step);
-      for (const key of nestedKeys(step)) {
-        const inner = isPlainObject(step) ? step[key] : undefined;
-        if (!Array.isArray(inner)) continue;
-        // A loop's body sees its item and index; a branch sees what was known before the condition.
+      for (const list of nestedLists(step)) {
+        // A loop's body sees its item and index; a branch sees what was known before the condition;
+        // an on_error handler runs after its step failed, so it sees that step (its status and error).
+        const handler = list.at[0] === "on_error";
         const itemName = type === "for_each" && isPlainObject(step) && typeof step.as === "string" ? step.as : "item";
-        const names = type === "for_each" ? new Set([...scope.names, itemName, "index"]) : scope.names;
-        walk(inner, [...path, key], { steps: scope.steps, names });
+        const names = type === "for_each" && !handler ? new Set([...scope.names, itemName, "index"]) : scope.names;
+        const own = idOf(step);
+        if (handler && own) scope.steps.add(own);
+        walk(list.steps, [...path, ...list.at], { steps: scope.steps, names });
       }
       const id = idOf(step);
       if (id) scope.steps.add(id);
@@ -74,7 +76,7 @@ function problemOf(placeholder: string, root: string, stepId: string | undefined
 function ownPlaceholders(step: unknown): { field: string; placeholder: string; root: string; stepId?: string }[] {
   if (!isPlainObject(step)) return [];
   const found: { field: string; placeholder: string; root: string; stepId?: string }[] = [];
-  const skip = new Set([...NOT_SUBSTITUTED, ...nestedKeys(step)]);
+  const skip = new Set([...NOT_SUBSTITUTED, ...nestedLists(step).map((list) => list.at[0])]);
   const visit = (value: unknown, field: string, depth: number) => {
     if (depth > 64) return;
     if (typeof value === "string") {

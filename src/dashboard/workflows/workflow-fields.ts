@@ -30,6 +30,19 @@ export const describePath = (path: StepPath) => `steps${path.map((part) => (type
 const NESTED: Record<string, string[]> = { condition: ["then", "else"], for_each: ["steps"] };
 
 export const nestedKeys = (step: unknown): string[] => NESTED[typeOf(step) ?? ""] ?? [];
+
+/** The steps of a step's `on_error` handler (`{"steps": [...]}`), when it has them. */
+export const handlerStepsOf = (step: unknown): unknown[] | undefined =>
+  isPlainObject(step) && isPlainObject(step.on_error) && Array.isArray(step.on_error.steps) ? step.on_error.steps : undefined;
+
+/** The step lists inside a step, each with the keys that lead to it: `then`, `else`, a loop's `steps`, `on_error.steps`. */
+export function nestedLists(step: unknown): { at: string[]; steps: unknown[] }[] {
+  const lists = nestedKeys(step)
+    .map((key) => ({ at: [key], steps: isPlainObject(step) ? step[key] : undefined }))
+    .filter((list): list is { at: string[]; steps: unknown[] } => Array.isArray(list.steps));
+  const handler = handlerStepsOf(step);
+  return handler ? [...lists, { at: ["on_error", "steps"], steps: handler }] : lists;
+}
 export const idOf = (step: unknown) => (isPlainObject(step) && typeof step.id === "string" ? step.id : undefined);
 export const typeOf = (step: unknown) => (isPlainObject(step) && typeof step.type === "string" ? step.type : undefined);
 
@@ -76,13 +89,12 @@ function owningStep(steps: unknown[], tokens: (string | number)[]): { path?: Ste
   let step = steps[first];
   let at = 1;
   for (;;) {
-    const key = tokens[at];
-    const index = tokens[at + 1];
-    const inner = isPlainObject(step) && typeof key === "string" && nestedKeys(step).includes(key) ? step[key] : undefined;
-    if (!Array.isArray(inner) || typeof index !== "number" || index >= inner.length) break;
-    path.push(key as string, index);
-    step = inner[index];
-    at += 2;
+    const list = nestedLists(step).find((candidate) => candidate.at.every((key, i) => tokens[at + i] === key));
+    const index = list && tokens[at + list.at.length];
+    if (!list || typeof index !== "number" || index >= list.steps.length) break;
+    path.push(...list.at, index);
+    step = list.steps[index];
+    at += list.at.length + 1;
   }
   return { path, step, rest: tokens.slice(at) };
 }

@@ -1,5 +1,5 @@
 import { isPlainObject } from "../common";
-import { idOf, nestedKeys, type StepPath, stepAnchor, typeOf } from "./workflow-fields";
+import { handlerStepsOf, idOf, nestedKeys, type StepPath, stepAnchor, typeOf } from "./workflow-fields";
 
 /**
  * The steps drawn as a flow without script: nested ordered lists of boxes joined by CSS arrows,
@@ -55,6 +55,7 @@ function StepBox(props: { step: unknown; path: StepPath; problems: Map<string, s
   const errors = props.problems.get(anchor);
   const classes = [KNOWN_TYPES.has(type) ? `type-${type}` : "", errors ? "has-error" : ""].filter(Boolean).join(" ");
   const name = isPlainObject(step) && typeof step.name === "string" ? step.name : undefined;
+  const handlerSteps = handlerStepsOf(step);
   return (
     <li id={anchor} class={classes || undefined} tabindex={-1}>
       <p class="step-head">
@@ -70,6 +71,14 @@ function StepBox(props: { step: unknown; path: StepPath; problems: Map<string, s
         </ul>
       ) : null}
       {nestedKeys(step).length ? <NestedSteps step={step as Record<string, unknown>} id={id} path={path} problems={props.problems} /> : null}
+      {handlerSteps ? (
+        <div class="branches">
+          <div class="branch">
+            <p class="branch-label">On error (then the run goes on)</p>
+            <StepList steps={handlerSteps} path={[...path, "on_error", "steps"]} label={`Steps when ${id} fails`} problems={props.problems} />
+          </div>
+        </div>
+      ) : null}
     </li>
   );
 }
