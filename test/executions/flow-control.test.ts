@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, json, newApiKey, newUser } from "../helpers/api";
 import { newWorkflow, settled } from "../helpers/runs";
+import { hmac } from "../helpers/provider-signatures";
 
 /** Starts a run of the workflow; answers the 202's body. */
 async function start(key: string, workflowId: number, input: Record<string, unknown>) {
@@ -42,6 +43,36 @@ describe("flow control (settings.debounce, concurrency_key, rate_limit)", () => 
     const later = await start(key, workflow.id, { customer: "acme", n: 4 });
     expect(later.execution_id).not.toBe(answers[0].execution_id);
     expect((await settled(key, later.execution_id)).input_data).toMatchObject({ n: 4 });
+  }, 30_000);
+
+  it("debounce: webhook deliveries join the window (each logged with its run, a replayed signature changes nothing); a repeated Idempotency-Key finds the run", async () => {
+    const { key } = await newApiKey(await newUser());
+    const workflow = await newWorkflow(key, { settings: { debounce: { key: "{{input.customer}}", seconds: 2 } }, steps: echo });
+    const agent = await json(await call("/v1/agents/deploy", { token: key, json: { workflow_id: workflow.id } }));
+    const signed = async (body: Record<string, unknown>) => {
+      const raw = JSON.stringify(body);
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = await hmac(agent.webhook_secret, `${timestamp}.${raw}`, "hex");
+      return { body: raw, headers: { "Content-Type": "application/json", "X-Hub-Timestamp": timestamp, "X-Hub-Signature": `sha256=${signature}` } };
+    };
+    const hook = (request: { body: string; headers: Record<string, string> }) => call(`/v1/hooks/agents/${agent.agent_id}`, request);
+    const first = await signed({ customer: "acme", n: 1 });
+    const delivered = [await json(await hook(first)), await json(await hook(await signed({ customer: "acme", n: 2 })))];
+    // The first delivery sent again, byte for byte: refused, and the window keeps n: 2.
+    expect((await hook(first)).status).toBe(401);
+    const idempotent = { token: key, json: { input_data: { customer: "acme", n: 3 } }, headers: { "Idempotency-Key": "acme-3" } };
+    const keyed = await json(await call(`/v1/workflows/${workflow.id}/execute`, idempotent));
+    const again = await call(`/v1/workflows/${workflow.id}/execute`, idempotent);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+
+    const id = delivered[0].execution_id;
+    expect([delivered[1].execution_id, keyed.execution_id, (await json(again)).execution_id]).toEqual([id, id, id]);
+    const run = await settled(key, id);
+    expect(run.input_data).toMatchObject({ customer: "acme", n: 3 });
+    expect(await runsOf(workflow.id)).toEqual([id]);
+    const events = await json(await call(`/v1/agents/${agent.agent_id}/events`, { token: key }));
+    const started = events.data.filter((event: any) => event.outcome === "started");
+    expect(started.map((event: any) => event.execution_id)).toEqual([id, id]);
   }, 30_000);
 
   it("debounce: max_seconds caps the delay from the window's first start; without it each start moves the run", async () => {
