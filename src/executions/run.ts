@@ -17,7 +17,7 @@ import { type DriveOutcome, Pause } from "./outcome";
 import { asStatement, finalStateUpdate, leaseRenewal, leaseStillHeld, type StepRow } from "./run-statements";
 import { ItemStopped, Scope, StepEvaluationFailed, type StepOutcome } from "./scope";
 import { PURE_STEPS, STEP_HANDLERS } from "./steps";
-import type { StepHandler, StepRun } from "./steps/types";
+import type { CheckpointOptions, StepHandler, StepRun } from "./steps/types";
 import { runStoredTooMuch } from "./stored-bytes";
 import { type EndVerdict, verdictAtEnd } from "./verdict";
 
@@ -34,6 +34,8 @@ export class ExecutionRun implements StepRun {
   /** While a for_each runs items, a pause or failure inside one is the loop's to carry out. */
   private itemsInFlight = false;
   private readonly checkpoints: Checkpoints;
+  /** Steps' own writes waiting for the next flush (CheckpointOptions.alongside). */
+  private readonly alongside: D1PreparedStatement[] = [];
   private readonly db: Db;
   /** The same database, for statements bound without drizzle's builder (see prepareOnce). */
   private readonly d1: D1Database;
@@ -328,8 +330,9 @@ export class ExecutionRun implements StepRun {
    * start, a wait, a failure) or when the run ends or pauses, in one D1 batch. A crash before that
    * write only means the pure steps are evaluated again, with the same result.
    */
-  async checkpoint(step: Step, scope: Scope, state: StepState, options: { deferred?: boolean } = {}) {
+  async checkpoint(step: Step, scope: Scope, state: StepState, options: CheckpointOptions = {}) {
     this.checkpoints.record(step, scope.key(step), state);
+    for (const write of options.alongside ?? []) this.alongside.push(asStatement(this.d1, write));
     if (!options.deferred) await this.flush();
   }
 
@@ -339,7 +342,9 @@ export class ExecutionRun implements StepRun {
    */
   async flush(): Promise<void> {
     const start = this.start?.take() ?? [];
-    const { statements: writes, storedDelta, overflow } = this.checkpoints.take(this.db, this.token);
+    const { statements: checkpointWrites, storedDelta, overflow } = this.checkpoints.take(this.db, this.token);
+    // Not guarded by the lease: they record what happened (a model answer's cost) whoever runs on.
+    const writes = [...checkpointWrites, ...this.alongside.splice(0)];
     if (writes.length === 0 && start.length === 0) return;
     const now = Date.now();
     // Guarded by the lease: a consumer that lost it (it ran too long) cannot overwrite progress.

@@ -4,7 +4,8 @@ import { notFound } from "../core/errors";
 import { type Execution, type ExecutionStep, executionSteps, executions, workflows } from "../db/schema";
 import { loggableError } from "../lib/safe-log";
 import { exportSpans } from "./otlp";
-import { ATTR, MAX_SPANS_PER_TRACE, SPAN_KIND, type Span, stableId } from "./spans";
+import { agentStepSpans } from "./agent-step-spans";
+import { ATTR, MAX_SPANS_PER_TRACE, SPAN_KIND, type Span, bounded, stableId } from "./spans";
 
 /** What a run's trace reads of a step's definition (the run's snapshot of its workflow's steps). */
 interface StepDefinition {
@@ -33,7 +34,7 @@ export async function executionSpans(execution: Execution, steps: ExecutionStep[
   for (const record of shown) {
     const definition = definitions.get(record.stepId);
     const startMs = record.startedAt?.getTime() ?? record.finishedAt?.getTime() ?? runStart;
-    children.push({
+    const span: Span = {
       traceId,
       spanId: await stableId(`execution:${execution.id}:step:${record.stepKey}`, 8),
       parentSpanId: rootId,
@@ -41,12 +42,19 @@ export async function executionSpans(execution: Execution, steps: ExecutionStep[
       startMs,
       endMs: Math.max(startMs, record.finishedAt?.getTime() ?? startMs),
       status: record.status === "succeeded" ? "ok" : record.status === "failed" ? "error" : "unset",
-    });
+    };
+    children.push(span);
+    // An agent step's own model requests and tool calls, under its span.
+    if (record.type === "agent")
+      children.push(
+        ...(await agentStepSpans(span, { executionId: execution.id, stepKey: record.stepKey, result: record.result }, (name) => stableId(name, 8))),
+      );
   }
   const times = children.flatMap((span) => [span.startMs, span.endMs]);
   const startMs = Math.min(runStart, ...times);
   const endMs = Math.max(execution.finishedAt?.getTime() ?? execution.updatedAt.getTime(), startMs, ...times);
-  const tokens = (key: string) => children.reduce((total, span) => total + (Number(span.attributes[key]) || 0), 0);
+  const tokens = (key: string) =>
+    children.filter((span) => span.parentSpanId === rootId).reduce((total, span) => total + (Number(span.attributes[key]) || 0), 0);
   const failed = execution.status === "failed";
   const failedStep = failed ? steps.find((s) => s.status === "failed" && s.stepId === execution.failedStepId) : undefined;
   const root: Span = {
@@ -73,7 +81,7 @@ export async function executionSpans(execution: Execution, steps: ExecutionStep[
       ...(steps.length > shown.length ? { "hub.trace.truncated": true } : {}),
     },
   };
-  return [root, ...children];
+  return bounded([root, ...children]);
 }
 
 function stepShape(executionId: string, record: ExecutionStep, definition: StepDefinition | undefined): Pick<Span, "name" | "kind" | "attributes"> {

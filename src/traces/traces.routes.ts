@@ -8,7 +8,9 @@ import { messageTrace } from "./store";
 const SpanSchema = z
   .object({
     span_id: z.string().openapi({ description: "16 hex digits.", example: "5fb397be34d26b51" }),
-    parent_span_id: z.string().nullable().openapi({ description: "The root span's id for every other span; null on the root." }),
+    parent_span_id: z.string().nullable().openapi({
+      description: "The id of the span it belongs to (a step under the run, a model request or tool call under its agent step); null on the root.",
+    }),
     name: z.string().openapi({ example: "execute_tool math_evaluate" }),
     kind: z.enum(["internal", "client"]),
     start_time: Timestamp,

@@ -3,7 +3,7 @@ import type { ChatProvider } from "../llm/types";
 import { type AccountBudget, readAccountBudget } from "./account-budget";
 import type { AgentBudget } from "./agent-budget";
 import { BudgetExceededError, checkBudgets } from "./budgets";
-import { recordUsage } from "./ledger";
+import { type LedgerEntry, recordUsage } from "./ledger";
 import { type ModelUsage, emptyTally, presentTally } from "./model-usage";
 import { costNanoUsd, priceOf } from "./prices";
 
@@ -19,6 +19,12 @@ export interface UsageScope {
    * counted against max_tokens_per_turn, not in this wrapper's own usage.
    */
   turnSpentBefore?: { tokens: number; nanoUsd: number };
+  /**
+   * Takes each answer's ledger row instead of it being written before `generate` returns: the
+   * caller writes it in the same batch as what records the answer (a run's checkpoint), before
+   * its next request, so that request's budget check counts it.
+   */
+  ledger?: (entry: LedgerEntry) => void;
 }
 
 export interface GovernedProvider extends ChatProvider {
@@ -30,7 +36,7 @@ export interface GovernedProvider extends ChatProvider {
  * The one place that decides whether another model request may be made (DESIGN §6.2 Budgets) and
  * that meters it: before each request the budgets are checked (a spent one throws
  * BudgetExceededError and nothing is sent); after each answer its usage is priced and written to
- * the ledger, awaited so that the next check counts it. One wrapper is one turn or one step
+ * the ledger before the next check, so that it counts it. One wrapper is one turn or one step
  * attempt: its own tally is the turn's spending for max_tokens_per_turn.
  */
 export function governedProvider(ctx: ServiceContext, provider: ChatProvider, scope: UsageScope): GovernedProvider {
@@ -47,7 +53,11 @@ export function governedProvider(ctx: ServiceContext, provider: ChatProvider, sc
       if (exceeded) throw new BudgetExceededError(exceeded);
       const answer = await provider.generate(request);
       const cost = costNanoUsd(priceOf(answer.model, ctx.config.modelPrices), answer.usage);
-      await recordUsage(ctx, {
+      tally.inputTokens += answer.usage.inputTokens;
+      tally.outputTokens += answer.usage.outputTokens;
+      tally.nanoUsd += cost;
+      tally.model = answer.model;
+      const entry: LedgerEntry = {
         agentId: scope.agentId ?? null,
         conversationId: scope.conversationId ?? null,
         executionId: scope.executionId ?? null,
@@ -57,11 +67,9 @@ export function governedProvider(ctx: ServiceContext, provider: ChatProvider, sc
         inputTokens: answer.usage.inputTokens,
         outputTokens: answer.usage.outputTokens,
         costNanoUsd: cost,
-      });
-      tally.inputTokens += answer.usage.inputTokens;
-      tally.outputTokens += answer.usage.outputTokens;
-      tally.nanoUsd += cost;
-      tally.model = answer.model;
+      };
+      if (scope.ledger) scope.ledger(entry);
+      else await recordUsage(ctx, entry);
       return answer;
     },
     usage: () => presentTally(tally),

@@ -23,8 +23,11 @@ export interface Spent {
 
 /** Writes one row for the caller; awaited by the caller, so the next budget check counts it. */
 export async function recordUsage(ctx: ServiceContext, entry: LedgerEntry): Promise<void> {
-  await ctx.db.insert(modelUsage).values({ userId: ctx.user.id, ...entry });
+  await ledgerInsert(ctx, entry);
 }
+
+/** The insert of one row for the caller, for a batch of the caller's own (run it, or hand it to `d1.batch`). */
+export const ledgerInsert = (ctx: ServiceContext, entry: LedgerEntry) => ctx.db.insert(modelUsage).values({ userId: ctx.user.id, ...entry });
 
 const spentColumns = {
   tokens: sql<number>`coalesce(sum(${modelUsage.inputTokens} + ${modelUsage.outputTokens}), 0)`,

@@ -45,6 +45,9 @@ describe("the agent step", () => {
     expect(requests[0].body.messages.at(-1)).toMatchObject({ role: "user", content: "Add 40 and 2 for Ada" });
     expect(requests[0].body.tools.map((t: any) => t.function.name).sort()).toEqual(["math_evaluate", "uuid_generate"]);
     expect(requests[1].body.messages.filter((m: any) => m.role === "tool").map((m: any) => m.tool_call_id)).toEqual(["call_sum", "call_id"]);
+    // Each answer is in the ledger once, under the run's workflow (written with the checkpoint that keeps it).
+    const byWorkflow = await json(await call("/v1/usage?group_by=workflow", { token: key }));
+    expect(byWorkflow.data).toEqual([expect.objectContaining({ key: String(workflow.id), input_tokens: 250, output_tokens: 50, model_calls: 2 })]);
   });
 
   it("parks the run for a call a policy asks about, and goes on once a person approves it", async () => {

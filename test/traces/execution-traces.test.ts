@@ -96,6 +96,44 @@ describe("a run's trace", () => {
     expect(await json(await traceOf(key, execution.id))).toEqual(trace);
   });
 
+  it("lists an agent step's model requests and tool calls under its span, without counting its tokens twice", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = newScenario("agenttrace");
+    await connectModel(key, scenario);
+    await script(scenario, [
+      openai.toolCalls([{ id: "call_sum", name: "math_evaluate", args: { expression: "40 + 2" } }], { prompt_tokens: 30, completion_tokens: 5 }),
+      openai.text("It is 42.", { prompt_tokens: 50, completion_tokens: 7 }),
+    ]);
+    const workflow = await newWorkflow(key, {
+      workflow_name: "Think",
+      steps: [{ id: "think", type: "agent", prompt: "Add 40 and 2.", provider: "openai", tools: ["math_evaluate"] }],
+    });
+    const execution = await run(key, workflow.id);
+    expect(execution.status).toBe("succeeded");
+    // The step's result says when each request and call ran, and how long it took.
+    expect(execution.steps[0].result.model_requests).toEqual([
+      { model: "fake-gpt", started_at: expect.any(String), duration_ms: expect.any(Number), input_tokens: 30, output_tokens: 5 },
+      { model: "fake-gpt", started_at: expect.any(String), duration_ms: expect.any(Number), input_tokens: 50, output_tokens: 7 },
+    ]);
+    expect(execution.steps[0].result.tool_calls[0]).toMatchObject({ name: "math_evaluate", started_at: expect.any(String), duration_ms: expect.any(Number) });
+
+    const trace = await json(await traceOf(key, execution.id));
+    const [root, agent, ...inside] = trace.spans;
+    expect(root.attributes).toMatchObject({ "gen_ai.usage.input_tokens": 80, "gen_ai.usage.output_tokens": 12 });
+    expect(agent).toMatchObject({ name: "invoke_agent think", parent_span_id: root.span_id });
+    expect(inside.map((s: any) => [s.name, s.kind, s.parent_span_id, s.attributes["gen_ai.usage.input_tokens"] ?? null])).toEqual([
+      ["chat fake-gpt", "client", agent.span_id, 30],
+      ["execute_tool math_evaluate", "internal", agent.span_id, null],
+      ["chat fake-gpt", "client", agent.span_id, 50],
+    ]);
+    // The call's id is its idempotency key, as the tool saw it.
+    expect(inside[1].attributes).toMatchObject({ "gen_ai.tool.name": "math_evaluate", "gen_ai.tool.call.id": `${execution.id}:think:1` });
+    // In time order, each within the step's span.
+    const at = (s: any) => Date.parse(s.start_time);
+    expect(inside.every((s: any) => at(s) >= at(agent) && Date.parse(s.end_time) <= Date.parse(agent.end_time))).toBe(true);
+    expect(at(inside[0]) <= at(inside[1]) && at(inside[1]) <= at(inside[2])).toBe(true);
+  });
+
   it("says which step failed and why, by its error type", async () => {
     const { key } = await newApiKey(await newUser());
     const workflow = await newWorkflow(key, {

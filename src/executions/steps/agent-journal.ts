@@ -11,6 +11,18 @@ export interface JournalCall extends ToolCallRequest {
   approval_id?: string;
   /** An approved call about to run: a restart finds it started and does not run it again. */
   started?: boolean;
+  /** When it last started running (epoch ms) and how long it took: the trace's execute_tool span. */
+  started_ms?: number;
+  ms?: number;
+}
+
+/** One model request that got an answer: the trace's `chat` span. */
+export interface JournalRequest {
+  model: string;
+  started_ms: number;
+  ms: number;
+  input_tokens: number;
+  output_tokens: number;
 }
 
 /**
@@ -26,11 +38,13 @@ export interface AgentJournal {
   calls: JournalCall[];
   rounds: number;
   usage: ModelUsage | null;
+  /** Every model request so far, in order (absent in journals written before they were kept). */
+  requests?: JournalRequest[];
   /** The approvals the last round's held calls wait on. */
   waiting?: string[];
 }
 
-export const newJournal = (): AgentJournal => ({ kind: "agent_journal", messages: [], calls: [], rounds: 0, usage: null });
+export const newJournal = (): AgentJournal => ({ kind: "agent_journal", messages: [], calls: [], rounds: 0, usage: null, requests: [] });
 
 export function journalOf(result: unknown): AgentJournal | undefined {
   return typeof result === "object" && result !== null && (result as AgentJournal).kind === "agent_journal" ? (result as AgentJournal) : undefined;

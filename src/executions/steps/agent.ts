@@ -5,17 +5,18 @@ import type { ApprovalView } from "../../approvals/present";
 import { turnTools } from "../../conversations/turn-tools";
 import { HubError } from "../../core/errors";
 import { resolveProvider } from "../../llm/providers";
-import type { ChatMessage } from "../../llm/types";
+import type { ChatMessage, ChatProvider } from "../../llm/types";
 import { UserSchemaValidator } from "../../lib/user-json-schema";
 import { fencedBlock } from "../../lib/fenced-block";
 import { BudgetExceededError } from "../../usage/budgets";
 import { governedProvider } from "../../usage/governed-provider";
+import { type LedgerEntry, ledgerInsert, recordUsage } from "../../usage/ledger";
 import { addUsage } from "../../usage/model-usage";
 import { nanoUsdOf } from "../../usage/money";
 import { Pause } from "../outcome";
 import { bounded } from "../scope";
 import { agentStepConfig } from "./agent-step-config";
-import { type AgentJournal, type JournalCall, closeRound, journalOf, newJournal, unfinishedCalls } from "./agent-journal";
+import { type AgentJournal, type JournalCall, type JournalRequest, closeRound, journalOf, newJournal, unfinishedCalls } from "./agent-journal";
 import type { StepHandler, StepRun } from "./types";
 
 /** How long one `agent` step may work in one drive (a resumed run gets another stretch). */
@@ -34,8 +35,21 @@ export const runAgent: StepHandler<"agent"> = async (run, step, scope, done) => 
   const prompt = run.evaluate(step, () => asText(run.substitute(step.prompt, scope.context)));
   const journal = (done && journalOf(done.result)) ?? newJournal();
   const startedAt = done?.startedAt ?? new Date();
-  const save = (status: "running" | "waiting" = "running", resumeAt?: Date) =>
-    run.checkpoint(step, scope, { status, attempts: attempt, startedAt, result: journal, usage: journal.usage, ...(resumeAt ? { resumeAt } : {}) });
+  // Every write of the step's record goes through this chain, in order: a tool result's save is
+  // not awaited (it goes while the next model request is made), and no later write may overtake it.
+  let written: Promise<void> = Promise.resolve();
+  // Answers' ledger rows not written yet: each goes in the batch of the next checkpoint (the one
+  // that keeps the answer), or on its own where none follows.
+  const unrecorded: LedgerEntry[] = [];
+  const recordLeftovers = () => Promise.all(unrecorded.splice(0).map((entry) => recordUsage(run.ctx, entry)));
+  const ledgerRows = () => ({ alongside: unrecorded.splice(0).map((entry) => ledgerInsert(run.ctx, entry)) });
+  const save = (status: "running" | "waiting" = "running", resumeAt?: Date): Promise<void> => {
+    written = written.then(async () => {
+      const state = { status, attempts: attempt, startedAt, result: journal, usage: journal.usage, ...(resumeAt ? { resumeAt } : {}) };
+      await run.checkpoint(step, scope, state, ledgerRows());
+    });
+    return written;
+  };
   if (!done) await save();
 
   const { id: executionId, workflowId, agentId } = run.execution;
@@ -44,12 +58,13 @@ export const runAgent: StepHandler<"agent"> = async (run, step, scope, done) => 
   const config = await agentStepConfig(run.ctx, step, agentId);
   let provider: ReturnType<typeof governedProvider>;
   try {
-    const resolved = await resolveProvider(run.ctx, config.provider ?? null, config.model);
+    const resolved = timedProvider(await resolveProvider(run.ctx, config.provider ?? null, config.model), journal);
     provider = governedProvider(run.ctx, resolved, {
       executionId,
       workflowId,
       agentId,
       budget: config.budget,
+      ledger: (entry) => unrecorded.push(entry),
       // The step is one turn for max_tokens_per_turn: what it spent before a resume still counts.
       turnSpentBefore: { tokens: (journal.usage?.input_tokens ?? 0) + (journal.usage?.output_tokens ?? 0), nanoUsd: nanoUsdOf(journal.usage?.cost_usd ?? 0) },
     });
@@ -61,14 +76,17 @@ export const runAgent: StepHandler<"agent"> = async (run, step, scope, done) => 
     const call = journal.calls.find((c) => c.id === callId);
     return call ? `${executionId}:${step.id}${scope.index === null ? "" : `:${scope.index}`}:${call.n}` : undefined;
   };
-  const tools = turnTools(run.ctx, {
-    catalog: config.catalog,
-    agent: config.settings,
-    source: `workflow:${workflowId}`,
-    memory: config.memory && agentId ? { agentId, executionId } : undefined,
-    approvals: { executionId, stepId: step.id, agentId, ...config.approvals, requested: () => undefined },
-    keyOf: (call) => keyOf(call.id),
-  });
+  const tools = timedTools(
+    journal,
+    turnTools(run.ctx, {
+      catalog: config.catalog,
+      agent: config.settings,
+      source: `workflow:${workflowId}`,
+      memory: config.memory && agentId ? { agentId, executionId } : undefined,
+      approvals: { executionId, stepId: step.id, agentId, ...config.approvals, requested: () => undefined },
+      keyOf: (call) => keyOf(call.id),
+    }),
+  );
 
   try {
     await run.withHeartbeat(async () => {
@@ -96,39 +114,90 @@ export const runAgent: StepHandler<"agent"> = async (run, step, scope, done) => 
             const requested = answer.toolCalls.slice(0, 16);
             journal.messages.push({ role: "assistant", content: answer.text, toolCalls: requested });
             for (const call of requested) journal.calls.push({ ...call, n: journal.calls.length + 1, round: journal.rounds });
+            // Checkpointed before any call runs: a resumed run never asks the model again for this round.
             await save();
           },
           toolFinished: async (call, result) => {
             record(journal, call.id, result);
             closeRound(journal);
-            await save();
+            // Landed before the next answer's save (the chain), not before the next request: a
+            // restart meanwhile repeats the call under its key, as one cut short.
+            save().catch(() => undefined);
           },
         },
       ),
     );
+    await written;
+    // A final answer's row goes with the step's last checkpoint, unless a request follows first.
+    if (outcome.status !== "completed" || config.outputSchema) await recordLeftovers();
     if (outcome.status === "awaiting_approval") return park(run, journal, outcome.awaiting, save);
     if (outcome.status === "stopped") throw new Error("The step's drive was cut short.");
     if (outcome.status === "max_steps") return run.failStep(step, scope, attempt, outcome.text, tokensOf(journal), { usage: journal.usage });
     const output = config.outputSchema ? await structuredOutput(provider, messages, outcome.text, config.outputSchema) : undefined;
     journal.usage = addUsage(spentBefore, provider.usage());
-    if (output && "error" in output) return run.failStep(step, scope, attempt, output.error, tokensOf(journal), { usage: journal.usage });
+    if (output && "error" in output) {
+      await recordLeftovers();
+      return run.failStep(step, scope, attempt, output.error, tokensOf(journal), { usage: journal.usage });
+    }
     const result = bounded({
       text: outcome.text,
       ...(output ? { output: output.value } : {}),
       tool_calls: journal.calls.map(presentCall),
       steps: journal.rounds,
       usage: journal.usage,
+      model_requests: (journal.requests ?? []).map(presentRequest),
     });
-    await run.checkpoint(step, scope, { status: "succeeded", attempts: attempt, startedAt, result, tokensUsed: tokensOf(journal), usage: journal.usage });
+    const final = { status: "succeeded" as const, attempts: attempt, startedAt, result, tokensUsed: tokensOf(journal), usage: journal.usage };
+    await run.checkpoint(step, scope, final, ledgerRows());
     run.apply(step, scope, result);
   } catch (error) {
     if (error instanceof Pause) throw error;
+    // Nothing may overtake a save still on its way, nor leave an answer out of the ledger.
+    await written;
+    await recordLeftovers();
     if (error instanceof BudgetExceededError)
       return run.failStep(step, scope, attempt, error.message, tokensOf(journal), { usage: journal.usage, errorCode: "budget_exceeded" });
     if (error instanceof HubError) return run.failStep(step, scope, attempt, error.message, tokensOf(journal), { usage: journal.usage });
     throw error;
   }
 };
+
+/** The provider, each answered request noted in the journal (the trace's `chat` spans). */
+function timedProvider(provider: ChatProvider, journal: AgentJournal): ChatProvider {
+  return {
+    ...provider,
+    async generate(request) {
+      const started = Date.now();
+      const answer = await provider.generate(request);
+      journal.requests ??= [];
+      journal.requests.push({
+        model: answer.model,
+        started_ms: started,
+        ms: Date.now() - started,
+        input_tokens: answer.usage.inputTokens,
+        output_tokens: answer.usage.outputTokens,
+      });
+      return answer;
+    },
+  };
+}
+
+/** The turn's tools, each call's start and length noted on its journal entry (the trace's `execute_tool` spans). */
+function timedTools(journal: AgentJournal, tools: ReturnType<typeof turnTools>): ReturnType<typeof turnTools> {
+  const timed = <T>(callId: string, work: () => Promise<T>): Promise<T> => {
+    const entry = journal.calls.find((c) => c.id === callId && !c.outcome);
+    const started = Date.now();
+    if (entry) entry.started_ms = started;
+    return work().finally(() => {
+      if (entry) entry.ms = Date.now() - started;
+    });
+  };
+  return {
+    ...tools,
+    run: (call, hooks) => timed(call.id, () => tools.run(call, hooks)),
+    runApproved: (call, approval) => timed(call.id, () => tools.runApproved(call, approval)),
+  };
+}
 
 const tokensOf = (journal: AgentJournal) => (journal.usage ? journal.usage.input_tokens + journal.usage.output_tokens : 0);
 
@@ -207,8 +276,17 @@ function presentCall(call: JournalCall) {
     arguments: call.arguments,
     success: outcome?.success ?? false,
     ...(outcome?.success ? { result: parsed(outcome.content) } : { error: outcome?.error_message ?? "Not run." }),
+    ...(call.started_ms !== undefined ? { started_at: new Date(call.started_ms).toISOString(), duration_ms: call.ms ?? 0 } : {}),
   };
 }
+
+const presentRequest = (request: JournalRequest) => ({
+  model: request.model,
+  started_at: new Date(request.started_ms).toISOString(),
+  duration_ms: request.ms,
+  input_tokens: request.input_tokens,
+  output_tokens: request.output_tokens,
+});
 
 const parsed = (text: string): unknown => {
   try {

@@ -1,3 +1,4 @@
+import type { BatchItem } from "drizzle-orm/batch";
 import type { ServiceContext } from "../../core/context";
 import type { Execution, ExecutionStep } from "../../db/schema";
 import type { Step } from "../../workflows/steps";
@@ -9,6 +10,11 @@ import type { Scope } from "../scope";
  * never write to the database themselves: they record state through `checkpoint`, stop the run
  * through `pause`, `failStep` or `fail`, and wrap side effects in `withHeartbeat`.
  */
+export interface CheckpointOptions {
+  deferred?: boolean;
+  alongside?: BatchItem<"sqlite">[];
+}
+
 export interface StepRun {
   readonly ctx: ServiceContext;
   readonly execution: Execution;
@@ -25,8 +31,11 @@ export interface StepRun {
   /** Makes a succeeded step's result visible to the steps after it. */
   apply(step: Step, scope: Scope, result: unknown): void;
   walk(steps: Step[], scope: Scope): Promise<void>;
-  /** Records the step's state; `deferred` (pure steps only) writes it with the next write. */
-  checkpoint(step: Step, scope: Scope, state: StepState, options?: { deferred?: boolean }): Promise<void>;
+  /**
+   * Records the step's state; `deferred` (pure steps only) writes it with the next write;
+   * `alongside` are the step's own writes (an answer's ledger row) to make in the same batch.
+   */
+  checkpoint(step: Step, scope: Scope, state: StepState, options?: CheckpointOptions): Promise<void>;
   /** Releases the lease until `resumeAt` and stops walking; `waiting` marks a run parked for an event or a child. */
   pause(resumeAt: number, status?: "waiting", afterPark?: () => Promise<void>): Promise<never>;
   /**
