@@ -320,6 +320,10 @@ export const SettingsSchema = z
     rate_limit: RateLimitSchema.optional(),
   })
   .strict()
+  .refine((settings) => !settings.concurrency_key || settings.concurrency, {
+    message: "concurrency_key counts runs against concurrency: set concurrency too.",
+    path: ["concurrency_key"],
+  })
   .openapi("WorkflowSettings");
 export type WorkflowSettings = z.infer<typeof SettingsSchema>;
 

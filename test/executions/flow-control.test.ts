@@ -162,12 +162,13 @@ describe("flow control (settings.debounce, concurrency_key, rate_limit)", () => 
     expect(Math.floor(Date.parse(two.started_at) / 2000)).toBeGreaterThan(Math.floor(Date.parse(one.started_at) / 2000));
   }, 30_000);
 
-  it("checks the settings: a key must be a placeholder, max_seconds at least seconds, limits bounded", async () => {
+  it("checks the settings: a key must be a placeholder, max_seconds at least seconds, concurrency_key with concurrency, limits bounded", async () => {
     const { key } = await newApiKey(await newUser());
     for (const settings of [
       { debounce: { key: "customer", seconds: 2 } },
       { debounce: { key: "{{input.customer}}", seconds: 10, max_seconds: 5 } },
       { debounce: { key: "{{input.customer}}", seconds: 0 } },
+      { concurrency_key: "{{input.customer}}" },
       { rate_limit: { limit: 0, period_seconds: 60 } },
       { rate_limit: { limit: 1, period_seconds: 60, mode: "later" } },
     ]) {
