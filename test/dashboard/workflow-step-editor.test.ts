@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, json } from "../helpers/api";
+import { settled } from "../helpers/runs";
 import { Browser, newEmail } from "./browser";
 
 async function signedIn() {
@@ -149,11 +150,18 @@ describe("the workflow step editor", () => {
       },
       { id: "after", type: "set", values: { outcome: "{{steps.total.status}}" } },
     ]);
-    const response = await submit(browser, `/app/workflows/${id}`, { step: "save", name: "Handled", description: "", steps });
+    const response = await submit(browser, `/app/workflows/${id}`, { step: "save", name: "Handled", description: "", steps, active: "on" });
     expect(response.status).toBe(303);
     const page = await (await browser.request(`/app/workflows/${id}`)).text();
     expect(page).toContain("On error (then the run goes on)");
     expect(page).toContain('id="step-0-on_error-steps-0"');
+    // A run that went on past the failure says how many failures were handled.
+    const started = await submit(browser, `/app/workflows/${id}`, { step: "run", input: JSON.stringify({ expression: "2 *" }) });
+    expect(started.status).toBe(303);
+    const run = await settled(await browser.apiKey(), started.headers.get("Location")!.split("/").pop()!);
+    expect(run).toMatchObject({ status: "succeeded", errors_handled: 1 });
+    const runPage = await (await browser.request(`/app/executions/${run.id}`)).text();
+    expect(runPage).toMatch(/Step failures handled \(on_error\)<\/dt>\s*<dd>1</);
   });
 
   it("warns before creating a workflow too, and creates it only with Create anyway", async () => {

@@ -48,6 +48,7 @@ export function ExecutionPage(props: ExecutionPageProps) {
           <Fact term="Finished">{formatTime(run.finished_at)}</Fact>
           <Fact term="Duration">{duration}</Fact>
           {run.tokens_used ? <Fact term="Tokens">{String(run.tokens_used)}</Fact> : null}
+          {run.errors_handled ? <Fact term="Step failures handled (on_error)">{String(run.errors_handled)}</Fact> : null}
         </dl>
         <RelatedRuns run={run} childRuns={props.childRuns} />
         <div class="actions">
