@@ -7,6 +7,8 @@ import { createDb } from "../db/client";
 import { DeltaBuffer } from "./delta-buffer";
 import { TurnMarkers } from "./turn-marker";
 import { EventLog, sseFrame, type HeldEvent } from "./event-log";
+import { StreamClients } from "./stream-clients";
+import { interruptedAnswer, markListingIdle } from "./interrupted-turn";
 import { MessageStore, type MessageRecord } from "./messages";
 import { continueTurn, runTurn, type TurnInput } from "./orchestrator";
 import { ApprovalWait, type Waiting } from "./approval-wait";
@@ -14,8 +16,6 @@ import type { ApprovalView } from "../approvals/present";
 import { approvalsByIds, expireDue } from "../approvals/service";
 import { titleFrom } from "./titles";
 import { loggableError } from "../lib/safe-log";
-
-const encoder = new TextEncoder();
 
 /**
  * A live stream lasts at most this long: the credential is checked only when it opens, so a
@@ -30,14 +30,6 @@ export const MAX_LIVE_STREAMS = 20;
  * its turn goes on without the client, so without a bound a client could queue turns unbounded.
  */
 export const MAX_PENDING_TURNS = 5;
-
-interface Listener {
-  /** When a live stream closes; a send's stream closes with its turn instead. */
-  closesAt: number;
-  timer: ReturnType<typeof setTimeout> | null;
-  /** A send's stream carries only its own turn, and ends after that turn's `turn_finished`. */
-  turn: number | null;
-}
 
 /**
  * One object per conversation. It owns the message history and the numbered event log (its
@@ -56,7 +48,7 @@ export class ConversationObject extends DurableObject<Env> {
   /** The last turn number given; numbers grow across restarts (they tag held events). */
   private lastTurn: number;
   private running: { turn: number; stop: AbortController } | null = null;
-  private listeners = new Map<WritableStreamDefaultWriter<Uint8Array>, Listener>();
+  private clients = new StreamClients();
   private markers: TurnMarkers;
   /** The turn that waits for approvals, if the last one ended so (DESIGN §6.2). */
   private wait: ApprovalWait;
@@ -99,7 +91,7 @@ export class ConversationObject extends DurableObject<Env> {
     if (waiting) return { awaiting: waiting.approvals };
     if (this.pendingTurns >= MAX_PENDING_TURNS) return { busy: true };
     const turn = ++this.lastTurn;
-    const { readable } = this.open({ closesAt: Number.POSITIVE_INFINITY, timer: null, turn });
+    const { readable } = this.clients.open({ closesAt: Number.POSITIVE_INFINITY, timer: null, turn });
     this.enqueue(input, turn).catch(() => undefined);
     return readable;
   }
@@ -144,7 +136,7 @@ export class ConversationObject extends DurableObject<Env> {
       message_count: this.store.count(),
       status: this.status(),
       pending_turns: this.pendingTurns,
-      live_clients: this.listeners.size,
+      live_clients: this.clients.size,
       last_event_id: this.log.lastId(),
       turn_started_after: first === null ? null : first - 1,
     };
@@ -158,13 +150,12 @@ export class ConversationObject extends DurableObject<Env> {
    * closes instead.
    */
   stream(conversationId: number, lastEventId?: number): ReadableStream<Uint8Array> | { retryAfterSeconds: number } {
-    const live = [...this.listeners.values()].filter((l) => l.turn === null);
+    const live = this.clients.live();
     if (live.length >= MAX_LIVE_STREAMS) {
       const firstClose = Math.min(...live.map((l) => l.closesAt));
       return { retryAfterSeconds: Math.max(1, Math.ceil((firstClose - Date.now()) / 1000)) };
     }
-    const { readable, writer } = this.open({ closesAt: Date.now() + LIVE_STREAM_MS, timer: null, turn: null });
-    this.listeners.get(writer)!.timer = setTimeout(() => this.hangUp(writer), LIVE_STREAM_MS);
+    const { readable, writer } = this.clients.open({ closesAt: Date.now() + LIVE_STREAM_MS, timer: null, turn: null }, LIVE_STREAM_MS);
     // Read and written in one synchronous stretch: no event can be appended between the replay
     // and this client joining the live ones, so nothing is missed or sent twice.
     if (lastEventId !== undefined) {
@@ -172,17 +163,17 @@ export class ConversationObject extends DurableObject<Env> {
       const oldest = this.log.oldestId();
       if (oldest > 0 && lastEventId < oldest - 1) {
         // Numbered as the position it leaves the client at: just before the oldest event held.
-        this.write(writer, sseFrame({ id: oldest - 1, event: "reset", data: JSON.stringify({ oldest_id: oldest }) }));
+        this.clients.write(writer, sseFrame({ id: oldest - 1, event: "reset", data: JSON.stringify({ oldest_id: oldest }) }));
         after = oldest - 1;
       }
       for (let page = this.log.after(after); page.length > 0; page = this.log.after(after)) {
-        for (const event of page) this.write(writer, sseFrame(event));
+        for (const event of page) this.clients.write(writer, sseFrame(event));
         after = page.at(-1)!.id;
       }
     }
     const lastId = this.log.lastId();
     const ready = { conversation_id: conversationId, status: this.status(), last_event_id: lastId };
-    this.write(writer, sseFrame({ id: lastId, event: "ready", data: JSON.stringify(ready) }));
+    this.clients.write(writer, sseFrame({ id: lastId, event: "ready", data: JSON.stringify(ready) }));
     return readable;
   }
 
@@ -241,7 +232,7 @@ export class ConversationObject extends DurableObject<Env> {
   async erase(): Promise<void> {
     this.running?.stop.abort(new Error("The conversation was deleted."));
     // Not awaited: a client that reads nothing must not hold up the deletion.
-    for (const writer of [...this.listeners.keys()]) void this.hangUp(writer);
+    this.clients.hangUpAll();
     await this.ctx.storage.deleteAll();
   }
 
@@ -266,28 +257,13 @@ export class ConversationObject extends DurableObject<Env> {
     if (unfinished.length === 0) return;
     const conversationId = this.conversationIdOf();
     for (const { turn, calls } of unfinished) {
-      const answer = this.store.add(conversationId, {
-        role: "assistant",
-        content: "",
-        status: "error",
-        tokens_used: 0,
-        tools_called: calls,
-        tool_call_id: null,
-        error_message: "The turn was cut short when the hub restarted; the tool calls that finished are kept. Send the message again to go on.",
-        provider: null,
-        model: null,
-      });
+      const answer = this.store.add(conversationId, interruptedAnswer(calls));
       this.emit(turn, "message", { message: answer });
       this.emit(turn, "status", { status: "idle" });
       this.emit(turn, "turn_finished", { message_id: answer.id, status: "error" });
       this.markers.end(turn);
     }
-    if (conversationId > 0)
-      await createDb(this.env.DB)
-        .update(conversations)
-        .set({ state: "idle", messageCount: this.store.count(), updatedAt: new Date() })
-        .where(eq(conversations.id, conversationId))
-        .catch((error) => console.error(JSON.stringify({ level: "error", message: "conversation index update failed", error: loggableError(error) })));
+    if (conversationId > 0) await markListingIdle(this.env.DB, conversationId, this.store.count());
   }
 
   /** The conversation's id, as its stored messages know it (0 before any). */
@@ -320,42 +296,10 @@ export class ConversationObject extends DurableObject<Env> {
     return run;
   }
 
-  private open(listener: Listener) {
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const writer = writable.getWriter();
-    this.listeners.set(writer, listener);
-    // A client that goes away errors the stream: its place is free at once.
-    writer.closed.catch(() => this.forget(writer));
-    this.write(writer, `: connected\nretry: 3000\n\n`);
-    return { readable, writer };
-  }
-
-  /** Ends a stream (the client sees its end after what was sent). */
-  private async hangUp(writer: WritableStreamDefaultWriter<Uint8Array>): Promise<void> {
-    this.forget(writer);
-    await writer.close().catch(() => undefined);
-  }
-
-  private forget(writer: WritableStreamDefaultWriter<Uint8Array>): void {
-    const timer = this.listeners.get(writer)?.timer;
-    if (timer) clearTimeout(timer);
-    this.listeners.delete(writer);
-  }
-
-  private write(writer: WritableStreamDefaultWriter<Uint8Array>, text: string): void {
-    // A client that went away fails the write; forget it.
-    writer.write(encoder.encode(text)).catch(() => this.forget(writer));
-  }
-
   /** Holds an event in the log and sends it to every client that takes it. */
   private emit(turn: number, event: string, data: unknown): void {
     const held: HeldEvent = this.log.append(turn, event, data);
-    const frame = sseFrame(held);
-    for (const [writer, listener] of this.listeners) {
-      if (listener.turn !== null && listener.turn !== turn) continue;
-      this.write(writer, frame);
-      if (listener.turn === turn && event === "turn_finished") void this.hangUp(writer);
-    }
+    this.clients.broadcast(turn, event, held);
   }
 
   /** Runs a turn: a new message's, or (with `continuing`) a waiting one's once its approvals are decided. */

@@ -396,6 +396,7 @@ export const executions = sqliteTable(
     index("executions_user_trigger_idx").on(t.userId, t.trigger, t.createdAt, t.id),
     index("executions_user_workflow_idx").on(t.userId, t.workflowId, t.createdAt, t.id),
     index("executions_user_agent_idx").on(t.userId, t.agentId, t.createdAt, t.id),
+    index("executions_concurrency_key_idx").on(t.workflowId, t.concurrencyKey, t.leaseUntil),
     // Retention: finished runs by when they finished (src/executions/retention.ts).
     index("executions_finished_idx").on(t.finishedAt, t.workflowId).where(sql`${t.finishedAt} is not null`),
     index("executions_workflow_finished_idx").on(t.workflowId, t.finishedAt).where(sql`${t.finishedAt} is not null`),

@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
+import { HubError } from "../core/errors";
 import { agentEvents, workflows, type Execution, type Workflow } from "../db/schema";
 import { randomToken } from "../lib/crypto";
 import { copyOfWorkflow } from "../workflows/cached";
@@ -23,11 +24,15 @@ import { type IdempotencyKey, firstRunOf } from "./start-keys";
  * replays and test runs are not held back.
  */
 
-/** A start refused by the rate limit (mode `skip`): answered 202 `{status: "skipped", reason}`. */
-export class StartSkipped extends Error {
+/**
+ * A start refused by the rate limit (mode `skip`): the API's doors answer 202 `{status:
+ * "skipped", reason}`; anywhere else (the dashboard, the MCP server's tools) it is the hub's
+ * `rate_limited` error, saying so, never a 500.
+ */
+export class StartSkipped extends HubError {
   readonly reason = "rate_limited" as const;
   constructor() {
-    super("The workflow's rate_limit is reached; the start was skipped.");
+    super("rate_limited", "The workflow's rate_limit is reached; the start was skipped.");
   }
 }
 

@@ -7,7 +7,7 @@ import type { Step } from "../workflows/steps";
 import type { StepState } from "./checkpoints";
 import { Scope, StepEvaluationFailed } from "./scope";
 import { STEP_HANDLERS } from "./steps";
-import type { StepHandler, StepRun } from "./steps/types";
+import type { CheckpointOptions, StepHandler, StepRun } from "./steps/types";
 
 /** How long one step tried on its own may take before the answer goes without it. */
 export const TRIAL_MS = 30_000;
@@ -126,7 +126,10 @@ export class StepTrial implements StepRun {
     for (const step of steps) await this.runStep(step, scope);
   }
 
-  async checkpoint(step: Step, scope: Scope, state: StepState) {
+  async checkpoint(step: Step, scope: Scope, state: StepState, options: CheckpointOptions = {}) {
+    // The step's own writes (an agent step's ledger rows) are made at once: a trial writes no records, but what it spends counts.
+    const [first, ...rest] = options.alongside ?? [];
+    if (first) await this.ctx.db.batch([first, ...rest]);
     const key = scope.key(step);
     const before = this.records.get(key);
     this.records.set(key, {

@@ -9,25 +9,15 @@ import { agentBudgetErrors } from "../usage/agent-budget";
 import { utf8Length } from "../lib/bytes";
 import { CODE_LIMITS } from "../lib/sandbox/limits";
 import { parseToolName } from "../tools/catalog";
-import { ConcurrencyKeySchema, DebounceSchema, RateLimitSchema } from "./flow-control-settings";
+import { type RetryPolicy, RetryPolicySchema } from "./retry-policy";
 
 export const MAX_STEPS = 100;
 export const MAX_DELAY_SECONDS = 30 * 24 * 3600;
 
-export const RetryPolicySchema = z
-  .object({
-    max_attempts: z.number().int().min(1).max(10),
-    delay_seconds: z.number().min(0).max(3600).default(5),
-    backoff: z.enum(["fixed", "exponential"]).default("fixed"),
-    on: z.array(z.number().int().min(100).max(599)).max(20).optional().openapi({
-      description:
-        "HTTP statuses retried even though they are permanent (400, 401, 403, 404, 409, 410, 422 fail a tool step at once otherwise), e.g. [409] for a platform that frees the conflict soon. Transient failures (408, 425, 429, 5xx, network) are always retried.",
-    }),
-  })
-  .openapi("RetryPolicy");
-export type RetryPolicy = z.infer<typeof RetryPolicySchema>;
-
 export { ConditionSchema };
+// Where they are declared on their own; many importers know them from here.
+export { type RetryPolicy, RetryPolicySchema } from "./retry-policy";
+export { MAX_WORKFLOW_CONCURRENCY, NOTIFY_EVENTS, SettingsSchema, type WorkflowSettings } from "./settings-schema";
 
 /**
  * `agent`: the chat turn's loop inside a run (DESIGN §6.3): the model works through `prompt` with
@@ -270,62 +260,6 @@ export const StepsSchema = z.array(z.unknown()).max(MAX_STEPS).openapi({
   description:
     'Ordered steps. Each has a unique `id` and a `type`: tool {tool, arguments, retry?}, condition {condition, then, else}, set {values}, delay {seconds} (a number, or one placeholder whose value is the number of seconds), wait_for_event {event, timeout_seconds, on_timeout?: fail|continue, approvers?: any|other|[user ids]} (the run waits, holding no worker, until POST /v1/executions/{id}/events delivers the event; its payload is the step\'s result; approvers: "any" credential of yours (default), "other" than the credential that started the run, or only the listed users, who may deliver it though the run is not theirs), llm {prompt, system?, provider?, model?, output?: text|json, schema?} (result {text} or {json}, tokens recorded; on the deployment\'s own key only the models it allows, listed by GET /v1/chat/providers, and model calls count against a per-minute limit: over it the step waits for the next minute), for_each {items, as?: item, steps, concurrency?} (inside: {{item}}, {{index}}; result: per item, its steps\' results), workflow {workflow_id, input?} (runs another of your workflows as a child execution, depth at most 5), code {code, input?, cpu_ms?, retry?} (`code` is the body of an async JavaScript function of `input` — the substituted `input`, by default {input, steps, variables} — that returns a JSON value; no network and nothing of the hub, a CPU budget of cpu_ms (default 200, at most 2000), 64 MiB of memory, 5 s wall clock; result {value, logs}: the returned value and the first 100 console.log lines). tool, llm, code and agent steps take on_error: fail (default) | continue | {steps: [...]}: once its attempts are spent, a failed step fails the run, or is recorded and the run goes on (continue), or its handler steps run and then the run goes on; later steps read {{steps.<id>.status}} (succeeded, failed, skipped) and {{steps.<id>.error.message}}; the run ends succeeded with errors_handled counting those failures. Handler steps have ids unique across the workflow and may not have handler steps of their own.',
 });
-
-export const NOTIFY_EVENTS = ["execution.succeeded", "execution.failed"] as const;
-export const MAX_WORKFLOW_CONCURRENCY = 100;
-
-export const SettingsSchema = z
-  .object({
-    retry: RetryPolicySchema.optional(),
-    concurrency: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_WORKFLOW_CONCURRENCY)
-      .optional()
-      .openapi({ description: "At most this many of the workflow's executions run at once; the others wait their turn, queued." }),
-    on_failure: z
-      .object({ workflow_id: z.number().int().positive() })
-      .strict()
-      .optional()
-      .openapi({ description: "An error workflow: run with `{execution, error}` when an execution of this one fails." }),
-    notify: z
-      .object({
-        url: z
-          .string()
-          .url()
-          .max(2000)
-          .refine((url) => /^https?:\/\//i.test(url), "Use an http or https URL."),
-        events: z
-          .array(z.enum(NOTIFY_EVENTS))
-          .min(1)
-          .default([...NOTIFY_EVENTS]),
-      })
-      .strict()
-      .optional()
-      .openapi({
-        description:
-          'Signed POSTs of finished executions to `url` (X-Hub-Timestamp, X-Hub-Signature: sha256=<HMAC of "<timestamp>.<body>"> with the workflow\'s `notify_secret`, shown once when notify is first set), retried with backoff.',
-      }),
-    strict_placeholders: z.boolean().optional().openapi({
-      description:
-        "Whether a placeholder with no value and no `| default:` fails its step (true, the default) or is left as written (false: how workflows saved before placeholders were strict keep running; they were given `false`).",
-    }),
-    retention_days: z.number().int().min(0).max(3650).optional().openapi({
-      description:
-        "Days this workflow's finished runs are kept (with their step records), instead of the deployment's EXECUTION_RETENTION_DAYS; 0 deletes them at the next sweep (within minutes).",
-    }),
-    debounce: DebounceSchema.optional(),
-    concurrency_key: ConcurrencyKeySchema.optional(),
-    rate_limit: RateLimitSchema.optional(),
-  })
-  .strict()
-  .refine((settings) => !settings.concurrency_key || settings.concurrency, {
-    message: "concurrency_key counts runs against concurrency: set concurrency too.",
-    path: ["concurrency_key"],
-  })
-  .openapi("WorkflowSettings");
-export type WorkflowSettings = z.infer<typeof SettingsSchema>;
 
 /**
  * Parses and checks a step list: shapes, unique ids across nested branches, tools that exist,

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, expectProblem, json, newApiKey, newUser } from "../helpers/api";
+import { connectModel, newScenario, openai, script } from "../conversations/helpers";
 
 const testStep = (key: string, body: unknown) => call("/v1/workflows/test-step", { token: key, json: body });
 
@@ -90,6 +91,20 @@ describe("POST /v1/workflows/test-step", () => {
     const missing = await ok(key, { step: { id: "m", type: "set", values: { x: "{{input.nothing}}" } } });
     expect(missing).toMatchObject({ status: "failed" });
     expect(missing.error).toContain("input.nothing");
+  });
+
+  it("runs an agent step, and what its model requests spent is in the ledger like a run's", async () => {
+    const { key } = await newApiKey(await newUser());
+    const scenario = newScenario("trialagent");
+    await connectModel(key, scenario);
+    await script(scenario, [
+      openai.toolCalls([{ id: "call_sum", name: "math_evaluate", args: { expression: "40 + 2" } }], { prompt_tokens: 30, completion_tokens: 5 }),
+      openai.text("It is 42.", { prompt_tokens: 50, completion_tokens: 7 }),
+    ]);
+    const answer = await ok(key, { step: { id: "think", type: "agent", prompt: "Add 40 and 2.", provider: "openai", tools: ["math_evaluate"] } });
+    expect(answer).toMatchObject({ status: "succeeded", result: { text: "It is 42.", steps: 2 } });
+    const usage = await json(await call("/v1/usage?group_by=model", { token: key }));
+    expect(usage.data).toEqual([expect.objectContaining({ input_tokens: 80, output_tokens: 12, model_calls: 2 })]);
   });
 
   it("refuses an invalid step with 422 naming the field", async () => {

@@ -14,8 +14,9 @@ import { renderWorkflow } from "./workflow-render";
 const MAX_STEP_ID = 100;
 
 /**
- * "Run this step" on a workflow's page: one code step of the steps as typed in the editor, run by
- * the same service as `POST /v1/workflows/test-step` (same sandbox, limits and tool-call charge).
+ * "Run this step" on a workflow's page: one step of the steps as typed in the editor (a code step
+ * when only one is named), run by the same service as `POST /v1/workflows/test-step` (same
+ * sandbox, limits and tool-call charge).
  * The page comes back with the editor as it was typed and the outcome under the button; the
  * workflow is not saved. Only the person's own workflow's page can do this.
  */
