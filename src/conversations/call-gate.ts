@@ -23,6 +23,8 @@ export interface GateScope {
   origin?: string;
   /** Told of each approval as it is asked for (the conversation streams `approval_requested`). */
   requested(approval: ApprovalView): void;
+  /** Set where no one can be asked (a step test): why a call a policy asks about is refused instead. */
+  noAsking?: string;
 }
 
 /** Longer than any catalog tool's name (platform, MCP and custom names stay within 64). */
@@ -55,6 +57,7 @@ export function callGate(ctx: ServiceContext, catalog: ToolInfo[], scope: GateSc
       if (decision.action === "allow") return { kind: "allow" };
       const rule = decision.rule!;
       if (decision.action === "deny") return { kind: "deny", reason: `Refused by policy (${ruleName(rule)}): the call was not run.` };
+      if (scope.noAsking) return { kind: "deny", reason: `Not run: ${ruleName(rule)} asks a person first, and ${scope.noAsking}.` };
       try {
         await prepareToolCall(ctx, call.name, call.arguments, { charge: false });
       } catch (error) {

@@ -4,7 +4,7 @@ import type { Execution, ExecutionStep } from "../db/schema";
 import { randomToken } from "../lib/crypto";
 import { substitute } from "../lib/template";
 import type { Step } from "../workflows/steps";
-import type { StepState } from "./checkpoints";
+import { Checkpoints, type StepState } from "./checkpoints";
 import { Scope, StepEvaluationFailed } from "./scope";
 import { STEP_HANDLERS } from "./steps";
 import type { CheckpointOptions, StepHandler, StepRun } from "./steps/types";
@@ -38,7 +38,9 @@ export interface TrialContext {
 export class StepTrial implements StepRun {
   readonly execution: Execution;
   readonly root: Scope;
-  private readonly records = new Map<string, ExecutionStep>();
+  readonly trial = true;
+  /** The trial's step records, kept in memory only (never taken for a write). */
+  private readonly records: Checkpoints;
   private readonly deadline = AbortSignal.timeout(TRIAL_MS);
   /** A per-user limit or a governor held a call back: the caller hears it as a 429, not as a wait. */
   private rateLimited?: HubError;
@@ -73,6 +75,7 @@ export class StepTrial implements StepRun {
       execution: { id: this.execution.id, started_at: now.toISOString(), workflow_version: 0 },
     };
     this.root = new Scope(context, results, null);
+    this.records = new Checkpoints(this.execution.id, new Map(), 0, Number.POSITIVE_INFINITY);
   }
 
   /** Runs `step` once in the trial's context; throws TrialPaused or TrialFailed when it did not succeed. */
@@ -130,26 +133,7 @@ export class StepTrial implements StepRun {
     // The step's own writes (an agent step's ledger rows) are made at once: a trial writes no records, but what it spends counts.
     const [first, ...rest] = options.alongside ?? [];
     if (first) await this.ctx.db.batch([first, ...rest]);
-    const key = scope.key(step);
-    const before = this.records.get(key);
-    this.records.set(key, {
-      executionId: this.execution.id,
-      stepKey: key,
-      stepId: step.id,
-      type: step.type,
-      status: state.status,
-      attempts: state.attempts,
-      result: state.result ?? null,
-      errorMessage: state.error ?? null,
-      resumeAt: state.resumeAt ?? null,
-      position: before?.position ?? this.records.size,
-      startedAt: state.startedAt ?? before?.startedAt ?? new Date(),
-      finishedAt: null,
-      tokensUsed: state.tokensUsed ?? before?.tokensUsed ?? 0,
-      logs: state.logs ?? null,
-      usage: state.usage ?? before?.usage ?? null,
-      errorCode: state.errorCode ?? null,
-    });
+    this.records.record(step, scope.key(step), state);
   }
 
   async pause(resumeAt: number): Promise<never> {

@@ -105,6 +105,15 @@ describe("POST /v1/workflows/test-step", () => {
     expect(answer).toMatchObject({ status: "succeeded", result: { text: "It is 42.", steps: 2 } });
     const usage = await json(await call("/v1/usage?group_by=model", { token: key }));
     expect(usage.data).toEqual([expect.objectContaining({ input_tokens: 80, output_tokens: 12, model_calls: 2 })]);
+
+    // A call a policy holds for a person is refused in a step test (no one would ever decide it), and no approval is left.
+    await script(scenario, [openai.toolCalls([{ id: "call_ask", name: "math_evaluate", args: { expression: "1 + 1" } }]), openai.text("Could not.")]);
+    const held = await ok(key, {
+      step: { id: "ask", type: "agent", prompt: "Add.", provider: "openai", tools: ["math_evaluate"], tool_policies: [{ tool: "math_evaluate", action: "ask" }] },
+    });
+    expect(held).toMatchObject({ status: "succeeded", result: { text: "Could not.", tool_calls: [{ name: "math_evaluate", success: false }] } });
+    expect(held.result.tool_calls[0].error).toContain("asks a person first, and a step test does not wait for one");
+    expect((await json(await call("/v1/approvals", { token: key }))).data).toEqual([]);
   });
 
   it("refuses an invalid step with 422 naming the field", async () => {

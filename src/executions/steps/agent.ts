@@ -83,7 +83,15 @@ export const runAgent: StepHandler<"agent"> = async (run, step, scope, done) => 
       agent: config.settings,
       source: `workflow:${workflowId}`,
       memory: config.memory && agentId ? { agentId, executionId } : undefined,
-      approvals: { executionId, stepId: step.id, agentId, ...config.approvals, requested: () => undefined },
+      approvals: {
+        executionId,
+        stepId: step.id,
+        agentId,
+        ...config.approvals,
+        requested: () => undefined,
+        // A step test answers at once: a call a policy would hold for a person is refused instead.
+        ...(run.trial ? { noAsking: "a step test does not wait for one" } : {}),
+      },
       keyOf: (call) => keyOf(call.id),
     }),
   );

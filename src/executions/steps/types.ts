@@ -18,6 +18,8 @@ export interface CheckpointOptions {
 export interface StepRun {
   readonly ctx: ServiceContext;
   readonly execution: Execution;
+  /** A step tried on its own (POST /v1/workflows/test-step): nothing waits for a person. */
+  readonly trial?: boolean;
   /** The step's record as this runner knows it (read at lease time, or recorded since). */
   recorded(key: string): ExecutionStep | undefined;
   /** Evaluates templates or a condition; bad data fails the step with the reason. */
