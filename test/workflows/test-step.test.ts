@@ -109,7 +109,14 @@ describe("POST /v1/workflows/test-step", () => {
     // A call a policy holds for a person is refused in a step test (no one would ever decide it), and no approval is left.
     await script(scenario, [openai.toolCalls([{ id: "call_ask", name: "math_evaluate", args: { expression: "1 + 1" } }]), openai.text("Could not.")]);
     const held = await ok(key, {
-      step: { id: "ask", type: "agent", prompt: "Add.", provider: "openai", tools: ["math_evaluate"], tool_policies: [{ tool: "math_evaluate", action: "ask" }] },
+      step: {
+        id: "ask",
+        type: "agent",
+        prompt: "Add.",
+        provider: "openai",
+        tools: ["math_evaluate"],
+        tool_policies: [{ tool: "math_evaluate", action: "ask" }],
+      },
     });
     expect(held).toMatchObject({ status: "succeeded", result: { text: "Could not.", tool_calls: [{ name: "math_evaluate", success: false }] } });
     expect(held.result.tool_calls[0].error).toContain("asks a person first, and a step test does not wait for one");
