@@ -138,7 +138,7 @@ describe("the live stream", () => {
     // Its place is free again.
     const open = await runInDurableObject(
       stubOf(id),
-      async (instance: DurableObject) => (instance as unknown as { listeners: Map<unknown, unknown> }).listeners.size,
+      async (instance: DurableObject) => (instance as unknown as { clients: { size: number } }).clients.size,
     );
     expect(open).toBe(0);
   });
