@@ -136,10 +136,7 @@ describe("the live stream", () => {
     const end = await Promise.race([ended, scheduler.wait(2_000).then(() => "still open")]);
     expect(end).toContain("event: ready");
     // Its place is free again.
-    const open = await runInDurableObject(
-      stubOf(id),
-      async (instance: DurableObject) => (instance as unknown as { clients: { size: number } }).clients.size,
-    );
+    const open = await runInDurableObject(stubOf(id), async (instance: DurableObject) => (instance as unknown as { clients: { size: number } }).clients.size);
     expect(open).toBe(0);
   });
 
