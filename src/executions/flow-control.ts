@@ -1,9 +1,8 @@
-import { and, eq } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
-import { agentEvents, workflows, type Execution, type Workflow } from "../db/schema";
+import { agentEvents, type Execution } from "../db/schema";
 import { randomToken } from "../lib/crypto";
-import { copyOfWorkflow } from "../workflows/cached";
+import { ownWorkflowCopy } from "../workflows/cached";
 import type { RateLimitSettings } from "../workflows/flow-control-settings";
 import type { WorkflowSettings } from "../workflows/steps";
 import { debounceStart } from "./debounce";
@@ -68,7 +67,7 @@ export async function startUnderFlowControl(
   run: RunRequest,
   options: { idempotency?: IdempotencyKey; also?: StartAlongside } = {},
 ): Promise<ControlledStart | undefined> {
-  const copy = typeof workflow === "number" ? await workflowCopy(ctx, workflow) : workflow;
+  const copy = typeof workflow === "number" ? await ownWorkflowCopy(ctx, workflow) : workflow;
   if (!copy) return undefined;
   const settings = copy.settings as WorkflowSettings;
   if (!isControlled(settings, run)) return undefined;
@@ -99,18 +98,6 @@ export async function startUnderFlowControl(
   const { execution, replayed } = await insertExecution(ctx, copy, { ...run, notBefore: new Date(at) }, undefined, options.idempotency, options.also);
   if (!replayed) await enqueueExecution(ctx.bindings.WORKFLOW_RUNS, execution.id, (at - Date.now()) / 1000);
   return { execution, replayed };
-}
-
-/** The workflow as this isolate last read it (see cached.ts), to see whether its starts are controlled. */
-function workflowCopy(ctx: ServiceContext, workflowId: number): Promise<Workflow | null> {
-  return copyOfWorkflow(ctx, workflowId, async () => {
-    const row = await ctx.db
-      .select()
-      .from(workflows)
-      .where(and(eq(workflows.id, workflowId), eq(workflows.userId, ctx.user.id)))
-      .get();
-    return row ?? null;
-  });
 }
 
 /** The agent's events-log entry of a skipped start (the triggers' log, GET /v1/agents/{id}/events). */

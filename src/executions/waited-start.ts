@@ -1,7 +1,5 @@
 import type { ServiceContext } from "../core/context";
-import { and, eq } from "drizzle-orm";
-import { workflows } from "../db/schema";
-import { copyOfWorkflow, forgetCachedWorkflows } from "../workflows/cached";
+import { forgetCachedWorkflows, ownWorkflowCopy } from "../workflows/cached";
 import { type RunRequest, executionFrom, newRunValues, quotaExceeded, startStatements } from "./start";
 import type { StartedRun } from "./start-and-run";
 import { runAndWait } from "./run-now";
@@ -23,14 +21,7 @@ import { DeferredStart, StartOverQuota, StartRefused } from "./deferred-start";
  * only after that write, so no side effect happens for a run that does not exist.
  */
 export async function runWithDeferredStart(ctx: ServiceContext, workflowId: number, run: RunRequest, waitSeconds: number): Promise<StartedRun | undefined> {
-  const copy = await copyOfWorkflow(ctx, workflowId, async () => {
-    const row = await ctx.db
-      .select()
-      .from(workflows)
-      .where(and(eq(workflows.id, workflowId), eq(workflows.userId, ctx.user.id)))
-      .get();
-    return row ?? null;
-  });
+  const copy = await ownWorkflowCopy(ctx, workflowId);
   // Not there, or not runnable now: the usual start says why. A workflow with a concurrency limit
   // queues its runs, so it has nothing to gain here.
   if (!copy || copy.status === "paused" || copy.status === "archived" || (copy.settings as WorkflowSettings).concurrency) return undefined;

@@ -1,6 +1,7 @@
 import type { ServiceContext } from "../core/context";
 import { IsolateCache } from "../core/isolate-cache";
-import type { Workflow } from "../db/schema";
+import { and, eq } from "drizzle-orm";
+import { type Workflow, workflows } from "../db/schema";
 
 /**
  * Workflows as this isolate last read them, kept like an account record (IsolateCache: fresh 5 s,
@@ -41,6 +42,18 @@ export function copyOfWorkflow(ctx: ServiceContext, id: number, load: () => Prom
 }
 
 /** Forgets an owner's cached pages and copies: call after any write to their workflows. */
+/** The caller's own workflow `id` as this isolate last read it (null: not theirs, or gone). */
+export function ownWorkflowCopy(ctx: ServiceContext, id: number): Promise<Workflow | null> {
+  return copyOfWorkflow(ctx, id, async () => {
+    const row = await ctx.db
+      .select()
+      .from(workflows)
+      .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
+      .get();
+    return row ?? null;
+  });
+}
+
 export function forgetCachedWorkflows(userId: number) {
   const prefix = `${userId}:`;
   firstPages.forget((key) => key.startsWith(prefix));
