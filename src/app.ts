@@ -45,6 +45,7 @@ import { budgetRoutes } from "./usage/budget.routes";
 import { alertRoutes } from "./alerts/alerts.routes";
 import { templateRoutes } from "./templates/templates.routes";
 import { traceRoutes } from "./traces/traces.routes";
+import { workspaceRoutes } from "./workspaces/workspaces.routes";
 import { agentWebhooks, describeAgentWebhook } from "./agents/webhooks";
 import { dashboardPages } from "./dashboard/account/account.routes";
 import { appsPages } from "./dashboard/account/apps.routes";
@@ -114,7 +115,7 @@ export function createApp() {
     "*",
     cors({
       origin: "*",
-      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", "Prefer", "Idempotency-Key"],
+      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", "Prefer", "Idempotency-Key", "Hub-Workspace"],
       exposeHeaders: ["X-Request-Id", "RateLimit", "RateLimit-Policy", "Retry-After", "Preference-Applied", "Idempotent-Replayed"],
       maxAge: 600,
     }),
@@ -140,6 +141,7 @@ export function createApp() {
   authed.route("/", oauthAppRoutes);
   authed.route("/", authorizationRoutes);
   authed.route("/", meRoutes);
+  authed.route("/", workspaceRoutes);
   authed.route("/", connectionRoutes);
   authed.route("/", customPlatformRoutes);
   authed.route("/", toolRoutes);

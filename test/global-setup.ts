@@ -16,6 +16,17 @@ const root = path.resolve(import.meta.dirname, "..");
  * Ports come from vitest.config.ts through the environment.
  */
 export default async function setup() {
+  // Both Workers projects name this file; the servers start once, and stop after the last.
+  const shared = globalThis as { hubFakes?: { users: number; started: Promise<() => Promise<void>> } };
+  shared.hubFakes ??= { users: 0, started: startAll() };
+  shared.hubFakes.users++;
+  const stop = await shared.hubFakes.started;
+  return async () => {
+    if (--shared.hubFakes!.users === 0) await stop();
+  };
+}
+
+async function startAll() {
   const fake = await startPlatformFake(Number(process.env.TEST_FAKE_PORT));
   const limited = await startRateLimitedApi(Number(process.env.TEST_RATE_LIMITED_PORT));
   const oauthProvider = await startOAuthProvider(Number(process.env.TEST_OAUTH_PORT));

@@ -110,7 +110,7 @@ export async function listAgentEvents(ctx: ServiceContext, agentId: string, page
   const agent = await ctx.db
     .select({ id: agents.id })
     .from(agents)
-    .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.user.id)))
+    .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.workspace.id)))
     .get();
   if (!agent) throw notFound("Agent");
   const after = decodeCursor(page.cursor, EventCursor);

@@ -36,7 +36,7 @@ export async function deployAgent(
   const workflow = await getOwnedWorkflow(ctx, input.workflowId);
   await checkAgentConfig(ctx, input.config);
   const maxAgents = ctx.config.quotas.agentsPerUser;
-  const held = eq(agents.userId, ctx.user.id);
+  const held = eq(agents.userId, ctx.workspace.id);
   const full = () => new HubError("quota_exceeded", `An account can hold at most ${maxAgents} agents; delete one first.`);
   if ((await ctx.db.$count(agents, held)) >= maxAgents) throw full();
   const id = crypto.randomUUID();
@@ -46,7 +46,7 @@ export async function deployAgent(
     .insert(agents)
     .values({
       id,
-      userId: ctx.user.id,
+      userId: ctx.workspace.id,
       workflowId: workflow.id,
       triggerType: workflow.triggerType,
       config: input.config,
@@ -84,7 +84,7 @@ export async function presentOwnedAgent(ctx: ServiceContext, id: string, origin:
     .select({ agent: agents, workflowName: workflows.name, triggerConfig: workflows.triggerConfig })
     .from(agents)
     .innerJoin(workflows, eq(workflows.id, agents.workflowId))
-    .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
+    .where(and(eq(agents.id, id), eq(agents.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Agent");
   const shown = presentAgent(row.agent, row.workflowName, row.triggerConfig, origin);
@@ -95,7 +95,7 @@ export async function getOwnedAgent(ctx: ServiceContext, id: string): Promise<Ag
   const row = await ctx.db
     .select()
     .from(agents)
-    .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
+    .where(and(eq(agents.id, id), eq(agents.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Agent");
   return row;
@@ -111,7 +111,7 @@ export async function updateAgentConfig(ctx: ServiceContext, id: string, config:
   const [row] = await ctx.db
     .update(agents)
     .set({ config, updatedAt: new Date() })
-    .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
+    .where(and(eq(agents.id, id), eq(agents.userId, ctx.workspace.id)))
     .returning();
   if (!row) throw notFound("Agent");
   return row;
@@ -122,7 +122,7 @@ export async function setAgentStatus(ctx: ServiceContext, id: string, status: Ag
   const [row] = await ctx.db
     .update(agents)
     .set({ status, updatedAt: new Date() })
-    .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
+    .where(and(eq(agents.id, id), eq(agents.userId, ctx.workspace.id)))
     .returning();
   if (!row) throw notFound("Agent");
   const scheduled = row.schedule ? await armSchedule(ctx, row, row.schedule as ScheduleConfig, row.triggerType) : row;
@@ -176,7 +176,7 @@ export async function runAgentNow(ctx: ServiceContext, id: string, input: Record
 async function deleteAgent(ctx: ServiceContext, id: string): Promise<void> {
   const deleted = await ctx.db
     .delete(agents)
-    .where(and(eq(agents.id, id), eq(agents.userId, ctx.user.id)))
+    .where(and(eq(agents.id, id), eq(agents.userId, ctx.workspace.id)))
     .returning({ id: agents.id });
   if (deleted.length === 0) throw notFound("Agent");
 }
@@ -186,7 +186,7 @@ export function listAgents(ctx: ServiceContext) {
     .select({ agent: agents, workflowName: workflows.name, triggerConfig: workflows.triggerConfig })
     .from(agents)
     .innerJoin(workflows, eq(workflows.id, agents.workflowId))
-    .where(eq(agents.userId, ctx.user.id))
+    .where(eq(agents.userId, ctx.workspace.id))
     .orderBy(desc(agents.createdAt))
     .limit(500)
     .all();
@@ -236,5 +236,5 @@ export async function setProviderSecret(ctx: ServiceContext, id: string, secret:
   await ctx.db
     .update(agents)
     .set({ providerSecret: sealed, updatedAt: new Date() })
-    .where(and(eq(agents.id, agent.id), eq(agents.userId, ctx.user.id)));
+    .where(and(eq(agents.id, agent.id), eq(agents.userId, ctx.workspace.id)));
 }

@@ -24,7 +24,7 @@ export async function triggerShapedInput(ctx: ServiceContext, agentId: string, s
     .select({ type: workflows.triggerType, config: workflows.triggerConfig })
     .from(agents)
     .innerJoin(workflows, eq(workflows.id, agents.workflowId))
-    .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.user.id)))
+    .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Agent");
   if (standIn.event !== undefined) {

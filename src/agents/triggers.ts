@@ -49,7 +49,7 @@ export async function rearmWorkflowAgents(ctx: ServiceContext, workflow: Workflo
   const held = await ctx.db
     .select()
     .from(agents)
-    .where(and(eq(agents.workflowId, workflow.id), eq(agents.userId, ctx.user.id)))
+    .where(and(eq(agents.workflowId, workflow.id), eq(agents.userId, ctx.workspace.id)))
     .all();
   const schedule = scheduleOf(workflow.triggerType, workflow.triggerConfig);
   for (const agent of held) await armPolling(ctx, await armSchedule(ctx, agent, schedule, workflow.triggerType), workflow);

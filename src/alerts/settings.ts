@@ -12,7 +12,7 @@ export const signingSecretContext = (userId: number) => `alerts:${userId}:signin
 
 /** The account's alerts with each channel's delivery state; never the signing secret. */
 export async function readAlerts(ctx: ServiceContext): Promise<AlertsView> {
-  const settings = await ctx.db.select().from(alertSettings).where(eq(alertSettings.userId, ctx.user.id)).get();
+  const settings = await ctx.db.select().from(alertSettings).where(eq(alertSettings.userId, ctx.workspace.id)).get();
   if (!settings) return { on: [], notify: [], min_interval_seconds: DEFAULT_MIN_INTERVAL_SECONDS, delivery: [] };
   const channels = await ctx.db
     .select({
@@ -22,7 +22,7 @@ export async function readAlerts(ctx: ServiceContext): Promise<AlertsView> {
       pending: sql<number>`(select count(*) from alert_events e where e.user_id = ${alertChannels.userId} and e.id > ${alertChannels.sentThrough})`,
     })
     .from(alertChannels)
-    .where(eq(alertChannels.userId, ctx.user.id))
+    .where(eq(alertChannels.userId, ctx.workspace.id))
     .orderBy(asc(alertChannels.position))
     .all();
   return {
@@ -52,7 +52,7 @@ export async function writeAlerts(ctx: ServiceContext, change: AlertsChange): Pr
   const errors = problems.flatMap((message, i) => (message ? [{ location: "body", field: `notify.${i}`, message } satisfies FieldError] : []));
   if (errors.length) throw validationFailed(errors, "notify names channels that cannot work.");
 
-  const userId = ctx.user.id;
+  const userId = ctx.workspace.id;
   const [current, before, last] = await Promise.all([
     ctx.db.select().from(alertSettings).where(eq(alertSettings.userId, userId)).get(),
     ctx.db.select().from(alertChannels).where(eq(alertChannels.userId, userId)).all(),
@@ -93,7 +93,7 @@ export async function writeAlerts(ctx: ServiceContext, change: AlertsChange): Pr
 
 /** Turns alerts off and forgets them: settings, channels, what was waiting and the signing secret. */
 export async function deleteAlerts(ctx: ServiceContext): Promise<void> {
-  const userId = ctx.user.id;
+  const userId = ctx.workspace.id;
   await ctx.db.batch([
     ctx.db.delete(alertChannels).where(eq(alertChannels.userId, userId)),
     ctx.db.delete(alertEvents).where(eq(alertEvents.userId, userId)),

@@ -36,7 +36,7 @@ export async function requestApproval(ctx: ServiceContext, request: ApprovalRequ
     .insert(approvals)
     .values({
       id: `apr_${randomToken(12)}`,
-      userId: ctx.user.id,
+      userId: ctx.workspace.id,
       tool: request.tool,
       arguments: request.arguments,
       effect: request.effect,
@@ -61,7 +61,7 @@ export async function attachMessage(ctx: ServiceContext, ids: string[], messageI
   await ctx.db
     .update(approvals)
     .set({ messageId })
-    .where(and(eq(approvals.userId, ctx.user.id), sql`${approvals.id} in ${ids}`));
+    .where(and(eq(approvals.userId, ctx.workspace.id), sql`${approvals.id} in ${ids}`));
 }
 
 export async function getApproval(ctx: ServiceContext, id: string): Promise<ApprovalView> {
@@ -74,7 +74,7 @@ export async function approvalsByIds(ctx: ServiceContext, ids: string[]): Promis
   const rows = await ctx.db
     .select()
     .from(approvals)
-    .where(and(eq(approvals.userId, ctx.user.id), sql`${approvals.id} in ${ids}`));
+    .where(and(eq(approvals.userId, ctx.workspace.id), sql`${approvals.id} in ${ids}`));
   const byId = new Map(rows.map((row) => [row.id, presentApproval(row)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
@@ -101,7 +101,7 @@ export async function listApprovals(
     .from(approvals)
     .where(
       and(
-        eq(approvals.userId, ctx.user.id),
+        eq(approvals.userId, ctx.workspace.id),
         byStatus,
         after ? or(lt(approvals.requestedAt, new Date(after.t)), and(eq(approvals.requestedAt, new Date(after.t)), lt(approvals.id, after.id))) : undefined,
       ),
@@ -154,7 +154,7 @@ export async function decideApproval(ctx: ServiceContext, id: string, decision: 
       // The email link dies with the approval.
       linkTokenHash: null,
     })
-    .where(and(eq(approvals.id, id), eq(approvals.userId, ctx.user.id), eq(approvals.status, "pending"), sql`${approvals.expiresAt} > ${now.getTime()}`))
+    .where(and(eq(approvals.id, id), eq(approvals.userId, ctx.workspace.id), eq(approvals.status, "pending"), sql`${approvals.expiresAt} > ${now.getTime()}`))
     .returning();
   if (!decided) refuseIfDecided(await ownedRow(ctx, id), true);
   return settled(ctx, decided!);
@@ -171,7 +171,7 @@ export async function expireDue(ctx: ServiceContext, scope: { conversationId?: n
     .set({ status: "expired", decidedAt: sql`${approvals.expiresAt}`, linkTokenHash: null, note: "Expired before anyone decided." })
     .where(
       and(
-        eq(approvals.userId, ctx.user.id),
+        eq(approvals.userId, ctx.workspace.id),
         eq(approvals.status, "pending"),
         lte(approvals.expiresAt, now),
         scope.conversationId !== undefined ? eq(approvals.conversationId, scope.conversationId) : undefined,
@@ -190,7 +190,7 @@ export async function withdrawApprovals(ctx: ServiceContext, ids: string[], note
   const rows = await ctx.db
     .update(approvals)
     .set({ status: "denied", decidedAt: new Date(), note, linkTokenHash: null })
-    .where(and(eq(approvals.userId, ctx.user.id), eq(approvals.status, "pending"), sql`${approvals.id} in ${ids}`))
+    .where(and(eq(approvals.userId, ctx.workspace.id), eq(approvals.status, "pending"), sql`${approvals.id} in ${ids}`))
     .returning();
   for (const row of rows) if (row.notify.length > 0) ctx.waitUntil(settleAnnouncements(ctx, row));
 }
@@ -207,7 +207,7 @@ async function ownedRow(ctx: ServiceContext, id: string): Promise<Approval> {
   const row = await ctx.db
     .select()
     .from(approvals)
-    .where(and(eq(approvals.id, id), eq(approvals.userId, ctx.user.id)))
+    .where(and(eq(approvals.id, id), eq(approvals.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Approval");
   return row;

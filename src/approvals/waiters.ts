@@ -19,7 +19,7 @@ interface ApprovalWaiter {
  * stored, and the waiter looks again when it wakes (the conversation's alarm or next start, the
  * run's own resume time, the sweep).
  */
-export async function wakeWaiter(ctx: Pick<ServiceContext, "bindings" | "db" | "user">, approval: ApprovalView): Promise<void> {
+export async function wakeWaiter(ctx: Pick<ServiceContext, "bindings" | "db" | "workspace">, approval: ApprovalView): Promise<void> {
   try {
     if (approval.conversation_id !== undefined) {
       const namespace = ctx.bindings.CONVERSATIONS;
@@ -31,7 +31,7 @@ export async function wakeWaiter(ctx: Pick<ServiceContext, "bindings" | "db" | "
       const [queued] = await ctx.db
         .update(executions)
         .set({ status: "queued", leaseUntil: null, updatedAt: new Date() })
-        .where(and(eq(executions.id, approval.execution_id), eq(executions.userId, ctx.user.id), eq(executions.status, "waiting")))
+        .where(and(eq(executions.id, approval.execution_id), eq(executions.userId, ctx.workspace.id), eq(executions.status, "waiting")))
         .returning({ id: executions.id });
       if (queued) await ctx.bindings.WORKFLOW_RUNS.send({ kind: "execution", execution_id: queued.id } satisfies ExecutionMessage);
     }

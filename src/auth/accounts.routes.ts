@@ -55,14 +55,18 @@ const login = createRoute({
   },
 });
 
-const logout = authedRoute("data:read", {
-  method: "post",
-  path: "/auth/logout",
-  tags: ["Authentication"],
-  summary: "Sign out",
-  description: "Revokes the session or OAuth grant of the calling token, with all its access and refresh tokens.",
-  responses: { 204: { description: "Signed out" }, 400: problem("The credential is an API key; revoke it instead.") },
-});
+const logout = authedRoute(
+  "data:read",
+  {
+    method: "post",
+    path: "/auth/logout",
+    tags: ["Authentication"],
+    summary: "Sign out",
+    description: "Revokes the session or OAuth grant of the calling token, with all its access and refresh tokens.",
+    responses: { 204: { description: "Signed out" }, 400: problem("The credential is an API key; revoke it instead.") },
+  },
+  { role: "person" },
+);
 
 export const publicAccountRoutes = createRouter()
   .openapi(register, async (c) => {

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Config } from "../core/config";
 import type { Runtime } from "../core/context";
 import type { Db } from "../db/client";
@@ -59,7 +59,12 @@ export async function signIn(runtime: SignInRuntime, input: { email: string; pas
 
 /** Checks an email and password; unknown emails cost the same time as wrong passwords. */
 async function checkPassword(db: Db, email: string, password: string): Promise<User | undefined> {
-  const user = await db.select().from(users).where(eq(users.email, email)).get();
+  // A workspace is an account nobody signs in to.
+  const user = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.email, email), eq(users.kind, "person")))
+    .get();
   if (!user) {
     await burnPasswordCheck(password);
     return undefined;

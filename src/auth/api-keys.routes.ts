@@ -12,6 +12,11 @@ const ApiKeySchema = z
     mode: z.enum(["live", "test"]).openapi({ description: "live keys work against production, test keys against sandbox." }),
     prefix: z.string().openapi({ example: "ahk_test_AbC123", description: "The first characters of the key, to recognise it." }),
     scopes: z.array(ScopeSchema),
+    workspace_id: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The one workspace the key acts in; null: any the person belongs to (Hub-Workspace header), else the personal one." }),
     created_at: Timestamp,
     last_used_at: Timestamp.nullable(),
     expires_at: Timestamp.nullable(),
@@ -41,6 +46,12 @@ const createKey = authedRoute(
                 name: z.string().trim().min(1).max(100),
                 scopes: z.array(ScopeSchema).min(1).optional(),
                 expires_at: z.iso.datetime({ offset: true }).optional().openapi({ description: "When the key stops working." }),
+                workspace_id: z
+                  .number()
+                  .int()
+                  .positive()
+                  .optional()
+                  .openapi({ description: "Bind the key to this workspace (the caller must belong to it, else 404): it then acts only there." }),
               })
               .strict(),
           },
@@ -49,7 +60,7 @@ const createKey = authedRoute(
     },
     responses: { 201: { description: "Created", content: { "application/json": { schema: CreatedApiKeySchema } } }, ...conflictError },
   },
-  { firstPartyOnly: true },
+  { firstPartyOnly: true, role: "person" },
 );
 
 const listKeys = authedRoute(
@@ -63,7 +74,7 @@ const listKeys = authedRoute(
     request: { query: PageQuery },
     responses: { 200: { description: "Keys", content: { "application/json": { schema: pageOf(ApiKeySchema) } } } },
   },
-  { firstPartyOnly: true },
+  { firstPartyOnly: true, role: "person" },
 );
 
 const deleteKey = authedRoute(
@@ -77,7 +88,7 @@ const deleteKey = authedRoute(
     request: { params: IntIdParam("id") },
     responses: { 204: { description: "Revoked" }, ...notFoundError },
   },
-  { firstPartyOnly: true },
+  { firstPartyOnly: true, role: "person" },
 );
 
 export const apiKeyRoutes = createRouter()
@@ -87,6 +98,7 @@ export const apiKeyRoutes = createRouter()
       name: body.name,
       scopes: body.scopes as Scope[] | undefined,
       expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+      workspaceId: body.workspace_id ?? null,
     });
     c.header("Cache-Control", "no-store");
     return c.json({ ...presentApiKey(key), key: secret }, 201);

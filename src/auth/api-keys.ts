@@ -1,6 +1,8 @@
 import { forgetApiKey } from "./credential-cache";
 import type { ServiceContext } from "../core/context";
-import { and, desc, eq, isNull, lt } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
+import { auditStatement } from "../workspaces/audit";
+import { memberRole } from "../workspaces/resolve";
 import type { Environment } from "../core/config";
 import type { Db } from "../db/client";
 import { apiKeys, type ApiKey } from "../db/schema";
@@ -32,7 +34,10 @@ export interface CreatedKey {
  * A new key for the caller: its scopes default to, and may not exceed, the calling credential's;
  * its mode follows the deployment (live on production, test elsewhere).
  */
-export async function createApiKey(ctx: ServiceContext, input: { name: string; scopes?: Scope[]; expiresAt?: Date | null }): Promise<CreatedKey> {
+export async function createApiKey(
+  ctx: ServiceContext,
+  input: { name: string; scopes?: Scope[]; expiresAt?: Date | null; workspaceId?: number | null },
+): Promise<CreatedKey> {
   const scopes = input.scopes ?? [...ctx.scopes];
   if (!isSubset(scopes, ctx.scopes)) throw new HubError("insufficient_scope", "A key cannot have scopes the calling credential does not have.");
   if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
@@ -40,26 +45,44 @@ export async function createApiKey(ctx: ServiceContext, input: { name: string; s
       errors: [{ location: "body", field: "expires_at", message: "Must be in the future." }],
     });
   }
+  // A key bound to a workspace acts only there; the person must belong to it.
+  const workspaceId = input.workspaceId ?? null;
+  if (workspaceId !== null && workspaceId !== ctx.actor.id && !(await memberRole(ctx.db, workspaceId, ctx.actor.id))) {
+    throw new HubError("not_found", `Workspace ${workspaceId} not found, or you are not a member of it.`);
+  }
   const mode = modeForEnvironment(ctx.config.environment);
   const { db } = ctx;
-  const held = and(eq(apiKeys.userId, ctx.user.id), isNull(apiKeys.revokedAt))!;
+  const held = and(eq(apiKeys.userId, ctx.actor.id), isNull(apiKeys.revokedAt))!;
   const full = () => new HubError("quota_exceeded", `An account can hold at most ${MAX_KEYS_PER_USER} active API keys; revoke one first.`);
   if ((await db.$count(apiKeys, held)) >= MAX_KEYS_PER_USER) throw full();
   const secret = `${KEY_PREFIX[mode]}${randomToken(32)}`;
+  const keyHash = await hashSecret(secret);
   const insert = db
     .insert(apiKeys)
     .values({
-      userId: ctx.user.id,
+      userId: ctx.actor.id,
       name: input.name,
       mode,
       // Enough to recognise the key in a list, far too little to guess the rest.
       prefix: secret.slice(0, KEY_PREFIX[mode].length + 6),
-      keyHash: await hashSecret(secret),
+      keyHash,
       scopes: formatScopes(scopes),
+      workspaceId,
       expiresAt: input.expiresAt ?? null,
     })
     .returning();
-  const key = await insertWithinQuota<ApiKey>(db, insert, apiKeys, held, MAX_KEYS_PER_USER);
+  const stored = sql`(SELECT ${apiKeys.id} FROM ${apiKeys} WHERE ${apiKeys.keyHash} = ${keyHash})`;
+  const audit = auditStatement(
+    ctx,
+    {
+      workspaceId: workspaceId ?? ctx.actor.id,
+      action: "api_key.created",
+      target: { type: "api_key", id: sql`CAST(${stored} AS TEXT)` },
+      detail: { name: input.name, scopes },
+    },
+    sql`EXISTS ${stored}`,
+  );
+  const key = await insertWithinQuota<ApiKey>(db, insert, apiKeys, held, MAX_KEYS_PER_USER, [audit]);
   if (!key) throw full();
   return { key, secret };
 }
@@ -69,18 +92,31 @@ export function listApiKeys(ctx: ServiceContext, limit: number, beforeId?: numbe
   return ctx.db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.userId, ctx.user.id), isNull(apiKeys.revokedAt), beforeId ? lt(apiKeys.id, beforeId) : undefined))
+    .where(and(eq(apiKeys.userId, ctx.actor.id), isNull(apiKeys.revokedAt), beforeId ? lt(apiKeys.id, beforeId) : undefined))
     .orderBy(desc(apiKeys.id))
     .limit(limit)
     .all();
 }
 
 export async function revokeApiKey(ctx: ServiceContext, id: number): Promise<void> {
-  const revoked = await ctx.db
-    .update(apiKeys)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, ctx.user.id), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
+  const key = await ctx.db
+    .select({ workspaceId: apiKeys.workspaceId, name: apiKeys.name })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, ctx.actor.id), isNull(apiKeys.revokedAt)))
+    .get();
+  if (!key) throw notFound("API key");
+  const [revoked] = await ctx.db.batch([
+    ctx.db
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, ctx.actor.id), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id }),
+    auditStatement(
+      ctx,
+      { workspaceId: key.workspaceId ?? ctx.actor.id, action: "api_key.revoked", target: { type: "api_key", id }, detail: { name: key.name } },
+      sql`changes() = 1`,
+    ),
+  ]);
   if (revoked.length === 0) throw notFound("API key");
   forgetApiKey(id);
 }
@@ -97,6 +133,7 @@ export function presentApiKey(key: ApiKey) {
     mode: key.mode,
     prefix: key.prefix,
     scopes: readScopes(key.scopes),
+    workspace_id: key.workspaceId,
     created_at: key.createdAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
     expires_at: key.expiresAt?.toISOString() ?? null,

@@ -13,6 +13,7 @@ import type { Principal } from "../core/principal";
 import { contextForPrincipal } from "../core/context";
 import { readScopes } from "../core/scopes";
 import { acceptedAudiences, type ResourceDoor } from "./resource";
+import { actingWorkspace, WORKSPACE_HEADER } from "../workspaces/resolve";
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -36,8 +37,9 @@ export const authenticateFor = (door: ResourceDoor) =>
     const principal = keyModeOf(credential)
       ? await principalFromApiKey(c.get("db"), config, credential, waitUntil)
       : await principalFromJwt(c.get("db"), config, credential, acceptedAudiences(config, new URL(c.req.url).origin, door), waitUntil);
+    const workspace = await actingWorkspace(c.get("db"), principal, c.req.header(WORKSPACE_HEADER));
     c.set("principal", principal);
-    c.set("ctx", contextForPrincipal(c.get("runtime"), principal));
+    c.set("ctx", contextForPrincipal(c.get("runtime"), principal, workspace));
     await next();
   });
 
@@ -73,7 +75,7 @@ async function principalFromApiKey(db: Db, config: Config, secret: string, waitU
         .run(),
     );
   }
-  return { userId: key.userId, scopes: readScopes(key.scopes), kind: "api_key", credentialId: `key_${key.id}`, clientId: null };
+  return { userId: key.userId, scopes: readScopes(key.scopes), kind: "api_key", credentialId: `key_${key.id}`, clientId: null, workspaceId: key.workspaceId };
 }
 
 async function principalFromJwt(db: Db, config: Config, token: string, audiences: string[], waitUntil: (work: Promise<unknown>) => void): Promise<Principal> {
@@ -101,5 +103,6 @@ async function principalFromJwt(db: Db, config: Config, token: string, audiences
     kind: row.grant.clientId ? "oauth" : "session",
     credentialId: row.grant.id,
     clientId: row.grant.clientId,
+    workspaceId: null,
   };
 }

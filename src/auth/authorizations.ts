@@ -17,7 +17,7 @@ export interface Authorization {
 /** Live authorization-code grants of the user, one entry per app (the union of their scopes). */
 export async function listAuthorizations(ctx: ServiceContext): Promise<Authorization[]> {
   const live = and(
-    eq(grants.userId, ctx.user.id),
+    eq(grants.userId, ctx.actor.id),
     eq(grants.kind, "authorization_code"),
     isNull(grants.revokedAt),
     isNotNull(grants.clientId),
@@ -77,7 +77,7 @@ export async function revokeAuthorization(ctx: ServiceContext, clientId: string)
     .set({ expiresAt: new Date(now.getTime() - 1) })
     .where(
       and(
-        eq(authorizationCodes.userId, ctx.user.id),
+        eq(authorizationCodes.userId, ctx.actor.id),
         eq(authorizationCodes.clientId, clientId),
         isNull(authorizationCodes.usedAt),
         gt(authorizationCodes.expiresAt, now),
@@ -86,8 +86,8 @@ export async function revokeAuthorization(ctx: ServiceContext, clientId: string)
   const revoked = await ctx.db
     .update(grants)
     .set({ revokedAt: now })
-    .where(and(eq(grants.userId, ctx.user.id), eq(grants.clientId, clientId), eq(grants.kind, "authorization_code"), isNull(grants.revokedAt)))
+    .where(and(eq(grants.userId, ctx.actor.id), eq(grants.clientId, clientId), eq(grants.kind, "authorization_code"), isNull(grants.revokedAt)))
     .returning({ id: grants.id });
-  forgetGrants((grant) => grant.userId === ctx.user.id && grant.clientId === clientId);
+  forgetGrants((grant) => grant.userId === ctx.actor.id && grant.clientId === clientId);
   if (revoked.length === 0) throw notFound("Authorization");
 }

@@ -1,3 +1,4 @@
+import { WORKSPACE_CREDENTIAL } from "../core/context";
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { apiKeys, grants, oauthApps } from "../db/schema";
@@ -30,6 +31,8 @@ export async function credentialRevocation(
 
 async function readCredentialState(db: Db, credentialId: string): Promise<CredentialState> {
   const state = (revoked: string | null, expiresAt: Date | null = null) => ({ revoked, expiresAt: expiresAt?.getTime() ?? null });
+  // Work handed over to its workspace when its member left: it lasts as long as the workspace.
+  if (credentialId === WORKSPACE_CREDENTIAL) return state(null);
   if (credentialId.startsWith("key_")) {
     const id = Number(credentialId.slice(4));
     const key = Number.isInteger(id)

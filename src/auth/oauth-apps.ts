@@ -26,7 +26,7 @@ export async function createOAuthApp(
   if (errors.length) throw new HubError("validation_failed", "A redirect URI is not allowed.", { errors });
   if (!isSubset(input.scopes, ctx.scopes)) throw new HubError("insufficient_scope", "An app cannot be allowed scopes the calling credential does not have.");
   const { db } = ctx;
-  const held = and(eq(oauthApps.userId, ctx.user.id), isNull(oauthApps.revokedAt))!;
+  const held = and(eq(oauthApps.userId, ctx.actor.id), isNull(oauthApps.revokedAt))!;
   const full = () => new HubError("quota_exceeded", `An account can register at most ${MAX_APPS_PER_USER} OAuth apps; delete one first.`);
   if ((await db.$count(oauthApps, held)) >= MAX_APPS_PER_USER) throw full();
   const clientSecret = `ahs_${randomToken(32)}`;
@@ -35,7 +35,7 @@ export async function createOAuthApp(
     .values({
       clientId: `ahc_${randomToken(16)}`,
       clientSecretHash: await hashSecret(clientSecret),
-      userId: ctx.user.id,
+      userId: ctx.actor.id,
       name: input.name,
       redirectUris: [...new Set(input.redirectUris)],
       scopes: formatScopes(input.scopes),
@@ -51,7 +51,7 @@ export const listOAuthApps = (ctx: ServiceContext, limit: number, beforeId?: num
   ctx.db
     .select()
     .from(oauthApps)
-    .where(and(eq(oauthApps.userId, ctx.user.id), isNull(oauthApps.revokedAt), beforeId ? lt(oauthApps.id, beforeId) : undefined))
+    .where(and(eq(oauthApps.userId, ctx.actor.id), isNull(oauthApps.revokedAt), beforeId ? lt(oauthApps.id, beforeId) : undefined))
     .orderBy(desc(oauthApps.id))
     .limit(limit)
     .all();
@@ -61,7 +61,7 @@ export async function deleteOAuthApp(ctx: ServiceContext, clientId: string): Pro
   const deleted = await ctx.db
     .update(oauthApps)
     .set({ revokedAt: new Date() })
-    .where(and(eq(oauthApps.clientId, clientId), eq(oauthApps.userId, ctx.user.id), isNull(oauthApps.revokedAt)))
+    .where(and(eq(oauthApps.clientId, clientId), eq(oauthApps.userId, ctx.actor.id), isNull(oauthApps.revokedAt)))
     .returning({ id: oauthApps.id });
   if (deleted.length === 0) throw notFound("OAuth app");
   await ctx.db

@@ -22,12 +22,12 @@ const keyOf = (userId: number, id: number) => `${userId}:${id}`;
 
 /** The caller's connection `id`, for running one of its tools; 404 when it is not theirs. */
 export async function connectionInUse(ctx: ServiceContext, id: number): Promise<Connection> {
-  const key = keyOf(ctx.user.id, id);
+  const key = keyOf(ctx.workspace.id, id);
   const load = async () =>
     (await ctx.db
       .select()
       .from(connections)
-      .where(and(eq(connections.id, id), eq(connections.userId, ctx.user.id)))
+      .where(and(eq(connections.id, id), eq(connections.userId, ctx.workspace.id)))
       .get()) ?? null;
   const connection = await inUse.get(key, load, (work) => ctx.waitUntil(work));
   if (connection) return connection;

@@ -41,7 +41,7 @@ export async function completeAuthorization(ctx: ServiceContext, callbackUrl: UR
   const stateHash = await hashSecret(state);
   const row = await ctx.db.select().from(oauthAuthorizations).where(eq(oauthAuthorizations.stateHash, stateHash)).get();
   if (!row) return { kind: "refused", status: 400, message: "This authorization link is unknown or was already used. Start connecting again." };
-  if (row.userId !== ctx.user.id) {
+  if (row.userId !== ctx.workspace.id) {
     return {
       kind: "refused",
       status: 403,
@@ -136,7 +136,7 @@ async function storeAuthorization(
       ...(client ? { oauthClient: await sealClientState(box, connection.uid, client), toolsCache: null, toolsCachedAt: null } : {}),
       updatedAt: new Date(),
     })
-    .where(and(eq(connections.id, connection.id), eq(connections.userId, ctx.user.id)))
+    .where(and(eq(connections.id, connection.id), eq(connections.userId, ctx.workspace.id)))
     .returning();
   forgetConnectionInUse(connection.id);
   return row ?? connection;
@@ -146,7 +146,7 @@ async function markFailed(ctx: ServiceContext, connection: Connection, message: 
   const [row] = await ctx.db
     .update(connections)
     .set({ status: "error", errorMessage: message, updatedAt: new Date() })
-    .where(and(eq(connections.id, connection.id), eq(connections.userId, ctx.user.id)))
+    .where(and(eq(connections.id, connection.id), eq(connections.userId, ctx.workspace.id)))
     .returning();
   forgetConnectionInUse(connection.id);
   return row ?? connection;

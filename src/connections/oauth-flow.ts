@@ -248,7 +248,7 @@ async function recordAuthorization(
   const expiresAt = new Date(Date.now() + AUTHORIZATION_TTL_MS);
   const insert = ctx.db.insert(oauthAuthorizations).values({
     stateHash,
-    userId: ctx.user.id,
+    userId: ctx.workspace.id,
     connectionId: input.connectionId,
     connectionUid: input.uid,
     platform: input.platform.id,
@@ -259,7 +259,7 @@ async function recordAuthorization(
     expiresAt,
   });
   // Counted first (makeRoomForAuthorization); this holds the bound when starts arrive at once.
-  const live = and(eq(oauthAuthorizations.userId, ctx.user.id), gt(oauthAuthorizations.expiresAt, new Date()))!;
+  const live = and(eq(oauthAuthorizations.userId, ctx.workspace.id), gt(oauthAuthorizations.expiresAt, new Date()))!;
   if (!(await insertWithinQuota(ctx.db, insert.returning({ stateHash: oauthAuthorizations.stateHash }), oauthAuthorizations, live, MAX_PENDING_AUTHORIZATIONS)))
     throw tooManyAuthorizations();
   return { authorizeUrl: input.url.toString(), expiresAt };
@@ -268,11 +268,11 @@ async function recordAuthorization(
 /** Forgets the person's expired authorizations and refuses a new one past the bound. */
 async function makeRoomForAuthorization(ctx: ServiceContext): Promise<void> {
   const now = new Date();
-  await ctx.db.delete(oauthAuthorizations).where(and(eq(oauthAuthorizations.userId, ctx.user.id), lt(oauthAuthorizations.expiresAt, now)));
+  await ctx.db.delete(oauthAuthorizations).where(and(eq(oauthAuthorizations.userId, ctx.workspace.id), lt(oauthAuthorizations.expiresAt, now)));
   const [row] = await ctx.db
     .select({ n: count() })
     .from(oauthAuthorizations)
-    .where(and(eq(oauthAuthorizations.userId, ctx.user.id), gt(oauthAuthorizations.expiresAt, now)));
+    .where(and(eq(oauthAuthorizations.userId, ctx.workspace.id), gt(oauthAuthorizations.expiresAt, now)));
   if ((row?.n ?? 0) >= MAX_PENDING_AUTHORIZATIONS) throw tooManyAuthorizations();
 }
 

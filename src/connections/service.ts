@@ -75,7 +75,7 @@ export async function insertConnection(
 ): Promise<Connection> {
   const { db } = ctx;
   const box = await ctx.secrets();
-  const held = eq(connections.userId, ctx.user.id);
+  const held = eq(connections.userId, ctx.workspace.id);
   const full = () => new HubError("quota_exceeded", `An account can hold at most ${MAX_CONNECTIONS_PER_USER} connections.`);
   if ((await db.$count(connections, held)) >= MAX_CONNECTIONS_PER_USER) throw full();
   const uid = input.uid ?? newConnectionUid();
@@ -84,7 +84,7 @@ export async function insertConnection(
     .insert(connections)
     .values({
       uid,
-      userId: ctx.user.id,
+      userId: ctx.workspace.id,
       platform: input.platform.id,
       name: input.name,
       config: await sealConfig(platformFor(input.platform, authMode), input.config, uid, box),
@@ -101,7 +101,7 @@ export async function getConnection(ctx: ServiceContext, id: number): Promise<Co
   const row = await ctx.db
     .select()
     .from(connections)
-    .where(and(eq(connections.id, id), eq(connections.userId, ctx.user.id)))
+    .where(and(eq(connections.id, id), eq(connections.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Connection");
   return row;
@@ -111,7 +111,7 @@ export function listConnections(ctx: ServiceContext, limit: number, beforeId?: n
   return ctx.db
     .select()
     .from(connections)
-    .where(and(eq(connections.userId, ctx.user.id), beforeId ? lt(connections.id, beforeId) : undefined))
+    .where(and(eq(connections.userId, ctx.workspace.id), beforeId ? lt(connections.id, beforeId) : undefined))
     .orderBy(desc(connections.id))
     .limit(limit)
     .all();
@@ -126,7 +126,7 @@ const { toolsCache: _toolsCache, ...summaryColumns } = getTableColumns(connectio
  * tool lists: 200 MCP connections could otherwise bring 300 MB into one request.
  */
 export function allConnections(ctx: ServiceContext): Promise<ConnectionSummary[]> {
-  return ctx.db.select(summaryColumns).from(connections).where(eq(connections.userId, ctx.user.id)).orderBy(desc(connections.id)).all();
+  return ctx.db.select(summaryColumns).from(connections).where(eq(connections.userId, ctx.workspace.id)).orderBy(desc(connections.id)).all();
 }
 
 /** Whole rows of some of the user's connections (the MCP connections one catalog page lists), with the size of each cached tool list. */
@@ -135,7 +135,7 @@ export async function mcpConnectionsById(ctx: ServiceContext, ids: number[]): Pr
   return ctx.db
     .select({ row: getTableColumns(connections), listBytes: sql<number>`coalesce(length(${connections.toolsCache}), 0)` })
     .from(connections)
-    .where(and(eq(connections.userId, ctx.user.id), inArray(connections.id, ids)))
+    .where(and(eq(connections.userId, ctx.workspace.id), inArray(connections.id, ids)))
     .all();
 }
 
@@ -144,7 +144,7 @@ export async function mcpConnectionsById(ctx: ServiceContext, ids: number[]): Pr
  * newest of any status (a fixed credential turns it active again), else undefined.
  */
 export async function defaultConnection(ctx: ServiceContext, platformId: string, options: { activeOnly?: boolean } = {}): Promise<Connection | undefined> {
-  const mine = and(eq(connections.userId, ctx.user.id), eq(connections.platform, platformId));
+  const mine = and(eq(connections.userId, ctx.workspace.id), eq(connections.platform, platformId));
   const active = await ctx.db
     .select()
     .from(connections)
@@ -203,7 +203,7 @@ export async function updateConnection(
       toolsCachedAt: null,
       updatedAt: new Date(),
     })
-    .where(and(eq(connections.id, id), eq(connections.userId, ctx.user.id)))
+    .where(and(eq(connections.id, id), eq(connections.userId, ctx.workspace.id)))
     .returning();
   forgetConnectionInUse(id);
   return row!;
@@ -248,7 +248,7 @@ function keepMasked(sent: unknown, stored: unknown): unknown {
 export async function deleteConnection(ctx: ServiceContext, id: number): Promise<void> {
   const deleted = await ctx.db
     .delete(connections)
-    .where(and(eq(connections.id, id), eq(connections.userId, ctx.user.id)))
+    .where(and(eq(connections.id, id), eq(connections.userId, ctx.workspace.id)))
     .returning({ id: connections.id });
   forgetConnectionInUse(id);
   if (deleted.length === 0) throw notFound("Connection");

@@ -53,7 +53,7 @@ export async function testConnectionConfig(
       return { success: true, status: "active", message: `The config is valid. ${platform.name} has no side-effect-free test call, so nothing was sent.` };
     }
     // Settings not saved yet have no connection: the caller's tests of a platform share one governor.
-    const governor = governorFor(ctx.bindings, `test:${ctx.user.id}:${platform.id}`, platform, { signal, maxWaitMs: 10_000 });
+    const governor = governorFor(ctx.bindings, `test:${ctx.workspace.id}:${platform.id}`, platform, { signal, maxWaitMs: 10_000 });
     const message = await platform.test(platformClient(platform, settings, { policy, signal, governor }));
     return { success: true, status: "active", message };
   } catch (error) {

@@ -27,7 +27,7 @@ export async function conversationAgent(ctx: ServiceContext, conversationId: num
     .select({ id: agents.id, config: agents.config })
     .from(conversations)
     .innerJoin(agents, and(eq(agents.id, conversations.agentId), eq(agents.userId, conversations.userId)))
-    .where(and(eq(conversations.id, conversationId), eq(conversations.userId, ctx.user.id)))
+    .where(and(eq(conversations.id, conversationId), eq(conversations.userId, ctx.workspace.id)))
     .get();
   return {
     agentId: row?.id ?? null,
@@ -46,7 +46,7 @@ export async function conversationAgentSettings(ctx: ServiceContext, conversatio
     .from(conversations)
     // The agent must be the conversation owner's own (it always is; this keeps it so).
     .innerJoin(agents, and(eq(agents.id, conversations.agentId), eq(agents.userId, conversations.userId)))
-    .where(and(eq(conversations.id, conversationId), eq(conversations.userId, ctx.user.id)))
+    .where(and(eq(conversations.id, conversationId), eq(conversations.userId, ctx.workspace.id)))
     .get();
   return row ? agentSettingsOf(row.config) : {};
 }

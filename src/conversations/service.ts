@@ -25,20 +25,20 @@ export function conversationStub(bindings: Pick<Bindings, "CONVERSATIONS">, id: 
  */
 export async function createConversation(ctx: ServiceContext, title: string | null, agentId?: string | null): Promise<Conversation> {
   const maxConversations = ctx.config.quotas.conversationsPerUser;
-  const held = eq(conversations.userId, ctx.user.id);
+  const held = eq(conversations.userId, ctx.workspace.id);
   const full = () => new HubError("quota_exceeded", `An account can hold at most ${maxConversations} conversations; delete one first.`);
   if ((await ctx.db.$count(conversations, held)) >= maxConversations) throw full();
   if (agentId) {
     const agent = await ctx.db
       .select({ id: agents.id })
       .from(agents)
-      .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.user.id)))
+      .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.workspace.id)))
       .get();
     if (!agent) throw notFound("Agent");
   }
   const insert = ctx.db
     .insert(conversations)
-    .values({ userId: ctx.user.id, title, agentId: agentId ?? null })
+    .values({ userId: ctx.workspace.id, title, agentId: agentId ?? null })
     .returning();
   const row = await insertWithinQuota<Conversation>(ctx.db, insert, conversations, held, maxConversations);
   if (!row) throw full();
@@ -50,7 +50,7 @@ export async function getOwnedConversation(ctx: ServiceContext, id: number): Pro
   const row = await ctx.db
     .select()
     .from(conversations)
-    .where(and(eq(conversations.id, id), eq(conversations.userId, ctx.user.id)))
+    .where(and(eq(conversations.id, id), eq(conversations.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Conversation");
   return row;
@@ -64,7 +64,7 @@ export function listConversations(ctx: ServiceContext, limit: number, after?: { 
   return ctx.db
     .select()
     .from(conversations)
-    .where(and(eq(conversations.userId, ctx.user.id), position))
+    .where(and(eq(conversations.userId, ctx.workspace.id), position))
     .orderBy(desc(conversations.updatedAt), desc(conversations.id))
     .limit(limit)
     .all();
@@ -74,7 +74,7 @@ export async function renameConversation(ctx: ServiceContext, id: number, title:
   const [row] = await ctx.db
     .update(conversations)
     .set({ title, updatedAt: new Date() })
-    .where(and(eq(conversations.id, id), eq(conversations.userId, ctx.user.id)))
+    .where(and(eq(conversations.id, id), eq(conversations.userId, ctx.workspace.id)))
     .returning();
   if (!row) throw notFound("Conversation");
   return row;
@@ -83,7 +83,7 @@ export async function renameConversation(ctx: ServiceContext, id: number, title:
 export async function deleteConversation(ctx: ServiceContext, id: number): Promise<void> {
   const deleted = await ctx.db
     .delete(conversations)
-    .where(and(eq(conversations.id, id), eq(conversations.userId, ctx.user.id)))
+    .where(and(eq(conversations.id, id), eq(conversations.userId, ctx.workspace.id)))
     .returning({ id: conversations.id });
   if (deleted.length === 0) throw notFound("Conversation");
   await conversationStub(ctx.bindings, id).erase();

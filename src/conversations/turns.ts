@@ -67,7 +67,7 @@ interface MessageInput {
 
 const turnInput = (ctx: ServiceContext, id: number, input: MessageInput) => ({
   conversationId: id,
-  userId: ctx.user.id,
+  userId: ctx.workspace.id,
   credentialId: ctx.credential.id,
   content: input.content,
   provider: input.provider ?? null,

@@ -2,6 +2,7 @@ import { createDb, type Db } from "../db/client";
 import type { Env } from "../env";
 import { loadConfig, type Config } from "./config";
 import type { Principal } from "./principal";
+import type { Role } from "./roles";
 import type { Scope } from "./scopes";
 import type { SecretBox } from "./secret-box";
 import { secretBoxFor } from "./secrets";
@@ -44,10 +45,33 @@ export interface Credential {
  * same functions, so each rule lives in one place.
  */
 export interface ServiceContext extends Runtime {
-  user: { id: number };
+  /**
+   * Where the work is done (DESIGN §6.4): the account that owns everything the call reads and
+   * writes (every table's user_id), and the caller's role in it. A person's own account is their
+   * personal workspace, where they are the owner.
+   */
+  workspace: ActingWorkspace;
+  /** The person acting. For delegated work (a run, an agent's schedule) the workspace itself. */
+  actor: { id: number };
   credential: Credential;
   scopes: readonly Scope[];
 }
+
+export interface ActingWorkspace {
+  id: number;
+  role: Role;
+  /** The person's own account, not a team workspace. */
+  personal: boolean;
+}
+
+/** A person's own account, where they are the owner. */
+export const personalWorkspace = (userId: number): ActingWorkspace => ({ id: userId, role: "owner", personal: true });
+
+/**
+ * The credential of work a team workspace does on its own: agents and runs a member set going,
+ * after that member left (workspaces/hand-over.ts). It is never revoked while the workspace lasts.
+ */
+export const WORKSPACE_CREDENTIAL = "workspace";
 
 /** Scopes of work a credential started before (a queued run, an agent's schedule): it may read and run, as it was allowed to when it started. */
 export const DELEGATED_SCOPES: readonly Scope[] = ["data:read", "workflow:execute"];
@@ -66,16 +90,27 @@ export function runtimeFor(env: Env, options: { requestId?: string; waitUntil?: 
 }
 
 /** A context for a caller who presented a credential. */
-export function contextForPrincipal(runtime: Runtime, principal: Principal): ServiceContext {
+export function contextForPrincipal(runtime: Runtime, principal: Principal, workspace: ActingWorkspace): ServiceContext {
   return {
     ...runtime,
-    user: { id: principal.userId },
+    workspace,
+    actor: { id: principal.userId },
     credential: { id: principal.credentialId, kind: principal.kind, clientId: principal.clientId },
     scopes: principal.scopes,
   };
 }
 
-/** A context for work a credential started earlier: an execution, an agent's run, a conversation turn. */
-export function delegatedContext(runtime: Runtime, userId: number, credentialId: string): ServiceContext {
-  return { ...runtime, user: { id: userId }, credential: { id: credentialId, kind: "delegated", clientId: null }, scopes: DELEGATED_SCOPES };
+/**
+ * A context for work a credential started earlier: an execution, an agent's run, a conversation
+ * turn. It acts as the workspace that owns the work (`ownerId`, the rows' user_id), whoever
+ * started it, so a member's agents keep running after they leave.
+ */
+export function delegatedContext(runtime: Runtime, ownerId: number, credentialId: string): ServiceContext {
+  return {
+    ...runtime,
+    workspace: { id: ownerId, role: "editor", personal: false },
+    actor: { id: ownerId },
+    credential: { id: credentialId, kind: "delegated", clientId: null },
+    scopes: DELEGATED_SCOPES,
+  };
 }

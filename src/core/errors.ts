@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   invalid_credentials: "Invalid credentials",
   forbidden: "Forbidden",
   insufficient_scope: "Insufficient scope",
+  insufficient_role: "Insufficient role",
   registration_closed: "Registration closed",
   not_found: "Not found",
   conflict: "Conflict",

@@ -10,4 +10,6 @@ export interface Principal {
   credentialId: string;
   /** The OAuth app acting for the user, if any. */
   clientId: string | null;
+  /** The one workspace the credential may act in (an API key bound to it), else null. */
+  workspaceId: number | null;
 }

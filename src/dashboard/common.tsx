@@ -158,7 +158,7 @@ export function NotFoundPage(props: { email: string; csrf: string; message: stri
 
 /** The not-found page, answered with 404. */
 export async function renderNotFound(c: Context<AppEnv>, signedIn: SignedIn, message: string, back: { href: string; label: string }) {
-  const csrf = await csrfToken(c, signedIn.ctx.user.id);
+  const csrf = await csrfToken(c, signedIn.ctx.actor.id);
   return page(c, <NotFoundPage email={signedIn.email} csrf={csrf} message={message} back={back} />, 404);
 }
 

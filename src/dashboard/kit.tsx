@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { findUser } from "../auth/accounts";
 import { browserSession, csrfToken, csrfValid, sameOriginPost } from "../auth/browser-session";
-import { contextForPrincipal, type ServiceContext } from "../core/context";
+import { contextForPrincipal, personalWorkspace, type ServiceContext } from "../core/context";
 import { ALL_SCOPES, type Scope, isScope } from "../core/scopes";
 import type { AppEnv } from "../http/app-env";
 import { consumeRateLimits } from "../http/rate-limit";
@@ -46,13 +46,18 @@ async function sessionOf(c: Context<AppEnv>): Promise<SignedIn | undefined> {
   if (!session) return undefined;
   const user = await findUser(c.get("db"), session.userId);
   if (!user) return undefined;
-  const ctx = contextForPrincipal(c.get("runtime"), {
-    userId: user.id,
-    scopes: [...ALL_SCOPES],
-    kind: "session",
-    credentialId: session.grantId,
-    clientId: null,
-  });
+  const ctx = contextForPrincipal(
+    c.get("runtime"),
+    {
+      userId: user.id,
+      scopes: [...ALL_SCOPES],
+      kind: "session",
+      credentialId: session.grantId,
+      clientId: null,
+      workspaceId: null,
+    },
+    personalWorkspace(user.id),
+  );
   return { ctx, email: user.email };
 }
 
@@ -60,7 +65,7 @@ async function sessionOf(c: Context<AppEnv>): Promise<SignedIn | undefined> {
 export async function signedInPage(c: Context<AppEnv>): Promise<(SignedIn & { csrf: string }) | undefined> {
   const signedIn = await signedInContext(c);
   if (!signedIn) return undefined;
-  return { ...signedIn, csrf: await csrfToken(c, signedIn.ctx.user.id) };
+  return { ...signedIn, csrf: await csrfToken(c, signedIn.ctx.actor.id) };
 }
 
 /**
@@ -76,7 +81,7 @@ export async function signedInForm(
   const limited = await overUserLimit(c, signedIn);
   if (limited) return { response: await limited };
   const form = await c.req.parseBody({ all: true });
-  if (!(await csrfValid(c, str(form.csrf_token), signedIn.ctx.user.id))) return { response: await expired(c) };
+  if (!(await csrfValid(c, str(form.csrf_token), signedIn.ctx.actor.id))) return { response: await expired(c) };
   return { signedIn, form };
 }
 
@@ -87,7 +92,7 @@ export async function signedInForm(
  */
 export async function overUserLimit(c: Context<AppEnv>, signedIn: SignedIn) {
   const { limits } = c.get("config");
-  const results = await consumeRateLimits(signedIn.ctx.bindings.RATE_LIMITER, `user:${signedIn.ctx.user.id}`, [
+  const results = await consumeRateLimits(signedIn.ctx.bindings.RATE_LIMITER, `user:${signedIn.ctx.actor.id}`, [
     { name: `requests:${signedIn.ctx.credential.id}`, limit: limits.requestsPerMinute },
     { name: "user", limit: limits.userRequestsPerMinute },
   ]);

@@ -13,13 +13,22 @@ import type { Db } from "./client";
  * nothing behind. Callers still count first, to refuse the common case before doing any work.
  *
  * `insert` must insert exactly one row or fail (no ON CONFLICT DO NOTHING): the row is found
- * again as the transaction's last insert. Answers the inserted row, or null when the quota refused it.
+ * again as the transaction's last insert. `after` runs in the same batch, after the check (a
+ * record of the change that looks for the row). Answers the inserted row, or null when the quota
+ * refused it.
  */
-export async function insertWithinQuota<Row>(db: Db, insert: BatchItem<"sqlite">, table: SQLiteTable, held: SQL, limit: number): Promise<Row | null> {
+export async function insertWithinQuota<Row>(
+  db: Db,
+  insert: BatchItem<"sqlite">,
+  table: SQLiteTable,
+  held: SQL,
+  limit: number,
+  after: BatchItem<"sqlite">[] = [],
+): Promise<Row | null> {
   const takeBack = db
     .delete(table)
     .where(sql`rowid = last_insert_rowid() and (select count(*) from ${table} where ${held}) > ${limit}`)
     .returning({ removed: sql<number>`1` });
-  const [inserted, removed] = (await db.batch([insert, takeBack])) as [Row[], unknown[]];
+  const [inserted, removed] = (await db.batch([insert, takeBack, ...after])) as unknown as [Row[], unknown[]];
   return removed.length ? null : (inserted[0] ?? null);
 }

@@ -12,9 +12,48 @@ export const users = sqliteTable("users", {
   name: text("name"),
   passwordHash: text("password_hash").notNull(),
   defaultProvider: text("default_provider"),
+  /** A person signs in; a workspace is an account a team shares (DESIGN §6.4), never signed in to. */
+  kind: text("kind", { enum: ["person", "workspace"] })
+    .notNull()
+    .default("person"),
   createdAt: createdAt(),
   updatedAt: stampedAt("updated_at").$onUpdate(() => new Date()),
 });
+
+/** Members of team workspaces; a personal workspace (a person's own account) has none. */
+export const workspaceMembers = sqliteTable(
+  "workspace_members",
+  {
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role", { enum: ["owner", "admin", "editor", "viewer"] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.userId] }), index("workspace_members_user_idx").on(t.userId)],
+);
+
+/** Who changed what in a workspace; each row is written in the batch of the change it records. */
+export const workspaceAudit = sqliteTable(
+  "workspace_audit",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    at: stampedAt("at"),
+    actorUserId: integer("actor_user_id"),
+    actorEmail: text("actor_email"),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    detail: text("detail").notNull().default("{}"),
+  },
+  (t) => [index("workspace_audit_workspace_idx").on(t.workspaceId, t.id)],
+);
 
 /** Only a SHA-256 hash of each key is kept; the key itself is shown once, at creation. */
 export const apiKeys = sqliteTable(
@@ -29,6 +68,8 @@ export const apiKeys = sqliteTable(
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull().unique(),
     scopes: text("scopes").notNull(),
+    /** The one workspace the key acts in; null: wherever its person may act. */
+    workspaceId: integer("workspace_id").references(() => users.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
     lastUsedAt: timestamp("last_used_at"),
     expiresAt: timestamp("expires_at"),

@@ -53,7 +53,7 @@ export async function runEval(ctx: ServiceContext, agentId: string, cases: EvalC
   const passed = results.filter((r) => r.verdict === "passed").length;
   const id = `evl_${randomToken(12)}`;
   const result = { passed, failed: results.length - passed, cases: results };
-  const [row] = await ctx.db.insert(agentEvals).values({ id, agentId: agent.id, userId: ctx.user.id, result }).returning();
+  const [row] = await ctx.db.insert(agentEvals).values({ id, agentId: agent.id, userId: ctx.workspace.id, result }).returning();
   return { id, agent_id: agent.id, ...result, created_at: row!.createdAt.toISOString() };
 }
 
@@ -61,7 +61,7 @@ export async function getEval(ctx: ServiceContext, agentId: string, evalId: stri
   const row = await ctx.db
     .select()
     .from(agentEvals)
-    .where(and(eq(agentEvals.id, evalId), eq(agentEvals.agentId, agentId), eq(agentEvals.userId, ctx.user.id)))
+    .where(and(eq(agentEvals.id, evalId), eq(agentEvals.agentId, agentId), eq(agentEvals.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Eval");
   const result = row.result as Omit<EvalView, "id" | "agent_id" | "created_at">;

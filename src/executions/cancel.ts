@@ -17,7 +17,7 @@ export async function cancelExecution(ctx: ServiceContext, id: string): Promise<
   const [cancelled] = await ctx.db
     .update(executions)
     .set({ ...stop, errorMessage: "Cancelled on request." })
-    .where(and(eq(executions.id, id), eq(executions.userId, ctx.user.id), unfinished))
+    .where(and(eq(executions.id, id), eq(executions.userId, ctx.workspace.id), unfinished))
     .returning();
   if (cancelled) {
     // Every unfinished run below it goes with it, found by the statement itself: one level may hold

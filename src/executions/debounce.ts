@@ -97,7 +97,7 @@ async function join(
     statements.push(
       d1
         .prepare("DELETE FROM execution_keys WHERE user_id = ?1 AND key = ?2 AND created_at < ?3")
-        .bind(ctx.user.id, idempotency.key, now - (idempotency.ttlMs ?? IDEMPOTENCY_KEY_TTL_MS)),
+        .bind(ctx.workspace.id, idempotency.key, now - (idempotency.ttlMs ?? IDEMPOTENCY_KEY_TTL_MS)),
     );
   }
   statements.push(
@@ -108,7 +108,7 @@ async function join(
          WHERE workflow_id = ?1 AND key_hash = ?2 AND execution_id = ?9
            AND EXISTS (SELECT 1 FROM executions e WHERE e.id = ?9 AND ${JOINABLE}) ${keyed}`,
       )
-      .bind(wf, keyHash, now, nonce, delay, cap, idempotency ? ctx.user.id : null, idempotency?.key ?? null, open.id),
+      .bind(wf, keyHash, now, nonce, delay, cap, idempotency ? ctx.workspace.id : null, idempotency?.key ?? null, open.id),
     landedOrFail(d1, wf, keyHash, "last_start", nonce),
     d1
       .prepare(
@@ -122,7 +122,7 @@ async function join(
     statements.push(
       d1
         .prepare("INSERT INTO execution_keys (user_id, key, request_hash, execution_id) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")
-        .bind(ctx.user.id, idempotency.key, idempotency.requestHash, open.id),
+        .bind(ctx.workspace.id, idempotency.key, idempotency.requestHash, open.id),
     );
   }
   statements.push(...(also?.after?.(open.id) ?? []));

@@ -55,7 +55,7 @@ const { steps: _steps, settings: _settings, variables: _variables, ...listedColu
 export async function listRuns(ctx: ServiceContext, filters: RunFilters, limit: number, cursor: string | undefined): Promise<Execution[]> {
   const terms = filters.q === undefined ? undefined : searchTerms(filters.q);
   if (terms?.length === 0) throw validationFailed([{ location: "query", field: "q", message: "Give at least one word (letters or digits)." }]);
-  const rows = await runsQuery(ctx.db, ctx.user.id, filters, limit, decodeCursor(cursor, Position)).all();
+  const rows = await runsQuery(ctx.db, ctx.workspace.id, filters, limit, decodeCursor(cursor, Position)).all();
   return rows.map((row) => ({ ...row, steps: [], settings: {}, variables: {} }));
 }
 

@@ -12,7 +12,7 @@ export async function getOwnedExecution(ctx: ServiceContext, id: string): Promis
   const row = await ctx.db
     .select()
     .from(executions)
-    .where(and(eq(executions.id, id), eq(executions.userId, ctx.user.id)))
+    .where(and(eq(executions.id, id), eq(executions.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Execution");
   return row;

@@ -80,12 +80,12 @@ export async function sweepExpiredRuns({ db, config }: Runtime, now = Date.now()
  * another user's run, 409 for one that may not go yet (see above).
  */
 export async function deleteRun(ctx: ServiceContext, id: string): Promise<void> {
-  const [, , deleted] = await deleteRuns(ctx.db, and(eq(executions.id, id), eq(executions.userId, ctx.user.id))!);
+  const [, , deleted] = await deleteRuns(ctx.db, and(eq(executions.id, id), eq(executions.userId, ctx.workspace.id))!);
   if (deleted.length > 0) return;
   const run = await ctx.db
     .select({ status: executions.status })
     .from(executions)
-    .where(and(eq(executions.id, id), eq(executions.userId, ctx.user.id)))
+    .where(and(eq(executions.id, id), eq(executions.userId, ctx.workspace.id)))
     .get();
   if (!run) throw notFound("Execution");
   throw new HubError(

@@ -68,7 +68,7 @@ function insertRetry(ctx: ServiceContext, old: Execution, id: string) {
       .values({
         id,
         workflowId: old.workflowId,
-        userId: ctx.user.id,
+        userId: ctx.workspace.id,
         credentialId: ctx.credential.id,
         workflowVersion: old.workflowVersion,
         steps: old.steps,

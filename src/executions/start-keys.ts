@@ -44,7 +44,7 @@ export function keyedStartStatements(
 ): [expire: D1PreparedStatement, insert: D1PreparedStatement, claim: D1PreparedStatement, replayed: D1PreparedStatement, overQuota: D1PreparedStatement] {
   const { db } = ctx;
   const d1 = db.$client;
-  const key = { owner: ctx.user.id, key: idempotency.key, id };
+  const key = { owner: ctx.workspace.id, key: idempotency.key, id };
   return [
     prepareOnce(d1, "start:key-expire", () => keyExpiry(db).toSQL(), { ...key, before: now - (idempotency.ttlMs ?? IDEMPOTENCY_KEY_TTL_MS) }),
     insert,
@@ -86,7 +86,7 @@ export async function firstRunOf(ctx: ServiceContext, idempotency: IdempotencyKe
     .select({ requestHash: executionKeys.requestHash, execution: executions })
     .from(executionKeys)
     .innerJoin(executions, eq(executions.id, executionKeys.executionId))
-    .where(and(eq(executionKeys.userId, ctx.user.id), eq(executionKeys.key, idempotency.key)))
+    .where(and(eq(executionKeys.userId, ctx.workspace.id), eq(executionKeys.key, idempotency.key)))
     .get();
   if (!row) throw new HubError("conflict", "A request with this Idempotency-Key is being handled; retry in a moment.");
   if (row.requestHash !== idempotency.requestHash) {

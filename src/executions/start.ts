@@ -86,7 +86,7 @@ export const copiedFrom = (workflow: Workflow) => ({
 export function newRunValues(ctx: ServiceContext, run: RunRequest, now: number, leaseToken?: string) {
   return {
     id: run.child?.id ?? `exe_${randomToken(16)}`,
-    userId: ctx.user.id,
+    userId: ctx.workspace.id,
     credentialId: ctx.credential.id,
     input: run.input,
     agentId: run.agentId ?? null,
@@ -179,7 +179,7 @@ export function insertFromWorkflow(ctx: ServiceContext, workflowId: number, valu
     .select(
       sql`select ${selected} from ${workflows} where ${and(
         eq(workflows.id, workflowId),
-        eq(workflows.userId, ctx.user.id),
+        eq(workflows.userId, ctx.workspace.id),
         notInArray(workflows.status, ["paused", "archived"]),
         alsoRequired,
       )}`,
@@ -270,7 +270,7 @@ export function startStatements(
     {
       ...encoded,
       workflowId,
-      owner: ctx.user.id,
+      owner: ctx.workspace.id,
       ...(copyOf ? { copyVersion: copyOf.version, copyUpdatedAt: encodeFor(workflows.updatedAt, copyOf.updatedAt) } : {}),
       ...(given.includes("rootExecutionId") ? { descendantLimit: ctx.config.quotas.runDescendants } : {}),
       ...guard?.values,
@@ -285,7 +285,7 @@ export function startStatements(
         .where(and(eq(executions.id, slot("id")), sql`${unfinishedRunsOf(slot("owner"))} > ${slot("limit")}`))
         .returning({ id: executions.id })
         .toSQL(),
-    { id: values.id, owner: ctx.user.id, limit: ctx.config.quotas.runningExecutionsPerUser },
+    { id: values.id, owner: ctx.workspace.id, limit: ctx.config.quotas.runningExecutionsPerUser },
   );
   return [insert, overQuota];
 }
@@ -322,7 +322,7 @@ export function removeIfOverQuota(ctx: ServiceContext, executionId: string) {
   const limit = ctx.config.quotas.runningExecutionsPerUser;
   return ctx.db
     .delete(executions)
-    .where(and(eq(executions.id, executionId), sql`${unfinishedRunsOf(ctx.user.id)} > ${limit}`))
+    .where(and(eq(executions.id, executionId), sql`${unfinishedRunsOf(ctx.workspace.id)} > ${limit}`))
     .returning({ id: executions.id });
 }
 

@@ -55,7 +55,7 @@ export class StepTrial implements StepRun {
       id: `trial_${randomToken(12)}`,
       workflowId: 0,
       workflowVersion: 0,
-      userId: ctx.user.id,
+      userId: ctx.workspace.id,
       credentialId: ctx.credential.id,
       steps: [],
       settings: {},

@@ -33,7 +33,7 @@ export async function startTestRun(
     const agent = await ctx.db
       .select({ workflowId: agents.workflowId })
       .from(agents)
-      .where(and(eq(agents.id, options.agentId), eq(agents.userId, ctx.user.id)))
+      .where(and(eq(agents.id, options.agentId), eq(agents.userId, ctx.workspace.id)))
       .get();
     if (!agent) throw notFound("Agent");
     if (agent.workflowId !== workflow.id) errors.push({ location: "body", field: "agent_id", message: "That agent deploys another workflow." });

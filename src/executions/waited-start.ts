@@ -35,7 +35,7 @@ export async function runWithDeferredStart(ctx: ServiceContext, workflowId: numb
     return { execution, finished: await runAndWait(ctx, execution, token, waitSeconds, start) };
   } catch (error) {
     if (error instanceof StartRefused) {
-      forgetCachedWorkflows(ctx.user.id);
+      forgetCachedWorkflows(ctx.workspace.id);
       return undefined;
     }
     if (error instanceof StartOverQuota) throw quotaExceeded(ctx.config.quotas.runningExecutionsPerUser);

@@ -8,6 +8,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   invalid_credentials: 401,
   forbidden: 403,
   insufficient_scope: 403,
+  insufficient_role: 403,
   registration_closed: 403,
   not_found: 404,
   conflict: 409,

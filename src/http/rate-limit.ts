@@ -180,10 +180,10 @@ export function rateLimited(results: RateLimitResult[], what: Record<string, str
  * up. Here, below the features, because more than tool calls spend it: a catalog refresh and a
  * connection test reach outside like a call does.
  */
-export async function chargeToolCalls(ctx: Pick<ServiceContext, "bindings" | "config" | "user">, cost = 1): Promise<RateLimitResult[]> {
+export async function chargeToolCalls(ctx: Pick<ServiceContext, "bindings" | "config" | "workspace">, cost = 1): Promise<RateLimitResult[]> {
   const limits = await consumeRateLimits(
     ctx.bindings.RATE_LIMITER,
-    `user:${ctx.user.id}`,
+    `user:${ctx.workspace.id}`,
     [{ name: "tools", limit: ctx.config.limits.toolCallsPerMinute }],
     cost,
   );

@@ -2,9 +2,15 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app-env";
 import { HubError } from "../core/errors";
 import type { Scope } from "../core/scopes";
+import { assertRole, type Role } from "../core/roles";
 
-/** 403 with RFC 6750 `insufficient_scope` unless the caller's credential carries every scope. */
-export function requireScope(scope: Scope | readonly Scope[]) {
+/**
+ * The one access check of every authenticated operation: 403 with RFC 6750 `insufficient_scope`
+ * unless the credential carries every scope, then 403 `insufficient_role` unless the caller's role
+ * in the workspace the request acts in reaches `role` (none: the operation is about the person,
+ * not a workspace, as their keys and profile are).
+ */
+export function requireScope(scope: Scope | readonly Scope[], role?: Role) {
   const needed: readonly Scope[] = typeof scope === "string" ? [scope] : scope;
   const list = needed.join(" ");
   return createMiddleware<AppEnv>(async (c, next) => {
@@ -17,6 +23,7 @@ export function requireScope(scope: Scope | readonly Scope[]) {
         { challenge: `Bearer realm="agent-automation-hub", error="insufficient_scope", scope="${list}"` },
       );
     }
+    if (role) assertRole(c.var.ctx.workspace, role);
     await next();
   });
 }

@@ -5,6 +5,7 @@ import { validationFailed, type FieldError } from "../core/errors";
 import { ProblemSchema } from "./schemas";
 import { requireFirstParty, requireScope } from "./require-scope";
 import type { Scope } from "../core/scopes";
+import { roleForScopes, type Role } from "../core/roles";
 
 const LOCATIONS: Record<string, string> = { json: "body", form: "form", query: "query", param: "path", header: "header" };
 
@@ -34,7 +35,9 @@ const problem = (description: string) => ({
 export const commonErrors = {
   400: problem("Malformed JSON or request."),
   401: problem("Missing, invalid, expired or revoked credential."),
-  403: problem("The credential lacks the scope this operation needs."),
+  403: problem(
+    "The credential lacks the scope this operation needs (`insufficient_scope`), or the caller's role in the workspace is too weak for it (`insufficient_role`).",
+  ),
   413: problem("Request body larger than 1 MiB."),
   415: problem("Request body is not JSON."),
   422: problem("A field failed validation; `errors` lists each one."),
@@ -55,24 +58,40 @@ export const publicErrors = {
 export const notFoundError = { 404: problem("Unknown, or belongs to another user.") } as const;
 export const conflictError = { 409: problem("Conflicts with an existing resource.") } as const;
 
+export interface RouteAccess {
+  /** Only with a login token or an API key, never a token an OAuth app holds. */
+  firstPartyOnly?: boolean;
+  /**
+   * The role the caller needs in the workspace the request acts in (DESIGN §6.4); by default the
+   * one its scopes imply (reading: viewer; anything else: editor). `person`: the operation is
+   * about the caller's own account (keys, profile, workspaces they belong to), in any workspace.
+   */
+  role?: Role | "person";
+}
+
 /**
- * One authenticated operation: its OpenAPI description, its scope check and its error
+ * One authenticated operation: its OpenAPI description, its scope and role check and its error
  * responses come from this single definition, so the document and the behaviour agree.
  */
 export function authedRoute<const R extends Omit<RouteConfig, "security" | "middleware">>(
   scope: Scope | readonly Scope[],
   config: R,
-  options: { firstPartyOnly?: boolean } = {},
+  options: RouteAccess = {},
 ) {
   const scopes: readonly Scope[] = typeof scope === "string" ? [scope] : scope;
+  const role = options.role === "person" ? undefined : (options.role ?? roleForScopes(scopes));
   const note = options.firstPartyOnly ? " Only with a login token or an API key, not with a token issued to an OAuth app." : "";
+  const roleNote = role
+    ? ` Acts in the workspace of the \`Hub-Workspace\` header (else the credential's, else the personal one) and needs the ${role} role there.`
+    : "";
   const needs = scopes.map((s) => `\`${s}\``).join(" and ");
+  const check = requireScope(scopes, role);
   return createRoute({
     ...config,
     security: [{ bearerAuth: [...scopes] }],
-    middleware: (options.firstPartyOnly ? [requireScope(scopes), requireFirstParty] : [requireScope(scopes)]) as [ReturnType<typeof requireScope>],
+    middleware: (options.firstPartyOnly ? [check, requireFirstParty] : [check]) as [typeof check],
     responses: { ...commonErrors, ...config.responses },
-    description: `${config.description ?? ""}\n\nRequires scope${scopes.length > 1 ? "s" : ""} ${needs}.${note}`.trim(),
+    description: `${config.description ?? ""}\n\nRequires scope${scopes.length > 1 ? "s" : ""} ${needs}.${note}${roleNote}`.trim(),
   });
 }
 

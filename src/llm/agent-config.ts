@@ -31,7 +31,7 @@ export async function agentModelSettings(ctx: ServiceContext, agentId: string | 
   const row = await ctx.db
     .select({ config: agents.config })
     .from(agents)
-    .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.user.id)))
+    .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.workspace.id)))
     .get();
   return agentSettingsOf(row?.config);
 }

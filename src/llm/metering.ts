@@ -26,7 +26,9 @@ export function checkModelAllowed(ctx: ServiceContext, providerId: string, confi
 
 /** Spends one of the caller's model calls on the deployment's keys (MODEL_RATE_LIMIT_PER_MINUTE); 429 when they are used up. */
 export async function chargeModelCall(ctx: ServiceContext): Promise<RateLimitResult[]> {
-  const limits = await consumeRateLimits(ctx.bindings.RATE_LIMITER, `user:${ctx.user.id}`, [{ name: "models", limit: ctx.config.limits.modelCallsPerMinute }]);
+  const limits = await consumeRateLimits(ctx.bindings.RATE_LIMITER, `user:${ctx.workspace.id}`, [
+    { name: "models", limit: ctx.config.limits.modelCallsPerMinute },
+  ]);
   if (exhaustedOf(limits)) throw rateLimited(limits, { models: "model calls on this deployment's keys" });
   return limits;
 }

@@ -4,6 +4,7 @@ import { cors } from "hono/cors";
 import { createMiddleware } from "hono/factory";
 import { authenticateFor } from "../auth/authenticate";
 import { MCP_RESOURCE_PATH } from "../auth/resource";
+import { assertRole, roleForScopes } from "../core/roles";
 import { HubError } from "../core/errors";
 import type { Scope } from "../core/scopes";
 import type { AppEnv } from "../http/app-env";
@@ -63,6 +64,8 @@ const requireMessageScopes = createMiddleware<AppEnv>(async (c, next) => {
       challenge: `Bearer error="insufficient_scope", scope="${missing.join(" ")}"`,
     });
   }
+  // Roles follow from scopes, as on the REST routes: a viewer lists, an editor calls.
+  if (needed.length) assertRole(c.var.ctx.workspace, roleForScopes(needed));
   await next();
 });
 
@@ -77,7 +80,7 @@ export const mcpRoutes = new Hono<AppEnv>()
     MCP_PATH,
     cors({
       origin: "*",
-      allowHeaders: ["Authorization", "Content-Type", "Accept", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID"],
+      allowHeaders: ["Authorization", "Content-Type", "Accept", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID", "Hub-Workspace"],
       allowMethods: ["POST", "GET", "DELETE", "OPTIONS"],
       exposeHeaders: ["Mcp-Session-Id", "Mcp-Protocol-Version", "WWW-Authenticate", "RateLimit", "RateLimit-Policy", "Retry-After"],
       maxAge: 600,

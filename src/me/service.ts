@@ -14,8 +14,8 @@ const userRecords = new IsolateCache<typeof users.$inferSelect | null>();
 
 /** The caller's account, and what the calling credential may do. */
 export async function describeMe(ctx: ServiceContext) {
-  const load = async () => (await ctx.db.select().from(users).where(eq(users.id, ctx.user.id)).get()) ?? null;
-  const user = await userRecords.get(String(ctx.user.id), load, (work) => ctx.waitUntil(work));
+  const load = async () => (await ctx.db.select().from(users).where(eq(users.id, ctx.actor.id)).get()) ?? null;
+  const user = await userRecords.get(String(ctx.actor.id), load, (work) => ctx.waitUntil(work));
   if (!user) throw notFound("User");
   return present(ctx, user);
 }
@@ -29,7 +29,7 @@ export async function updateMe(ctx: ServiceContext, patch: { name?: string | nul
       ...(patch.default_provider !== undefined ? { defaultProvider: patch.default_provider } : {}),
       updatedAt: new Date(),
     })
-    .where(eq(users.id, ctx.user.id))
+    .where(eq(users.id, ctx.actor.id))
     .returning();
   if (!user) throw notFound("User");
   userRecords.set(String(user.id), user);
@@ -39,5 +39,9 @@ export async function updateMe(ctx: ServiceContext, patch: { name?: string | nul
 function present(ctx: ServiceContext, user: typeof users.$inferSelect) {
   // Only a caller with a live credential asks (never work started earlier, kind "delegated").
   const kind = ctx.credential.kind as Exclude<typeof ctx.credential.kind, "delegated">;
-  return { ...presentUser(user), credential: { kind, scopes: [...ctx.scopes], client_id: ctx.credential.clientId } };
+  return {
+    ...presentUser(user),
+    credential: { kind, scopes: [...ctx.scopes], client_id: ctx.credential.clientId },
+    workspace: { id: ctx.workspace.id, role: ctx.workspace.role, personal: ctx.workspace.personal },
+  };
 }

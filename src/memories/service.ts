@@ -20,7 +20,7 @@ export async function memoryOwner(ctx: ServiceContext, agentId: string): Promise
   const row = await ctx.db
     .select({ id: agents.id, config: agents.config })
     .from(agents)
-    .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.user.id)))
+    .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Agent");
   return row;
@@ -57,7 +57,7 @@ export async function saveMemory(
     .insert(agentMemories)
     .values({
       agentId: input.agentId,
-      userId: ctx.user.id,
+      userId: ctx.workspace.id,
       text,
       conversationId: input.conversationId ?? null,
       executionId: input.executionId ?? null,
@@ -86,7 +86,7 @@ export async function searchMemories(ctx: ServiceContext, agentId: string, query
     .select(getTableColumns(agentMemories))
     .from(memoryIndex)
     .innerJoin(agentMemories, eq(agentMemories.id, memoryIndex.rowid))
-    .where(and(matches(memoryMatch(agentId, terms, "OR")), eq(agentMemories.userId, ctx.user.id)))
+    .where(and(matches(memoryMatch(agentId, terms, "OR")), eq(agentMemories.userId, ctx.workspace.id)))
     .orderBy(relevance, desc(agentMemories.id))
     .limit(searchLimit(limit))
     .all();
@@ -117,7 +117,7 @@ export async function listMemories(ctx: ServiceContext, agentId: string, query: 
         .where(
           and(
             eq(agentMemories.agentId, agentId),
-            eq(agentMemories.userId, ctx.user.id),
+            eq(agentMemories.userId, ctx.workspace.id),
             beforeId === undefined ? undefined : lt(agentMemories.id, beforeId),
             matching ? inArray(agentMemories.id, matching) : undefined,
           ),
@@ -134,7 +134,7 @@ export async function deleteMemory(ctx: ServiceContext, agentId: string, memoryI
   await memoryOwner(ctx, agentId);
   const deleted = await ctx.db
     .delete(agentMemories)
-    .where(and(eq(agentMemories.id, memoryId), eq(agentMemories.agentId, agentId), eq(agentMemories.userId, ctx.user.id)))
+    .where(and(eq(agentMemories.id, memoryId), eq(agentMemories.agentId, agentId), eq(agentMemories.userId, ctx.workspace.id)))
     .returning({ id: agentMemories.id });
   if (deleted.length === 0) throw notFound("Memory");
 }

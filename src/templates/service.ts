@@ -210,7 +210,7 @@ export async function publishWorkflow(
   const workflow = await getOwnedWorkflow(ctx, workflowId);
   const { name, description, steps, variables, triggerConfig } = templateContentOf(workflow);
   const maxPublished = ctx.config.quotas.publishedTemplatesPerUser;
-  const held = eq(templates.authorUserId, ctx.user.id);
+  const held = eq(templates.authorUserId, ctx.workspace.id);
   const full = () => new HubError("quota_exceeded", `An account can have at most ${maxPublished} published templates; unpublish one first.`);
   if ((await ctx.db.$count(templates, held)) >= maxPublished) throw full();
   const insert = ctx.db
@@ -228,7 +228,7 @@ export async function publishWorkflow(
       triggerConfig,
       variables,
       steps,
-      authorUserId: ctx.user.id,
+      authorUserId: ctx.workspace.id,
       sourceWorkflowId: workflow.id,
     })
     .returning();
@@ -256,7 +256,7 @@ async function markPublished(ctx: ServiceContext, workflowId: number | null): Pr
 export async function unpublish(ctx: ServiceContext, id: string): Promise<void> {
   const deleted = await ctx.db
     .delete(templates)
-    .where(and(eq(templates.id, id), eq(templates.authorUserId, ctx.user.id)))
+    .where(and(eq(templates.id, id), eq(templates.authorUserId, ctx.workspace.id)))
     .returning({ id: templates.id, sourceWorkflowId: templates.sourceWorkflowId });
   if (deleted.length === 0) {
     const exists = await ctx.db.select({ id: templates.id }).from(templates).where(eq(templates.id, id)).get();

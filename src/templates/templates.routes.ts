@@ -202,26 +202,30 @@ const withdraw = authedRoute("data:write", {
 
 export const templateRoutes = createRouter()
   .openapi(categories, async (c) => {
-    const all = await listTemplatesWithContent(c.var.ctx.db, {}, c.var.ctx.user.id);
+    const all = await listTemplatesWithContent(c.var.ctx.db, {}, c.var.ctx.workspace.id);
     const groups = new Map<string, ReturnType<typeof presentTemplate>[]>();
-    for (const t of all) groups.set(t.category, [...(groups.get(t.category) ?? []), presentTemplate(t, c.var.ctx.user.id)]);
+    for (const t of all) groups.set(t.category, [...(groups.get(t.category) ?? []), presentTemplate(t, c.var.ctx.workspace.id)]);
     const data = [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([category, items]) => ({ category, count: items.length, templates: items }));
     return ok(c, data, `${data.length} categories.`);
   })
   .openapi(featured, async (c) => {
-    const data = (await featuredTemplates(c.var.ctx.db)).map((t) => presentTemplate(t, c.var.ctx.user.id));
+    const data = (await featuredTemplates(c.var.ctx.db)).map((t) => presentTemplate(t, c.var.ctx.workspace.id));
     return ok(c, data, `${data.length} featured templates.`);
   })
   .openapi(list("/templates"), async (c) => {
-    const data = (await listTemplatesWithContent(c.var.ctx.db, c.req.valid("query"), c.var.ctx.user.id)).map((t) => presentTemplate(t, c.var.ctx.user.id));
+    const data = (await listTemplatesWithContent(c.var.ctx.db, c.req.valid("query"), c.var.ctx.workspace.id)).map((t) =>
+      presentTemplate(t, c.var.ctx.workspace.id),
+    );
     return ok(c, data, `${data.length} templates.`);
   })
   .openapi(list("/templates/"), async (c) => {
-    const data = (await listTemplatesWithContent(c.var.ctx.db, c.req.valid("query"), c.var.ctx.user.id)).map((t) => presentTemplate(t, c.var.ctx.user.id));
+    const data = (await listTemplatesWithContent(c.var.ctx.db, c.req.valid("query"), c.var.ctx.workspace.id)).map((t) =>
+      presentTemplate(t, c.var.ctx.workspace.id),
+    );
     return ok(c, data, `${data.length} templates.`);
   })
   .openapi(get, async (c) =>
-    ok(c, presentTemplate(await getTemplate(c.var.ctx.db, c.req.valid("param").template_id), c.var.ctx.user.id), "Template found.", 200),
+    ok(c, presentTemplate(await getTemplate(c.var.ctx.db, c.req.valid("param").template_id), c.var.ctx.workspace.id), "Template found.", 200),
   )
   .openapi(use, async (c) => {
     const options = await useOptions(await c.req.text());
@@ -238,7 +242,7 @@ export const templateRoutes = createRouter()
   })
   .openapi(publish, async (c) => {
     const template = await publishWorkflow(c.var.ctx, c.req.valid("param").workflow_id, c.req.valid("json"));
-    return ok(c, presentTemplate(template, c.var.ctx.user.id), "Published.", 201);
+    return ok(c, presentTemplate(template, c.var.ctx.workspace.id), "Published.", 201);
   })
   .openapi(withdraw, async (c) => {
     await unpublish(c.var.ctx, c.req.valid("param").template_id);

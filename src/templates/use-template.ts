@@ -113,7 +113,7 @@ export async function useTemplate(
     input.steps = bindConnections(input.steps, await connectionsFor(ctx, platformsOf(input.steps), options.connections ?? {}));
   }
   const workflow = await createWorkflow(ctx, input);
-  await countUse(ctx.db, template, ctx.user.id);
+  await countUse(ctx.db, template, ctx.workspace.id);
   if (!options.deploy) return { template, workflow };
   return { template, workflow, deployed: await deployAgent(ctx, { workflowId: workflow.id, config: {} }) };
 }

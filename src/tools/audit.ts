@@ -152,7 +152,7 @@ export async function listAudit(ctx: ServiceContext, limit: number, beforeId?: n
   return ctx.db
     .select()
     .from(auditLogs)
-    .where(and(eq(auditLogs.userId, ctx.user.id), beforeId ? lt(auditLogs.id, beforeId) : undefined))
+    .where(and(eq(auditLogs.userId, ctx.workspace.id), beforeId ? lt(auditLogs.id, beforeId) : undefined))
     .orderBy(desc(auditLogs.id))
     .limit(limit)
     .all();

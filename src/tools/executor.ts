@@ -220,7 +220,7 @@ export async function runToolCall(ctx: ServiceContext, call: PreparedCall, hooks
   const connection = call.connection;
   ctx.waitUntil(
     recordAudit(ctx.db, {
-      userId: ctx.user.id,
+      userId: ctx.workspace.id,
       credentialId: ctx.credential.id,
       callId,
       tool: call.name,

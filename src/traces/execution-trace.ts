@@ -167,7 +167,7 @@ async function loadExecutionSpans(ctx: Pick<ServiceContext, "db">, executionId: 
 
 /** The trace of one of the caller's runs; another user's run is 404. */
 export async function executionTrace(ctx: ServiceContext, executionId: string): Promise<Span[]> {
-  const spans = await loadExecutionSpans(ctx, executionId, ctx.user.id);
+  const spans = await loadExecutionSpans(ctx, executionId, ctx.workspace.id);
   if (!spans) throw notFound("Execution");
   return spans;
 }
@@ -179,7 +179,7 @@ export async function executionTrace(ctx: ServiceContext, executionId: string): 
 export async function exportRunTrace(ctx: ServiceContext, executionId: string): Promise<void> {
   if (!ctx.config.otel.endpoint) return;
   try {
-    const spans = await loadExecutionSpans(ctx, executionId, ctx.user.id);
+    const spans = await loadExecutionSpans(ctx, executionId, ctx.workspace.id);
     if (spans) await exportSpans(ctx.config, spans);
   } catch (error) {
     console.warn(JSON.stringify({ level: "warn", message: "run trace not exported", execution_id: executionId, error: loggableError(error) }));

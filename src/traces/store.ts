@@ -66,13 +66,13 @@ export async function messageTrace(ctx: ServiceContext, conversationId: number, 
   const owned = await ctx.db
     .select({ id: conversations.id })
     .from(conversations)
-    .where(and(eq(conversations.id, conversationId), eq(conversations.userId, ctx.user.id)))
+    .where(and(eq(conversations.id, conversationId), eq(conversations.userId, ctx.workspace.id)))
     .get();
   if (!owned) throw notFound("Conversation");
   const rows = await ctx.db
     .select()
     .from(traceSpans)
-    .where(and(eq(traceSpans.conversationId, conversationId), eq(traceSpans.messageId, messageId), eq(traceSpans.userId, ctx.user.id)))
+    .where(and(eq(traceSpans.conversationId, conversationId), eq(traceSpans.messageId, messageId), eq(traceSpans.userId, ctx.workspace.id)))
     .orderBy(asc(traceSpans.startMs))
     .limit(2 * 500)
     .all();

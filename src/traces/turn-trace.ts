@@ -112,7 +112,7 @@ export class TurnTrace {
   async save(ctx: ServiceContext, answer: TurnAnswer): Promise<void> {
     try {
       const spans = this.finish(answer);
-      const stored = await storeSpans(ctx, spans, { userId: ctx.user.id, conversationId: this.conversationId, messageId: answer.id });
+      const stored = await storeSpans(ctx, spans, { userId: ctx.workspace.id, conversationId: this.conversationId, messageId: answer.id });
       // Not tied to the turn: a collector that is slow or down must not hold the answer back.
       if (stored && ctx.config.otel.endpoint) void exportSpans(ctx.config, spans).catch(() => undefined);
     } catch (error) {

@@ -12,7 +12,7 @@ export interface AccountBudget {
 const NONE: AccountBudget = { max_usd_per_month: null, max_tokens_per_day: null };
 
 export async function readAccountBudget(ctx: ServiceContext): Promise<AccountBudget> {
-  const row = await ctx.db.select().from(accountBudgets).where(eq(accountBudgets.userId, ctx.user.id)).get();
+  const row = await ctx.db.select().from(accountBudgets).where(eq(accountBudgets.userId, ctx.workspace.id)).get();
   if (!row) return NONE;
   return {
     max_usd_per_month: row.maxNanoUsdPerMonth === null ? null : usdOf(row.maxNanoUsdPerMonth),
@@ -27,7 +27,7 @@ export async function writeAccountBudget(ctx: ServiceContext, change: Partial<Ac
   if (change.max_tokens_per_day !== undefined) set.maxTokensPerDay = change.max_tokens_per_day;
   await ctx.db
     .insert(accountBudgets)
-    .values({ userId: ctx.user.id, ...set })
+    .values({ userId: ctx.workspace.id, ...set })
     .onConflictDoUpdate({ target: accountBudgets.userId, set: { ...set, updatedAt: new Date() } });
   return readAccountBudget(ctx);
 }

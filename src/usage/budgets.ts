@@ -112,7 +112,7 @@ export async function checkBudgets(ctx: ServiceContext, scope: BudgetScope, turn
   // The request is refused: the owner's alerts (DESIGN §6.5) hear of it, repeats folded per budget and agent.
   const where = [scope.agentId ? `Agent ${scope.agentId}` : "", scope.executionId ? `run ${scope.executionId}` : ""].filter(Boolean).join(", ");
   await recordAlertEvent(ctx.db, {
-    userId: ctx.user.id,
+    userId: ctx.workspace.id,
     kind: "budget_exceeded",
     subject: scope.agentId ? `agent ${scope.agentId}: ${reached.name}` : reached.name,
     summary: where ? `${message} (${where})` : message,

@@ -27,7 +27,7 @@ export async function recordUsage(ctx: ServiceContext, entry: LedgerEntry): Prom
 }
 
 /** The insert of one row for the caller, for a batch of the caller's own (run it, or hand it to `d1.batch`). */
-export const ledgerInsert = (ctx: ServiceContext, entry: LedgerEntry) => ctx.db.insert(modelUsage).values({ userId: ctx.user.id, ...entry });
+export const ledgerInsert = (ctx: ServiceContext, entry: LedgerEntry) => ctx.db.insert(modelUsage).values({ userId: ctx.workspace.id, ...entry });
 
 const spentColumns = {
   tokens: sql<number>`coalesce(sum(${modelUsage.inputTokens} + ${modelUsage.outputTokens}), 0)`,
@@ -39,7 +39,7 @@ export async function spentByRun(ctx: ServiceContext, executionId: string): Prom
   const row = await ctx.db
     .select(spentColumns)
     .from(modelUsage)
-    .where(and(eq(modelUsage.executionId, executionId), eq(modelUsage.userId, ctx.user.id)))
+    .where(and(eq(modelUsage.executionId, executionId), eq(modelUsage.userId, ctx.workspace.id)))
     .get();
   return row ?? { tokens: 0, nanoUsd: 0 };
 }
@@ -49,7 +49,7 @@ export async function spentByAgentSince(ctx: ServiceContext, agentId: string, si
   const row = await ctx.db
     .select(spentColumns)
     .from(modelUsage)
-    .where(and(eq(modelUsage.agentId, agentId), gte(modelUsage.createdAt, since), eq(modelUsage.userId, ctx.user.id)))
+    .where(and(eq(modelUsage.agentId, agentId), gte(modelUsage.createdAt, since), eq(modelUsage.userId, ctx.workspace.id)))
     .get();
   return row ?? { tokens: 0, nanoUsd: 0 };
 }
@@ -59,7 +59,7 @@ export async function spentByAccountSince(ctx: ServiceContext, since: Date): Pro
   const row = await ctx.db
     .select(spentColumns)
     .from(modelUsage)
-    .where(and(eq(modelUsage.userId, ctx.user.id), gte(modelUsage.createdAt, since)))
+    .where(and(eq(modelUsage.userId, ctx.workspace.id), gte(modelUsage.createdAt, since)))
     .get();
   return row ?? { tokens: 0, nanoUsd: 0 };
 }

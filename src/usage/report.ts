@@ -80,7 +80,7 @@ export async function usageReport(ctx: ServiceContext, range: { from: Date; to: 
       calls: sql<number>`count(*)`,
     })
     .from(modelUsage)
-    .where(and(eq(modelUsage.userId, ctx.user.id), gte(modelUsage.createdAt, range.from), lt(modelUsage.createdAt, range.to)))
+    .where(and(eq(modelUsage.userId, ctx.workspace.id), gte(modelUsage.createdAt, range.from), lt(modelUsage.createdAt, range.to)))
     .groupBy(key)
     .orderBy(groupBy === "day" ? asc(key) : sql`${cost} desc, ${key}`)
     .all();

@@ -28,17 +28,17 @@ const workflowCopies = new IsolateCache<Workflow | null>(limits);
 
 /** The caller's newest `limit` workflows, from this isolate's page or read through `load`. */
 export function firstPageOfWorkflows(ctx: ServiceContext, limit: number, load: () => Promise<Workflow[]>): Promise<Workflow[]> {
-  return firstPages.get(`${ctx.user.id}:${limit}`, load, (work) => ctx.waitUntil(work)) as Promise<Workflow[]>;
+  return firstPages.get(`${ctx.workspace.id}:${limit}`, load, (work) => ctx.waitUntil(work)) as Promise<Workflow[]>;
 }
 
 /** The same for lists that show a few fields of each workflow (see `listWorkflowSummaries`). */
 export function firstPageOfSummaries<T>(ctx: ServiceContext, limit: number, load: () => Promise<T[]>): Promise<T[]> {
-  return firstPages.get(`${ctx.user.id}:summaries:${limit}`, load, (work) => ctx.waitUntil(work)) as Promise<T[]>;
+  return firstPages.get(`${ctx.workspace.id}:summaries:${limit}`, load, (work) => ctx.waitUntil(work)) as Promise<T[]>;
 }
 
 /** One of the caller's workflows (null: none with this id), from this isolate's copy or read through `load`. */
 export function copyOfWorkflow(ctx: ServiceContext, id: number, load: () => Promise<Workflow | null>): Promise<Workflow | null> {
-  return workflowCopies.get(`${ctx.user.id}:${id}`, load, (work) => ctx.waitUntil(work));
+  return workflowCopies.get(`${ctx.workspace.id}:${id}`, load, (work) => ctx.waitUntil(work));
 }
 
 /** Forgets an owner's cached pages and copies: call after any write to their workflows. */
@@ -48,7 +48,7 @@ export function ownWorkflowCopy(ctx: ServiceContext, id: number): Promise<Workfl
     const row = await ctx.db
       .select()
       .from(workflows)
-      .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
+      .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.workspace.id)))
       .get();
     return row ?? null;
   });

@@ -63,13 +63,13 @@ async function insertWorkflow(ctx: ServiceContext, input: WorkflowInput): Promis
   checkSize(ctx, { steps, variables: input.variables, settings: input.settings, metadata: input.metadata });
   await checkReferences(ctx, steps, input.settings);
   const trigger = checkedTrigger(input.triggerType ?? "manual", input.triggerConfig ?? {}, ctx.config.quotas.minIntervalSeconds);
-  const held = eq(workflows.userId, ctx.user.id);
+  const held = eq(workflows.userId, ctx.workspace.id);
   const full = () => new HubError("quota_exceeded", `An account can hold at most ${maxWorkflows} workflows; delete one first.`);
   if ((await ctx.db.$count(workflows, held)) >= maxWorkflows) throw full();
   const insert = ctx.db
     .insert(workflows)
     .values({
-      userId: ctx.user.id,
+      userId: ctx.workspace.id,
       name: input.name,
       description: input.description,
       steps,
@@ -91,7 +91,7 @@ export async function getOwnedWorkflow(ctx: ServiceContext, id: number): Promise
   const row = await ctx.db
     .select()
     .from(workflows)
-    .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
+    .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Workflow");
   return row;
@@ -107,7 +107,7 @@ function readWorkflows(ctx: ServiceContext, limit: number, beforeId?: number) {
   return ctx.db
     .select()
     .from(workflows)
-    .where(and(eq(workflows.userId, ctx.user.id), beforeId ? lt(workflows.id, beforeId) : undefined))
+    .where(and(eq(workflows.userId, ctx.workspace.id), beforeId ? lt(workflows.id, beforeId) : undefined))
     .orderBy(desc(workflows.id))
     .limit(limit)
     .all();
@@ -141,7 +141,7 @@ export function listWorkflowSummaries(ctx: ServiceContext, limit: number): Promi
         updatedAt: workflows.updatedAt,
       })
       .from(workflows)
-      .where(eq(workflows.userId, ctx.user.id))
+      .where(eq(workflows.userId, ctx.workspace.id))
       .orderBy(desc(workflows.id))
       .limit(limit)
       .all(),
@@ -153,7 +153,7 @@ export function listActiveWorkflows(ctx: ServiceContext, limit: number) {
   return ctx.db
     .select({ id: workflows.id, name: workflows.name, description: workflows.description, version: workflows.version, variables: workflows.variables })
     .from(workflows)
-    .where(and(eq(workflows.userId, ctx.user.id), eq(workflows.status, "active")))
+    .where(and(eq(workflows.userId, ctx.workspace.id), eq(workflows.status, "active")))
     .orderBy(desc(workflows.id))
     .limit(limit)
     .all();
@@ -221,7 +221,7 @@ async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<Workfl
       ...(stepsChanged ? { steps, version: current.version + 1 } : {}),
       updatedAt: new Date(),
     })
-    .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
+    .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.workspace.id)))
     .returning();
   if (stepsChanged) await recordVersion(ctx, row!);
   return { row: await syncNotifySecret(ctx, row!), triggerChanged };
@@ -255,7 +255,7 @@ async function checkReferences(ctx: ServiceContext, steps: Step[] | undefined, s
     const rows = await ctx.db
       .select({ id: workflows.id })
       .from(workflows)
-      .where(and(eq(workflows.userId, ctx.user.id), inArray(workflows.id, toCheck.slice(i, i + 90))))
+      .where(and(eq(workflows.userId, ctx.workspace.id), inArray(workflows.id, toCheck.slice(i, i + 90))))
       .all();
     for (const row of rows) owned.add(row.id);
   }
@@ -323,7 +323,7 @@ export async function deleteWorkflow(ctx: ServiceContext, id: number): Promise<v
   const deleted = await changingWorkflows(ctx, () =>
     ctx.db
       .delete(workflows)
-      .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.user.id)))
+      .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.workspace.id)))
       .returning({ id: workflows.id }),
   );
   if (deleted.length === 0) throw notFound("Workflow");
@@ -337,7 +337,7 @@ export async function changingWorkflows<T>(ctx: ServiceContext, write: () => Pro
   try {
     return await write();
   } finally {
-    forgetCachedWorkflows(ctx.user.id);
+    forgetCachedWorkflows(ctx.workspace.id);
   }
 }
 

@@ -2,7 +2,7 @@ import { SignJWT, UnsecuredJWT } from "jose";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApiKey } from "../../src/auth/api-keys";
-import { contextForPrincipal, runtimeFor } from "../../src/core/context";
+import { contextForPrincipal, personalWorkspace, runtimeFor } from "../../src/core/context";
 import { call, expectProblem, json, newApiKey, newApp, newUser } from "../helpers/api";
 
 const secret = () => new TextEncoder().encode(env.JWT_SECRET!);
@@ -105,7 +105,11 @@ describe("API keys", () => {
     // The API only mints keys of this deployment's mode; a live key comes from a production deployment.
     const runtime = runtimeFor(env);
     const production = { ...runtime, config: { ...runtime.config, environment: "production" as const } };
-    const ctx = contextForPrincipal(production, { userId: user.id, scopes: ["data:read"], kind: "session", credentialId: "test", clientId: null });
+    const ctx = contextForPrincipal(
+      production,
+      { userId: user.id, scopes: ["data:read"], kind: "session", credentialId: "test", clientId: null, workspaceId: null },
+      personalWorkspace(user.id),
+    );
     const { secret: key } = await createApiKey(ctx, { name: "prod" });
     expect(key).toMatch(/^ahk_live_/);
     const body = await expectProblem(await call("/v1/me", { token: key }), 401, "unauthorized");

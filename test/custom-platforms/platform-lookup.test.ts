@@ -50,16 +50,16 @@ describe("finding a person's custom platforms", () => {
     const { key } = await newApiKey(user);
     const id = await addPetstore(key);
     const db = createDb(env.DB);
-    const request = { db, user: { id: user.id } };
+    const request = { db, workspace: { id: user.id } };
     const first = customPlatformHeads(request);
     expect(customPlatformHeads(request)).toBe(first);
     expect((await first).map((head) => head.uid)).toEqual([id]);
-    const next = { db, user: { id: user.id } };
+    const next = { db, workspace: { id: user.id } };
     expect(customPlatformHeads(next)).not.toBe(first);
     forgetCustomPlatforms(request);
     expect(customPlatformHeads(request)).not.toBe(first);
     // Another person's context finds none of them, by list or by id.
-    const stranger = { db, user: { id: (await newUser()).id } };
+    const stranger = { db, workspace: { id: (await newUser()).id } };
     expect((await customPlatformsOf(stranger)).size).toBe(0);
     expect(await loadCustomPlatform(stranger, id)).toBeUndefined();
   });
@@ -69,14 +69,14 @@ describe("finding a person's custom platforms", () => {
     const { key } = await newApiKey(user);
     const id = await addPetstore(key);
     const db = createDb(env.DB);
-    const one = await loadCustomPlatform({ db, user: { id: user.id } }, id);
-    const two = await loadCustomPlatform({ db, user: { id: user.id } }, id);
+    const one = await loadCustomPlatform({ db, workspace: { id: user.id } }, id);
+    const two = await loadCustomPlatform({ db, workspace: { id: user.id } }, id);
     expect(one).toBeDefined();
     expect(two).toBe(one);
-    expect((await customPlatformsOf({ db, user: { id: user.id } })).get(id)).toBe(one);
+    expect((await customPlatformsOf({ db, workspace: { id: user.id } })).get(id)).toBe(one);
     // Deleted by another isolate: the compiled copy here is never served again.
     await env.DB.prepare("DELETE FROM custom_platforms WHERE uid = ?").bind(id).run();
-    expect(await loadCustomPlatform({ db, user: { id: user.id } }, id)).toBeUndefined();
-    expect((await customPlatformsOf({ db, user: { id: user.id } })).size).toBe(0);
+    expect(await loadCustomPlatform({ db, workspace: { id: user.id } }, id)).toBeUndefined();
+    expect((await customPlatformsOf({ db, workspace: { id: user.id } })).size).toBe(0);
   });
 });

@@ -18,7 +18,7 @@ import { CUSTOM_SECRET_FIELDS, isCustomPlatformId } from "./declarations";
 /** Who is asking: a service context, or a Durable Object's runtime with the connection's owner. */
 export interface PlatformLookup {
   db: Db;
-  user: { id: number };
+  workspace: { id: number };
 }
 
 /** A custom platform's cheap columns: enough to order and page the catalog and to find its compiled form. */
@@ -51,10 +51,10 @@ function readsOf(lookup: PlatformLookup): RequestReads {
     perUser = new Map();
     reads.set(lookup, perUser);
   }
-  let mine = perUser.get(lookup.user.id);
+  let mine = perUser.get(lookup.workspace.id);
   if (!mine) {
     mine = { byUid: new Map() };
-    perUser.set(lookup.user.id, mine);
+    perUser.set(lookup.workspace.id, mine);
   }
   return mine;
 }
@@ -69,7 +69,7 @@ function remembered<T>(promise: Promise<T>, forget: () => void): Promise<T> {
 export function customPlatformHeads(lookup: PlatformLookup): Promise<CustomPlatformHead[]> {
   const mine = readsOf(lookup);
   mine.heads ??= remembered(
-    lookup.db.select(headColumns).from(customPlatforms).where(eq(customPlatforms.userId, lookup.user.id)).orderBy(desc(customPlatforms.id)).all(),
+    lookup.db.select(headColumns).from(customPlatforms).where(eq(customPlatforms.userId, lookup.workspace.id)).orderBy(desc(customPlatforms.id)).all(),
     () => {
       mine.heads = undefined;
     },
@@ -90,7 +90,7 @@ export async function compiledPlatforms(lookup: PlatformLookup, heads: CustomPla
     const rows = await lookup.db
       .select()
       .from(customPlatforms)
-      .where(and(eq(customPlatforms.userId, lookup.user.id), inArray(customPlatforms.id, missing)))
+      .where(and(eq(customPlatforms.userId, lookup.workspace.id), inArray(customPlatforms.id, missing)))
       .all();
     for (const row of rows) {
       const platform = platformOf(row);
@@ -119,7 +119,7 @@ export function loadCustomPlatform(lookup: PlatformLookup, uid: string): Promise
         const head = await lookup.db
           .select(headColumns)
           .from(customPlatforms)
-          .where(and(eq(customPlatforms.uid, uid), eq(customPlatforms.userId, lookup.user.id)))
+          .where(and(eq(customPlatforms.uid, uid), eq(customPlatforms.userId, lookup.workspace.id)))
           .get();
         return head ? (await compiledPlatforms(lookup, [head]))[0] : undefined;
       })(),
@@ -137,7 +137,7 @@ export async function resolvePlatform(lookup: PlatformLookup, id: string): Promi
 
 /** After a create or delete: the request's later lookups read D1 again, and a deleted row's compiled form is dropped. */
 export function forgetCustomPlatforms(lookup: PlatformLookup, deletedRowId?: number): void {
-  reads.get(lookup)?.delete(lookup.user.id);
+  reads.get(lookup)?.delete(lookup.workspace.id);
   if (deletedRowId !== undefined) forgetCompiledPlatform(deletedRowId);
 }
 

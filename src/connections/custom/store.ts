@@ -37,7 +37,7 @@ function newPlatformId(): string {
 }
 
 export async function createCustomPlatform(ctx: ServiceContext, input: { openapi: unknown; name?: string }): Promise<CustomPlatformRow> {
-  const held = eq(customPlatforms.userId, ctx.user.id);
+  const held = eq(customPlatforms.userId, ctx.workspace.id);
   const full = () => new HubError("quota_exceeded", `An account can hold at most ${MAX_CUSTOM_PLATFORMS_PER_USER} custom platforms; delete one first.`);
   if ((await ctx.db.$count(customPlatforms, held)) >= MAX_CUSTOM_PLATFORMS_PER_USER) throw full();
   const declaration = importOpenApi(input.openapi, { name: input.name, policy: addressPolicyFor(ctx.config) });
@@ -45,7 +45,7 @@ export async function createCustomPlatform(ctx: ServiceContext, input: { openapi
     .insert(customPlatforms)
     .values({
       uid: newPlatformId(),
-      userId: ctx.user.id,
+      userId: ctx.workspace.id,
       name: declaration.name,
       description: declaration.description,
       openapiVersion: declaration.openapi_version,
@@ -67,7 +67,7 @@ export function listCustomPlatforms(ctx: ServiceContext, limit: number, beforeId
   return ctx.db
     .select(summaryColumns)
     .from(customPlatforms)
-    .where(and(eq(customPlatforms.userId, ctx.user.id), beforeId ? lt(customPlatforms.id, beforeId) : undefined))
+    .where(and(eq(customPlatforms.userId, ctx.workspace.id), beforeId ? lt(customPlatforms.id, beforeId) : undefined))
     .orderBy(desc(customPlatforms.id))
     .limit(limit)
     .all();
@@ -77,7 +77,7 @@ export async function getCustomPlatform(ctx: ServiceContext, platformId: string)
   const row = await ctx.db
     .select()
     .from(customPlatforms)
-    .where(and(eq(customPlatforms.uid, platformId), eq(customPlatforms.userId, ctx.user.id)))
+    .where(and(eq(customPlatforms.uid, platformId), eq(customPlatforms.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Platform");
   return row;
@@ -92,13 +92,13 @@ export async function deleteCustomPlatform(ctx: ServiceContext, platformId: stri
   const row = await ctx.db
     .select({ id: customPlatforms.id, uid: customPlatforms.uid })
     .from(customPlatforms)
-    .where(and(eq(customPlatforms.uid, platformId), eq(customPlatforms.userId, ctx.user.id)))
+    .where(and(eq(customPlatforms.uid, platformId), eq(customPlatforms.userId, ctx.workspace.id)))
     .get();
   if (!row) throw notFound("Platform");
   const used = await ctx.db
     .select({ id: connections.id })
     .from(connections)
-    .where(and(eq(connections.userId, ctx.user.id), eq(connections.platform, row.uid)))
+    .where(and(eq(connections.userId, ctx.workspace.id), eq(connections.platform, row.uid)))
     .limit(20)
     .all();
   if (used.length)
@@ -106,6 +106,6 @@ export async function deleteCustomPlatform(ctx: ServiceContext, platformId: stri
       "conflict",
       `Platform ${row.uid} still has connections (${used.map((c) => c.id).join(", ")}); delete them first (DELETE /v1/connections/{connection_id}).`,
     );
-  await ctx.db.delete(customPlatforms).where(and(eq(customPlatforms.id, row.id), eq(customPlatforms.userId, ctx.user.id)));
+  await ctx.db.delete(customPlatforms).where(and(eq(customPlatforms.id, row.id), eq(customPlatforms.userId, ctx.workspace.id)));
   forgetCustomPlatforms(ctx, row.id);
 }

@@ -175,7 +175,7 @@ export class ConnectionTokens extends DurableObject<Env> {
 
   private async grant(runtime: Runtime, row: Connection, refreshToken: string): Promise<IssuedTokens> {
     // A custom platform (DESIGN §5) is the connection owner's: loaded from D1 with them.
-    const platform = findPlatform(row.platform) ?? (await loadCustomPlatform({ db: runtime.db, user: { id: row.userId } }, row.platform));
+    const platform = findPlatform(row.platform) ?? (await loadCustomPlatform({ db: runtime.db, workspace: { id: row.userId } }, row.platform));
     if (!platform) throw new GrantRefused("unknown_platform", `no platform "${row.platform}"`);
     const box = await runtime.secrets();
     const policy = addressPolicyFor(runtime.config);

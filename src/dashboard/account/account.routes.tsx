@@ -36,7 +36,7 @@ export const dashboardPages = new Hono<AppEnv>()
       listAgents(ctx),
     ]);
     const counts = { keys: keys.length, connections: connections.length, workflows: workflows.length, agents: agents.length };
-    return page(c, <OverviewPage email={signedIn.email} csrf={await csrfToken(c, ctx.user.id)} counts={counts} cap={COUNTED} />);
+    return page(c, <OverviewPage email={signedIn.email} csrf={await csrfToken(c, ctx.actor.id)} counts={counts} cap={COUNTED} />);
   })
   .post("/", formGuard, async (c) => {
     const form = await c.req.parseBody({ all: true });
@@ -125,7 +125,7 @@ async function renderKeys(
   status: 200 | 201 | RefusalStatus = 200,
 ) {
   const keys = (await listApiKeys(signedIn.ctx, 100)).map(presentApiKey);
-  return page(c, <KeysPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.user.id)} keys={keys} {...extra} />, status);
+  return page(c, <KeysPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.actor.id)} keys={keys} {...extra} />, status);
 }
 
 async function renderSignIn(c: Context<AppEnv>, extra: { email?: string; error?: string } = {}, status: 200 | 401 | 403 | 409 | 422 | 429 = 200) {

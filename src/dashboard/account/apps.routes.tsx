@@ -60,7 +60,7 @@ async function renderApps(
   const [apps, approved] = await Promise.all([listOAuthApps(signedIn.ctx, 100), listAuthorizations(signedIn.ctx)]);
   return page(
     c,
-    <AppsPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.user.id)} apps={apps.map(presentOAuthApp)} approved={approved} {...extra} />,
+    <AppsPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.actor.id)} apps={apps.map(presentOAuthApp)} approved={approved} {...extra} />,
     status,
   );
 }

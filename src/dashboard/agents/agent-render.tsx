@@ -61,7 +61,7 @@ export async function renderDeploy(
     c,
     <DeployAgentPage
       email={signedIn.email}
-      csrf={await csrfToken(c, ctx.user.id)}
+      csrf={await csrfToken(c, ctx.actor.id)}
       workflows={workflows}
       values={values}
       minInterval={ctx.config.quotas.minIntervalSeconds}
@@ -119,7 +119,7 @@ export async function renderAgent(c: Context<AppEnv>, signedIn: SignedIn, agentI
     c,
     <AgentPage
       email={signedIn.email}
-      csrf={await csrfToken(c, ctx.user.id)}
+      csrf={await csrfToken(c, ctx.actor.id)}
       agent={agent}
       runs={runs}
       trigger={trigger}

@@ -71,7 +71,7 @@ export const approvalsPages = new Hono<AppEnv>()
         signedIn.ctx,
         id,
         { decision: step, ...(edited.value ? { arguments: edited.value } : {}), ...(values.note ? { note: values.note } : {}) },
-        `user:${signedIn.ctx.user.id}`,
+        `user:${signedIn.ctx.actor.id}`,
       );
     } catch (error) {
       if (!(error instanceof HubError)) throw error;
@@ -112,7 +112,7 @@ async function renderApproval(
 ) {
   const approval = await ownedApproval(signedIn, id);
   if (!approval) return approvalNotFound(c, signedIn);
-  const csrf = await csrfToken(c, signedIn.ctx.user.id);
+  const csrf = await csrfToken(c, signedIn.ctx.actor.id);
   return page(c, <ApprovalPage email={signedIn.email} csrf={csrf} approval={approval} {...extra} />, status);
 }
 

@@ -42,7 +42,7 @@ export async function renderConversation(
     c,
     <ConversationPage
       email={signedIn.email}
-      csrf={await csrfToken(c, signedIn.ctx.user.id)}
+      csrf={await csrfToken(c, signedIn.ctx.actor.id)}
       conversation={conversation.detail}
       events={conversation.events}
       providers={providers}

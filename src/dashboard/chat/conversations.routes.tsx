@@ -37,7 +37,7 @@ export const conversationsPages = new Hono<AppEnv>()
     const title = (str(form.title) ?? "").trim();
     if (title.length > MAX_TITLE) {
       const rows = await listConversations(signedIn.ctx, LISTED);
-      const csrf = await csrfToken(c, signedIn.ctx.user.id);
+      const csrf = await csrfToken(c, signedIn.ctx.actor.id);
       const error = `Keep the title to ${MAX_TITLE} characters.`;
       return page(c, <ConversationsListPage email={signedIn.email} csrf={csrf} conversations={rows.map(presentConversation)} error={error} />, 422);
     }

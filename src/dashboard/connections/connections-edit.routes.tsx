@@ -91,6 +91,6 @@ async function renderEdit(
   status: Status = 200,
 ) {
   const view = await viewOf(connection, await signedIn.ctx.secrets(), signedIn.ctx);
-  const csrf = await csrfToken(c, signedIn.ctx.user.id);
+  const csrf = await csrfToken(c, signedIn.ctx.actor.id);
   return page(c, <EditConnectionPage email={signedIn.email} csrf={csrf} connection={view} {...props} />, status);
 }

@@ -69,7 +69,7 @@ export async function renderList(
   const { ctx } = signedIn;
   const box = await ctx.secrets();
   const connections = await Promise.all((await allConnections(ctx)).map((row) => viewOf(row, box, ctx)));
-  const csrf = await csrfToken(c, ctx.user.id);
+  const csrf = await csrfToken(c, ctx.actor.id);
   return page(c, <ConnectionsPage email={signedIn.email} csrf={csrf} connections={connections} platforms={platformChoices()} {...extra} />, status);
 }
 
@@ -77,7 +77,7 @@ export async function renderDetail(c: Context<AppEnv>, signedIn: SignedIn, conne
   const { ctx } = signedIn;
   const view = await viewOf(connection, await ctx.secrets(), ctx);
   const tools = connection.platform === "mcp" && Array.isArray(connection.toolsCache) ? connection.toolsCache.map(toolName) : undefined;
-  const csrf = await csrfToken(c, ctx.user.id);
+  const csrf = await csrfToken(c, ctx.actor.id);
   return allowingProviders(c, page(c, <ConnectionPage email={signedIn.email} csrf={csrf} connection={view} tools={tools} {...extra} />));
 }
 
@@ -86,7 +86,7 @@ export function renderNotFound(c: Context<AppEnv>, signedIn: SignedIn) {
 }
 
 export async function renderNew(c: Context<AppEnv>, signedIn: SignedIn, props: Omit<NewConnectionProps, "email" | "csrf" | "platforms">, status: Status = 200) {
-  const csrf = await csrfToken(c, signedIn.ctx.user.id);
+  const csrf = await csrfToken(c, signedIn.ctx.actor.id);
   return allowingProviders(
     c,
     page(c, <NewConnectionPage email={signedIn.email} csrf={csrf} platforms={platformChoices()} query={c.req.query("q")} {...props} />, status),

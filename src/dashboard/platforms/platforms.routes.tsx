@@ -77,5 +77,5 @@ async function renderPlatforms(
   status: 200 | 201 | RefusalStatus = 200,
 ) {
   const rows = await listCustomPlatforms(signedIn.ctx, 100);
-  return page(c, <PlatformsPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.user.id)} platforms={rows.map(shown)} {...extra} />, status);
+  return page(c, <PlatformsPage email={signedIn.email} csrf={await csrfToken(c, signedIn.ctx.actor.id)} platforms={rows.map(shown)} {...extra} />, status);
 }

@@ -92,7 +92,7 @@ async function loadTemplate(c: Context<AppEnv>, signedIn: SignedIn, id: string):
   } catch (error) {
     if (!(error instanceof HubError)) throw error;
     if (error.code === "not_found") return notFound();
-    const csrf = await csrfToken(c, signedIn.ctx.user.id);
+    const csrf = await csrfToken(c, signedIn.ctx.actor.id);
     return { response: page(c, <RefusedPage email={signedIn.email} csrf={csrf} message={messageOf(error)} />, statusOf(error)) };
   }
 }
@@ -143,7 +143,7 @@ async function renderTemplateForm(
     <UseAndDeployPage
       mode={mode}
       email={signedIn.email}
-      csrf={await csrfToken(c, signedIn.ctx.user.id)}
+      csrf={await csrfToken(c, signedIn.ctx.actor.id)}
       template={{ id: template.id, name: template.name, description: template.description, triggerType: template.triggerType }}
       plan={plan}
       choices={choices}

@@ -44,7 +44,7 @@ async function renderTemplates(c: Context<AppEnv>, signedIn: SignedIn, filters: 
   // The category menu offers the categories of the whole list; the cards are read with the filters
   // (as the API reads them), so a match is found wherever it would rank.
   const filtered = Boolean(filters.search || filters.category);
-  const viewer = signedIn.ctx.user.id;
+  const viewer = signedIn.ctx.workspace.id;
   const [all, matching] = await Promise.all([
     listTemplates(signedIn.ctx.db, {}, viewer),
     filtered ? listTemplates(signedIn.ctx.db, { search: filters.search, category: filters.category }, viewer) : undefined,
@@ -55,7 +55,7 @@ async function renderTemplates(c: Context<AppEnv>, signedIn: SignedIn, filters: 
     c,
     <TemplatesPage
       email={signedIn.email}
-      csrf={await csrfToken(c, signedIn.ctx.user.id)}
+      csrf={await csrfToken(c, signedIn.ctx.actor.id)}
       templates={templates}
       categories={categories}
       filters={filters}

@@ -54,7 +54,7 @@ export const toolsPages = new Hono<AppEnv>()
     const fields = argumentFields(tool.input_schema);
     const read = readForm(fields, form);
     const render = async (extra: Partial<ToolPageProps>, status: 200 | RefusalStatus) =>
-      page(c, <ToolPage email={signedIn.email} csrf={await csrfToken(c, ctx.user.id)} tool={tool} fields={fields} values={read.values} {...extra} />, status);
+      page(c, <ToolPage email={signedIn.email} csrf={await csrfToken(c, ctx.actor.id)} tool={tool} fields={fields} values={read.values} {...extra} />, status);
     if (Object.keys(read.errors).length) return render({ error: "Some arguments could not be read; see the fields below.", fieldErrors: read.errors }, 422);
     try {
       const { call } = await prepareToolCall(ctx, tool.name, read.value);

@@ -55,7 +55,7 @@ async function renderUsage(
   extra: { error?: string; values?: Record<string, string> } = {},
   status: 200 | RefusalStatus = 200,
 ) {
-  const [view, csrf] = await Promise.all([usageView(signedIn.ctx), csrfToken(c, signedIn.ctx.user.id)]);
+  const [view, csrf] = await Promise.all([usageView(signedIn.ctx), csrfToken(c, signedIn.ctx.actor.id)]);
   return page(c, <UsagePage email={signedIn.email} csrf={csrf} view={view} {...extra} />, status);
 }
 

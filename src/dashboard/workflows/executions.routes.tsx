@@ -68,7 +68,7 @@ async function renderExecution(c: Context<AppEnv>, signedIn: SignedIn, id: strin
       () => undefined,
     ),
   ]);
-  const csrf = await csrfToken(c, ctx.user.id);
+  const csrf = await csrfToken(c, ctx.actor.id);
   return page(
     c,
     <ExecutionPage email={signedIn.email} csrf={csrf} execution={execution} childRuns={childRuns} workflowName={workflowName} error={error} />,

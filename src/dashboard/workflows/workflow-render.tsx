@@ -40,7 +40,7 @@ export async function renderWorkflowsList(
 ) {
   const workflows = await listWorkflowSummaries(signedIn.ctx, WORKFLOWS_SHOWN + 1);
   const rows = workflows.slice(0, WORKFLOWS_SHOWN).map((w) => ({ id: w.id, name: w.name, status: w.status, steps: w.stepCount, updatedAt: w.updatedAt }));
-  const csrf = await csrfToken(c, signedIn.ctx.user.id);
+  const csrf = await csrfToken(c, signedIn.ctx.actor.id);
   return page(
     c,
     <WorkflowsListPage
@@ -74,7 +74,7 @@ export async function renderWorkflow(c: Context<AppEnv>, signedIn: SignedIn, id:
   const executions = await listWorkflowExecutions(signedIn.ctx, id, EXECUTIONS_SHOWN, undefined);
   const props: WorkflowPageProps = {
     email: signedIn.email,
-    csrf: await csrfToken(c, signedIn.ctx.user.id),
+    csrf: await csrfToken(c, signedIn.ctx.actor.id),
     workflow: presentWorkflow(workflow),
     executions: executions.map((run) => ({ id: run.id, status: run.status, createdAt: run.createdAt, startedAt: run.startedAt, finishedAt: run.finishedAt })),
     draft: draftOf(workflow),

@@ -11,7 +11,7 @@ export async function agentStepSettings(ctx: ServiceContext, agentId: string | n
   const row = await ctx.db
     .select({ config: agents.config })
     .from(agents)
-    .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.user.id)))
+    .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.workspace.id)))
     .get();
   return { settings: agentSettingsOf(row?.config), budget: agentBudgetOf(row?.config) };
 }

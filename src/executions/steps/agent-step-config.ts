@@ -47,7 +47,7 @@ export async function agentStepConfig(
     ? await ctx.db
         .select({ config: agents.config })
         .from(agents)
-        .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.user.id)))
+        .where(and(eq(agents.id, agentId), eq(agents.userId, ctx.workspace.id)))
         .get()
     : undefined;
   const config = row?.config ?? null;

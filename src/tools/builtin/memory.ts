@@ -40,7 +40,7 @@ export const memoryTool = defineBuiltin({
         const row = await ctx.db
           .select()
           .from(memoryEntries)
-          .where(and(eq(memoryEntries.userId, ctx.user.id), eq(memoryEntries.key, needKey()), live(now)))
+          .where(and(eq(memoryEntries.userId, ctx.workspace.id), eq(memoryEntries.key, needKey()), live(now)))
           .get();
         return { key: args.key, found: Boolean(row), value: row?.value ?? null };
       }
@@ -49,7 +49,7 @@ export const memoryTool = defineBuiltin({
       case "delete": {
         const deleted = await ctx.db
           .delete(memoryEntries)
-          .where(and(eq(memoryEntries.userId, ctx.user.id), eq(memoryEntries.key, needKey())))
+          .where(and(eq(memoryEntries.userId, ctx.workspace.id), eq(memoryEntries.key, needKey())))
           .returning({ key: memoryEntries.key });
         return { key: args.key, deleted: deleted.length > 0 };
       }
@@ -58,7 +58,7 @@ export const memoryTool = defineBuiltin({
         const rows = await ctx.db
           .select({ key: memoryEntries.key, value: memoryEntries.value, expiresAt: memoryEntries.expiresAt })
           .from(memoryEntries)
-          .where(and(eq(memoryEntries.userId, ctx.user.id), live(now), like(memoryEntries.key, sql`${`${escaped}%`} ESCAPE '\\'`)))
+          .where(and(eq(memoryEntries.userId, ctx.workspace.id), live(now), like(memoryEntries.key, sql`${`${escaped}%`} ESCAPE '\\'`)))
           .orderBy(asc(memoryEntries.key))
           .limit(100);
         return { entries: rows.map((r) => ({ key: r.key, value: r.value, expires_at: r.expiresAt?.toISOString() ?? null })) };
@@ -70,7 +70,7 @@ export const memoryTool = defineBuiltin({
 async function set(ctx: ToolContext, key: string, value: unknown, ttlSeconds: number | undefined, now: Date) {
   if (new TextEncoder().encode(JSON.stringify(value)).byteLength > MAX_VALUE_BYTES) throw new ToolError("The value is larger than 64 KiB.");
   const expiresAt = ttlSeconds ? new Date(now.getTime() + ttlSeconds * 1000) : null;
-  const mine = eq(memoryEntries.userId, ctx.user.id);
+  const mine = eq(memoryEntries.userId, ctx.workspace.id);
   // One statement checks and writes, so concurrent sets cannot all pass a count made before them:
   // a new key is written only while fewer than MAX_KEYS_PER_USER live keys are held; a key already
   // held (live or expired) is always replaced.
@@ -78,7 +78,7 @@ async function set(ctx: ToolContext, key: string, value: unknown, ttlSeconds: nu
     or exists (select 1 from ${memoryEntries} where ${and(mine, eq(memoryEntries.key, key))})`;
   const written = await ctx.db
     .insert(memoryEntries)
-    .select(sql`select ${insertSelectList(memoryEntries, { userId: ctx.user.id, key, value, expiresAt, updatedAt: now })} where ${room}`)
+    .select(sql`select ${insertSelectList(memoryEntries, { userId: ctx.workspace.id, key, value, expiresAt, updatedAt: now })} where ${room}`)
     .onConflictDoUpdate({ target: [memoryEntries.userId, memoryEntries.key], set: { value, expiresAt, updatedAt: now } })
     .returning({ key: memoryEntries.key });
   if (written.length === 0) throw new ToolError("Memory is full (1,000 keys); delete some first.");
