@@ -1,5 +1,5 @@
 import type { ServiceContext } from "../core/context";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, ne, sql } from "drizzle-orm";
 import { delegatedContext, type Runtime } from "../core/context";
 import type { Db } from "../db/client";
 import { agents, workflows, type Agent } from "../db/schema";
@@ -18,6 +18,7 @@ import { agentRunMetrics } from "./metrics";
 import { recordAgentEvent } from "./events";
 import { providerSecretLabel } from "./secret-labels";
 import { checkAgentConfig } from "./agent-config";
+import { auditStatement } from "../workspaces/audit";
 
 /** The agent acts with the credential that deployed it, for its owner. */
 export function agentContext(runtime: Runtime, agent: Pick<Agent, "userId" | "credentialId">): ServiceContext {
@@ -54,7 +55,12 @@ export async function deployAgent(
       credentialId: ctx.credential.id,
     })
     .returning();
-  const agent = await insertWithinQuota<Agent>(ctx.db, insert, agents, held, maxAgents);
+  const audit = auditStatement(
+    ctx,
+    { action: "agent.created", target: { type: "agent", id }, detail: { workflow_id: workflow.id, workflow_name: workflow.name } },
+    sql`EXISTS (SELECT 1 FROM ${agents} WHERE ${agents.id} = ${id})`,
+  );
+  const agent = await insertWithinQuota<Agent>(ctx.db, insert, agents, held, maxAgents, [audit]);
   if (!agent) throw full();
   return { agent: await armDeployedAgent(ctx, agent, workflow), webhookSecret };
 }
@@ -106,24 +112,30 @@ export async function getOwnedAgent(ctx: ServiceContext, id: string): Promise<Ag
  * the new settings; a run already going keeps asking with what it read.
  */
 export async function updateAgentConfig(ctx: ServiceContext, id: string, config: Record<string, unknown>): Promise<Agent> {
-  await getOwnedAgent(ctx, id);
+  const agent = await getOwnedAgent(ctx, id);
   await checkAgentConfig(ctx, config);
-  const [row] = await ctx.db
-    .update(agents)
-    .set({ config, updatedAt: new Date() })
-    .where(and(eq(agents.id, id), eq(agents.userId, ctx.workspace.id)))
-    .returning();
+  const [[row]] = await ctx.db.batch([
+    ctx.db
+      .update(agents)
+      .set({ config, updatedAt: new Date() })
+      .where(and(eq(agents.id, id), eq(agents.userId, ctx.workspace.id)))
+      .returning(),
+    agentUpdated(ctx, agent, ["agent_config"]),
+  ]);
   if (!row) throw notFound("Agent");
   return row;
 }
 
 /** Pauses or resumes the agent, and its schedule and polling with it (see armSchedule, armPolling). */
 export async function setAgentStatus(ctx: ServiceContext, id: string, status: Agent["status"]): Promise<Agent> {
-  const [row] = await ctx.db
-    .update(agents)
-    .set({ status, updatedAt: new Date() })
-    .where(and(eq(agents.id, id), eq(agents.userId, ctx.workspace.id)))
-    .returning();
+  const mine = and(eq(agents.id, id), eq(agents.userId, ctx.workspace.id));
+  // Recorded before the update, and only if the status changes (pausing a paused agent changes nothing).
+  const audit = auditStatement(
+    ctx,
+    { action: "agent.updated", target: { type: "agent", id }, detail: { fields: ["status"], status } },
+    sql`EXISTS (SELECT 1 FROM ${agents} WHERE ${and(mine, ne(agents.status, status))})`,
+  );
+  const [, [row]] = await ctx.db.batch([audit, ctx.db.update(agents).set({ status, updatedAt: new Date() }).where(mine).returning()]);
   if (!row) throw notFound("Agent");
   const scheduled = row.schedule ? await armSchedule(ctx, row, row.schedule as ScheduleConfig, row.triggerType) : row;
   return armPolling(ctx, scheduled, await getOwnedWorkflow(ctx, row.workflowId));
@@ -144,7 +156,16 @@ export async function scheduleAgent(ctx: ServiceContext, id: string, config: Sch
   if (config?.type === "cron" && !firstCronInstant(config.cron_expression, config.timezone)) {
     throw validationFailed([{ location: "body", field: "schedule_config.cron_expression", message: NEVER_FIRES_MESSAGE }]);
   }
-  return armSchedule(ctx, agent, config, config ? "schedule" : "manual");
+  return armSchedule(ctx, agent, config, config ? "schedule" : "manual", agentUpdated(ctx, agent, ["schedule"]));
+}
+
+/** The record of a change to one of the caller's agents, for the batch right after its update. */
+function agentUpdated(ctx: ServiceContext, agent: Pick<Agent, "id" | "workflowId">, fields: string[]) {
+  return auditStatement(
+    ctx,
+    { action: "agent.updated", target: { type: "agent", id: agent.id }, detail: { workflow_id: agent.workflowId, fields } },
+    sql`changes() = 1`,
+  );
 }
 
 /** Deletes the agent and its schedule. */
@@ -152,7 +173,7 @@ export async function removeAgent(ctx: ServiceContext, id: string): Promise<void
   const agent = await getOwnedAgent(ctx, id);
   await applySchedule(ctx.bindings, agent.id, null);
   if (agent.nextPollAt || agent.triggerType === "poll") await applyPoll(ctx.bindings, agent.id, null, true);
-  await deleteAgent(ctx, agent.id);
+  await deleteAgent(ctx, agent);
 }
 
 /** Runs the agent's workflow now. Run by hand, the agent acts with the caller's own (live) credential. */
@@ -173,11 +194,14 @@ export async function runAgentNow(ctx: ServiceContext, id: string, input: Record
   return started;
 }
 
-async function deleteAgent(ctx: ServiceContext, id: string): Promise<void> {
-  const deleted = await ctx.db
-    .delete(agents)
-    .where(and(eq(agents.id, id), eq(agents.userId, ctx.workspace.id)))
-    .returning({ id: agents.id });
+async function deleteAgent(ctx: ServiceContext, agent: Agent): Promise<void> {
+  const [deleted] = await ctx.db.batch([
+    ctx.db
+      .delete(agents)
+      .where(and(eq(agents.id, agent.id), eq(agents.userId, ctx.workspace.id)))
+      .returning({ id: agents.id }),
+    auditStatement(ctx, { action: "agent.deleted", target: { type: "agent", id: agent.id }, detail: { workflow_id: agent.workflowId } }, sql`changes() = 1`),
+  ]);
   if (deleted.length === 0) throw notFound("Agent");
 }
 
@@ -233,8 +257,11 @@ export async function setProviderSecret(ctx: ServiceContext, id: string, secret:
   }
   const agent = await getOwnedAgent(ctx, id);
   const sealed = await (await ctx.secrets()).seal(secret, providerSecretLabel(agent.id));
-  await ctx.db
-    .update(agents)
-    .set({ providerSecret: sealed, updatedAt: new Date() })
-    .where(and(eq(agents.id, agent.id), eq(agents.userId, ctx.workspace.id)));
+  await ctx.db.batch([
+    ctx.db
+      .update(agents)
+      .set({ providerSecret: sealed, updatedAt: new Date() })
+      .where(and(eq(agents.id, agent.id), eq(agents.userId, ctx.workspace.id))),
+    agentUpdated(ctx, agent, ["provider_secret"]),
+  ]);
 }

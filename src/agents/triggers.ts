@@ -1,4 +1,5 @@
 import { and, eq } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { ServiceContext } from "../core/context";
 import { agents, type Agent, type Workflow } from "../db/schema";
 import { notFound } from "../core/errors";
@@ -8,15 +9,23 @@ import { applyPoll, applySchedule } from "./schedules";
 /**
  * Sets the agent's schedule (null: none) and arms it in the agent's Durable Object, as its status
  * allows: a paused agent keeps the schedule on its row but nothing is armed (no `next_run_at`),
- * so neither its alarm nor the cron backstop fires it until it is resumed.
+ * so neither its alarm nor the cron backstop fires it until it is resumed. `record` (the audit
+ * trail's record of a schedule set by hand) goes in the same batch as the row's update.
  */
-export async function armSchedule(ctx: ServiceContext, agent: Agent, schedule: ScheduleConfig | null, triggerType: string): Promise<Agent> {
+export async function armSchedule(
+  ctx: ServiceContext,
+  agent: Agent,
+  schedule: ScheduleConfig | null,
+  triggerType: string,
+  record?: BatchItem<"sqlite">,
+): Promise<Agent> {
   const nextRunAt = await applySchedule(ctx.bindings, agent.id, schedule && agent.status === "active" ? schedule : null);
-  const [row] = await ctx.db
+  const update = ctx.db
     .update(agents)
     .set({ triggerType, schedule, nextRunAt: nextRunAt ? new Date(nextRunAt) : null, updatedAt: new Date() })
     .where(eq(agents.id, agent.id))
     .returning();
+  const [row] = record ? (await ctx.db.batch([update, record]))[0] : await update;
   if (!row) throw notFound("Agent");
   return row;
 }

@@ -10,6 +10,7 @@ import { announceApproval, settleAnnouncements } from "./channels";
 import type { NotifyChannel } from "./channels/schema";
 import { type ApprovalStatus, type ApprovalView, presentApproval, statusAt } from "./present";
 import { wakeWaiter } from "./waiters";
+import { auditStatement } from "../workspaces/audit";
 
 export interface ApprovalRequest {
   tool: string;
@@ -143,7 +144,7 @@ export async function decideApproval(ctx: ServiceContext, id: string, decision: 
     args = decision.arguments;
   }
   const now = new Date();
-  const [decided] = await ctx.db
+  const update = ctx.db
     .update(approvals)
     .set({
       status: decision.decision === "approve" ? "approved" : "denied",
@@ -156,6 +157,18 @@ export async function decideApproval(ctx: ServiceContext, id: string, decision: 
     })
     .where(and(eq(approvals.id, id), eq(approvals.userId, ctx.workspace.id), eq(approvals.status, "pending"), sql`${approvals.expiresAt} > ${now.getTime()}`))
     .returning();
+  // Recorded only if this decision landed (of two racing deciders, the one that did). From a
+  // Slack button or an email link the actor is the workspace: `decided_by` says who clicked.
+  const audit = auditStatement(
+    ctx,
+    {
+      action: "approval.decided",
+      target: { type: "approval", id },
+      detail: { decision: decision.decision, tool: row.tool, decided_by: decidedBy, ...(args !== row.arguments ? { arguments_edited: true } : {}) },
+    },
+    sql`changes() = 1`,
+  );
+  const [[decided]] = await ctx.db.batch([update, audit]);
   if (!decided) refuseIfDecided(await ownedRow(ctx, id), true);
   return settled(ctx, decided!);
 }

@@ -15,6 +15,7 @@ import { recordAlertEvent } from "../core/alert-events";
 import { isOAuthConnection, presentOAuth } from "./oauth-tokens";
 import { platformFor } from "./platforms/oauth-spec";
 import { presentablePlatform, resolvePlatform } from "./custom/resolve";
+import { auditStatement } from "../workspaces/audit";
 
 export const MAX_CONNECTIONS_PER_USER = 200;
 export type ConnectionStatus = Connection["status"];
@@ -92,7 +93,17 @@ export async function insertConnection(
       ...(authMode === "oauth2" ? { status: "pending" as const, errorMessage: input.errorMessage ?? null } : {}),
     })
     .returning();
-  const row = await insertWithinQuota<Connection>(db, insert, connections, held, MAX_CONNECTIONS_PER_USER);
+  const inserted = sql`(SELECT ${connections.id} FROM ${connections} WHERE ${connections.uid} = ${uid})`;
+  const audit = auditStatement(
+    ctx,
+    {
+      action: "connection.created",
+      target: { type: "connection", id: sql`CAST(${inserted} AS TEXT)` },
+      detail: { name: input.name, platform: input.platform.id },
+    },
+    sql`EXISTS ${inserted}`,
+  );
+  const row = await insertWithinQuota<Connection>(db, insert, connections, held, MAX_CONNECTIONS_PER_USER, [audit]);
   if (!row) throw full();
   return row;
 }
@@ -184,7 +195,13 @@ export async function updateConnection(
   const merged: Record<string, unknown> = { ...input.config };
   for (const field of masked) merged[field] = keepMasked(merged[field], stored[field]);
   const config = validateConfig(platform, merged);
-  const [row] = await ctx.db
+  const status = dropTokens ? "expired" : input.status;
+  const fields = [
+    input.name !== current.name && "name",
+    status !== current.status && "status",
+    configChanged(platform, current.config, config, masked) && "config",
+  ].filter((field): field is string => typeof field === "string");
+  const update = ctx.db
     .update(connections)
     .set({
       name: input.name,
@@ -205,8 +222,29 @@ export async function updateConnection(
     })
     .where(and(eq(connections.id, id), eq(connections.userId, ctx.workspace.id)))
     .returning();
+  // What changed, by field name only: never a value of the config.
+  const audit = auditStatement(
+    ctx,
+    { action: "connection.updated", target: { type: "connection", id }, detail: { name: input.name, platform: current.platform, fields } },
+    sql`changes() = 1`,
+  );
+  const [row] = fields.length ? (await ctx.db.batch([update, audit]))[0] : await update;
   forgetConnectionInUse(id);
   return row!;
+}
+
+/**
+ * Whether a PUT changes the config: a plain field's value differs, or a secret was entered (sent
+ * in full, not masked; one entered again with the same value counts, as only its ciphertext is kept).
+ */
+function configChanged(platform: Platform, stored: Record<string, unknown>, next: Record<string, unknown>, keptMasked: string[]): boolean {
+  const secret = new Set(platform.secretFields);
+  for (const key of new Set([...Object.keys(stored), ...Object.keys(next)])) {
+    if (secret.has(key)) {
+      if (next[key] !== undefined ? !keptMasked.includes(key) : stored[key] !== undefined) return true;
+    } else if (JSON.stringify(stored[key]) !== JSON.stringify(next[key])) return true;
+  }
+  return false;
 }
 
 /**
@@ -246,10 +284,18 @@ function keepMasked(sent: unknown, stored: unknown): unknown {
 }
 
 export async function deleteConnection(ctx: ServiceContext, id: number): Promise<void> {
-  const deleted = await ctx.db
-    .delete(connections)
-    .where(and(eq(connections.id, id), eq(connections.userId, ctx.workspace.id)))
-    .returning({ id: connections.id });
+  const mine = and(eq(connections.id, id), eq(connections.userId, ctx.workspace.id));
+  // Recorded first, while the row is there to name it; the delete in the same transaction follows.
+  const audit = auditStatement(
+    ctx,
+    {
+      action: "connection.deleted",
+      target: { type: "connection", id },
+      detail: sql`(SELECT json_object('name', ${connections.name}, 'platform', ${connections.platform}) FROM ${connections} WHERE ${mine})`,
+    },
+    sql`EXISTS (SELECT 1 FROM ${connections} WHERE ${mine})`,
+  );
+  const [, deleted] = await ctx.db.batch([audit, ctx.db.delete(connections).where(mine).returning({ id: connections.id })]);
   forgetConnectionInUse(id);
   if (deleted.length === 0) throw notFound("Connection");
 }

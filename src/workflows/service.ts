@@ -9,6 +9,7 @@ import { firstPageOfSummaries, firstPageOfWorkflows, forgetCachedWorkflows } fro
 import { describeBytes } from "../lib/bytes";
 import { checkedTrigger } from "./triggers";
 import { codeSyntaxErrors } from "./code-syntax";
+import { auditStatement } from "../workspaces/audit";
 
 export interface WorkflowInput {
   name: string;
@@ -81,7 +82,14 @@ async function insertWorkflow(ctx: ServiceContext, input: WorkflowInput): Promis
       settings: input.settings ?? {},
     })
     .returning();
-  const row = await insertWithinQuota<Workflow>(ctx.db, insert, workflows, held, maxWorkflows);
+  // The new row is the transaction's last insert (a quota may have taken it back: then no record).
+  const inserted = sql`(SELECT ${workflows.id} FROM ${workflows} WHERE rowid = last_insert_rowid() AND ${held})`;
+  const audit = auditStatement(
+    ctx,
+    { action: "workflow.created", target: { type: "workflow", id: sql`CAST(${inserted} AS TEXT)` }, detail: { name: input.name } },
+    sql`EXISTS ${inserted}`,
+  );
+  const row = await insertWithinQuota<Workflow>(ctx.db, insert, workflows, held, maxWorkflows, [audit]);
   if (!row) throw full();
   await recordVersion(ctx, row);
   return syncNotifySecret(ctx, row);
@@ -208,7 +216,7 @@ async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<Workfl
   }
   await checkReferences(ctx, steps, patch.settings, current);
   const stepsChanged = steps !== undefined && JSON.stringify(steps) !== JSON.stringify(current.steps);
-  const [row] = await ctx.db
+  const update = ctx.db
     .update(workflows)
     .set({
       ...(patch.name !== undefined ? { name: patch.name } : {}),
@@ -223,8 +231,40 @@ async function applyPatch(ctx: ServiceContext, id: number, patch: Partial<Workfl
     })
     .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.workspace.id)))
     .returning();
+  const fields = changedFields(current, patch, { stepsChanged, trigger });
+  const audit = auditStatement(
+    ctx,
+    {
+      action: "workflow.updated",
+      target: { type: "workflow", id },
+      detail: { name: patch.name ?? current.name, fields, ...(stepsChanged ? { version: current.version + 1 } : {}) },
+    },
+    sql`changes() = 1`,
+  );
+  // A save that changes nothing (the same values sent again) is not a change to record.
+  const [row] = fields.length ? (await ctx.db.batch([update, audit]))[0] : await update;
   if (stepsChanged) await recordVersion(ctx, row!);
   return { row: await syncNotifySecret(ctx, row!), triggerChanged };
+}
+
+/** The fields (as the API names them) a patch changes, for the audit trail. */
+function changedFields(
+  current: Workflow,
+  patch: Partial<WorkflowInput>,
+  changes: { stepsChanged: boolean; trigger?: { type: string; config: Record<string, unknown> } },
+): string[] {
+  const differs = (next: unknown, now: unknown) => next !== undefined && JSON.stringify(next) !== JSON.stringify(now);
+  return [
+    differs(patch.name, current.name) && "name",
+    differs(patch.description, current.description) && "description",
+    differs(patch.status, current.status) && "status",
+    differs(changes.trigger?.type, current.triggerType) && "trigger_type",
+    differs(changes.trigger?.config, current.triggerConfig) && "trigger_config",
+    differs(patch.variables, current.variables) && "variables",
+    differs(patch.metadata, current.metadata) && "workflow_metadata",
+    differs(patch.settings && keptLenience(current.settings, patch.settings), current.settings) && "settings",
+    changes.stepsChanged && "steps",
+  ].filter((field): field is string => typeof field === "string");
 }
 
 /**
@@ -320,12 +360,18 @@ async function recordVersion(ctx: ServiceContext, workflow: Pick<Workflow, "id" 
 }
 
 export async function deleteWorkflow(ctx: ServiceContext, id: number): Promise<void> {
-  const deleted = await changingWorkflows(ctx, () =>
-    ctx.db
-      .delete(workflows)
-      .where(and(eq(workflows.id, id), eq(workflows.userId, ctx.workspace.id)))
-      .returning({ id: workflows.id }),
+  const mine = and(eq(workflows.id, id), eq(workflows.userId, ctx.workspace.id));
+  // Recorded first, while the row is there to name it; the delete in the same transaction follows.
+  const audit = auditStatement(
+    ctx,
+    {
+      action: "workflow.deleted",
+      target: { type: "workflow", id },
+      detail: sql`(SELECT json_object('name', ${workflows.name}) FROM ${workflows} WHERE ${mine})`,
+    },
+    sql`EXISTS (SELECT 1 FROM ${workflows} WHERE ${mine})`,
   );
+  const [, deleted] = await changingWorkflows(ctx, () => ctx.db.batch([audit, ctx.db.delete(workflows).where(mine).returning({ id: workflows.id })]));
   if (deleted.length === 0) throw notFound("Workflow");
 }
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, is, lt, SQL, sql } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import type { Db } from "../db/client";
 import { users, workspaceAudit } from "../db/schema";
@@ -26,8 +26,11 @@ export type AuditAction =
 export interface AuditEntry {
   action: AuditAction;
   target: { type: string; id: string | number | SQL };
-  /** A few facts about the change (names, roles, a decision), never a secret. */
-  detail?: Record<string, unknown>;
+  /**
+   * A few facts about the change (names, roles, a decision), never a secret. SQL giving a JSON
+   * object reads them in the batch (the name of a row the batch deletes next).
+   */
+  detail?: Record<string, unknown> | SQL;
   /** The workspace the change happened in; by default the one the caller acts in. */
   workspaceId?: number | SQL;
 }
@@ -46,7 +49,7 @@ export function auditStatement(ctx: Pick<ServiceContext, "db" | "workspace" | "a
   return ctx.db.insert(workspaceAudit).select(
     sql`SELECT NULL, ${entry.workspaceId ?? ctx.workspace.id}, (unixepoch('subsec') * 1000), ${actorId},
       (SELECT ${users.email} FROM ${users} WHERE ${users.id} = ${actorId} AND ${users.kind} = 'person'),
-      ${entry.action}, ${entry.target.type}, ${targetId}, ${JSON.stringify(entry.detail ?? {})}
+      ${entry.action}, ${entry.target.type}, ${targetId}, ${is(entry.detail, SQL) ? entry.detail : JSON.stringify(entry.detail ?? {})}
     WHERE ${onlyIf ?? sql`1`}`,
   );
 }
