@@ -2,7 +2,7 @@
  * The house reads top-down (CONTRIBUTING.md, "Where things live"): entry → app → feature routes →
  * services → kernel. `npm run layers` checks it on every `npm run check`.
  */
-const FEATURES = "^src/(agent-loop|agents|alerts|approvals|auth|connections|conversations|dashboard|docs|evals|executions|governance|llm|mcp-server|me|memories|scheduled|templates|tools|traces|usage|workflows|workspaces)/";
+const FEATURES = "^src/(agent-loop|agents|alerts|approvals|auth|connections|conversations|dashboard|docs|evals|executions|governance|llm|mcp-server|me|memories|portability|scheduled|templates|tools|traces|usage|workflows|workspaces)/";
 const KERNEL = "^src/(core|db|http|lib|net)/";
 
 module.exports = {

@@ -1,0 +1,56 @@
+import { z } from "@hono/zod-openapi";
+import { authedRoute, createRouter, notFoundError } from "../http/router";
+import { JsonObject } from "../http/schemas";
+import { WorkflowId, WorkflowSchema } from "../workflows/schemas";
+import { BundleSchema, MAX_BUNDLE_CHARS, MAX_BUNDLE_WORKFLOWS } from "./bundle";
+import { exportWorkflow } from "./export";
+import { importWorkflows } from "./import";
+
+const exportRoute = authedRoute("data:read", {
+  method: "get",
+  path: "/workflows/{workflow_id}/export",
+  tags: ["Workflows"],
+  summary: "Export a workflow as a bundle",
+  description: `The workflow with every workflow its \`workflow\` steps and error workflow reach (at most ${MAX_BUNDLE_WORKFLOWS} in all), by bundle reference; connections by platform and name; no ids, secrets, owners or times. Literal credentials in steps become \`{{variables}}\` with an empty default.`,
+  request: { params: WorkflowId },
+  responses: { 200: { description: "The bundle", content: { "application/json": { schema: BundleSchema } } }, ...notFoundError },
+});
+
+const ImportedSchema = z
+  .object({
+    workflow: WorkflowSchema,
+    children: z.array(WorkflowSchema.extend({ ref: z.string() })).openapi({ description: "The bundle's other workflows, each with its bundle reference." }),
+    warnings: z.array(z.object({ node: z.string().optional(), reason: z.string() })).openapi({ description: "What could not be carried over as it was." }),
+  })
+  .openapi("ImportedWorkflows");
+
+const importRoute = authedRoute("data:write", {
+  method: "post",
+  path: "/workflows/import",
+  tags: ["Workflows"],
+  summary: "Import a workflow bundle",
+  description: `Creates the bundle's workflows (children first in effect: \`workflow\` steps point at the new ids). Each connection the bundle needs is the one \`connections\` maps its platform to (a connection of the acting workspace), else the workspace's connection of the same platform and name; one that cannot be found is a 422 naming \`connections.<platform>\`. All or nothing, within the workflow quota; a bundle over ${MAX_BUNDLE_CHARS / 1024} KiB of JSON is a 413. Send exactly one of \`bundle\` and \`n8n\`.`,
+  request: {
+    body: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: z.object({
+            bundle: BundleSchema.optional(),
+            n8n: JsonObject.optional().openapi({ description: "An n8n workflow export (its JSON)." }),
+            connections: z
+              .record(z.string().min(1).max(100), z.number().int().positive())
+              .refine((map) => Object.keys(map).length <= 100, "At most 100 platforms.")
+              .optional()
+              .openapi({ description: "`{<platform>: connection_id}`: which connection of the workspace each platform's steps use." }),
+          }),
+        },
+      },
+    },
+  },
+  responses: { 201: { description: "Created", content: { "application/json": { schema: ImportedSchema } } } },
+});
+
+export const portabilityRoutes = createRouter()
+  .openapi(exportRoute, async (c) => c.json(await exportWorkflow(c.var.ctx, c.req.valid("param").workflow_id), 200))
+  .openapi(importRoute, async (c) => c.json(await importWorkflows(c.var.ctx, c.req.valid("json")), 201));
