@@ -13103,10 +13103,12 @@ export interface paths {
                         connections?: {
                             [key: string]: number;
                         };
-                        /** @description An n8n workflow export (its JSON). */
+                        /** @description An n8n workflow export (its JSON), or a list of up to 20 imported together (an Execute Workflow node then calls the imported workflow). Nodes the hub cannot take over are listed in `warnings`; when none maps, 422 naming `n8n.nodes`. */
                         n8n?: {
                             [key: string]: unknown;
-                        };
+                        } | {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };

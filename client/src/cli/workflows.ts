@@ -81,25 +81,37 @@ export function workflowCommands(program: Command) {
 
   workflows
     .command("import <file>")
-    .description(`create workflows from a ${BUNDLE_FORMAT} bundle or an n8n workflow export ("-" reads stdin)`)
+    .description(`create workflows from a ${BUNDLE_FORMAT} bundle, or an n8n workflow export or a list of them ("-" reads stdin)`)
     .option("-c, --connection <platform=id...>", "the connection a platform's steps use, e.g. slack=12 (repeatable)")
     .action(async (file: string, options: { connection?: string[] }, command: Command) => {
       const session = openSession(command);
-      const document = jsonObjectArg(readFileSync(file === "-" ? 0 : file, "utf8"), file === "-" ? "stdin" : file);
+      const document = readJson(file);
       const connections = connectionMap(options.connection ?? []);
-      const body =
-        document.format === BUNDLE_FORMAT
-          ? { bundle: document as never, connections }
-          : Array.isArray(document.nodes)
-            ? { n8n: document, connections }
-            : undefined;
-      if (!body) throw new CliError(`${file} is neither a ${BUNDLE_FORMAT} bundle nor an n8n workflow export.`);
+      const body = isBundle(document)
+        ? { bundle: document as never, connections }
+        : isN8n(document) || (Array.isArray(document) && document.length > 0 && document.every(isN8n))
+          ? { n8n: document as Record<string, unknown> | Record<string, unknown>[], connections }
+          : undefined;
+      if (!body) throw new CliError(`${file} is neither a ${BUNDLE_FORMAT} bundle nor an n8n workflow export (or a list of them).`);
       const imported = unwrap(await session.client.POST("/v1/workflows/import", { body }));
       if (session.json) return printJson(imported);
       process.stdout.write(`imported workflow ${imported.workflow.id} (${imported.workflow.name})\n`);
       for (const child of imported.children) process.stdout.write(`  and ${child.ref} as workflow ${child.id} (${child.name})\n`);
       for (const warning of imported.warnings) process.stderr.write(`warning: ${warning.node ? `${warning.node}: ` : ""}${warning.reason}\n`);
     });
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isBundle = (value: unknown) => isObject(value) && value.format === BUNDLE_FORMAT;
+const isN8n = (value: unknown) => isObject(value) && Array.isArray(value.nodes);
+
+function readJson(file: string): unknown {
+  const name = file === "-" ? "stdin" : file;
+  try {
+    return JSON.parse(readFileSync(file === "-" ? 0 : file, "utf8"));
+  } catch (error) {
+    throw new CliError(`${name}: ${(error as Error).message}`);
+  }
 }
 
 function connectionMap(pairs: string[]): Record<string, number> | undefined {
