@@ -3,11 +3,16 @@ import { bodyLimit } from "hono/body-limit";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { findUser } from "../auth/accounts";
 import { browserSession, csrfToken, csrfValid, sameOriginPost } from "../auth/browser-session";
-import { contextForPrincipal, personalWorkspace, type ServiceContext } from "../core/context";
+import { contextForPrincipal, type ServiceContext } from "../core/context";
+import { HubError } from "../core/errors";
+import type { Principal } from "../core/principal";
+import { assertRole, type Role } from "../core/roles";
 import { ALL_SCOPES, type Scope, isScope } from "../core/scopes";
 import type { AppEnv } from "../http/app-env";
 import { consumeRateLimits } from "../http/rate-limit";
 import { ErrorNote, Page } from "./layout";
+import { chosenWorkspace } from "./workspace-choice";
+import { PageWorkspaceContext } from "./workspace-switcher";
 
 const MAX_FORM_BYTES = 16 * 1024;
 /** Forms that carry a long chat message or a workflow's steps (URL-encoding can triple text). */
@@ -17,6 +22,9 @@ export interface SignedIn {
   ctx: ServiceContext;
   email: string;
 }
+
+/** Who a request's pages are drawn for: `page()` gives the layout's workspace switcher their context. */
+const signedInOf = new WeakMap<Context<AppEnv>, SignedIn>();
 
 /**
  * Thrown by `signedInContext` when the signed-in person is over the per-user limits; the app's
@@ -46,19 +54,18 @@ async function sessionOf(c: Context<AppEnv>): Promise<SignedIn | undefined> {
   if (!session) return undefined;
   const user = await findUser(c.get("db"), session.userId);
   if (!user) return undefined;
-  const ctx = contextForPrincipal(
-    c.get("runtime"),
-    {
-      userId: user.id,
-      scopes: [...ALL_SCOPES],
-      kind: "session",
-      credentialId: session.grantId,
-      clientId: null,
-      workspaceId: null,
-    },
-    personalWorkspace(user.id),
-  );
-  return { ctx, email: user.email };
+  const principal: Principal = {
+    userId: user.id,
+    scopes: [...ALL_SCOPES],
+    kind: "session",
+    credentialId: session.grantId,
+    clientId: null,
+    workspaceId: null,
+  };
+  // The person acts (ctx.actor) in the workspace chosen in the switcher, their role there read afresh.
+  const signedIn = { ctx: contextForPrincipal(c.get("runtime"), principal, await chosenWorkspace(c, principal)), email: user.email };
+  signedInOf.set(c, signedIn);
+  return signedIn;
 }
 
 /** A signed-in page's person and the CSRF token its forms carry; undefined when nobody is signed in. */
@@ -70,11 +77,18 @@ export async function signedInPage(c: Context<AppEnv>): Promise<(SignedIn & { cs
 
 /**
  * A form posted by the signed-in person: the person and the parsed form, or the response to send
- * instead (to the sign-in page when nobody is signed in, "expired" when the CSRF token is wrong).
- * Mount `formGuard` before the handler.
+ * instead (to the sign-in page when nobody is signed in, "expired" when the CSRF token is wrong,
+ * the refusal page when their role in the workspace is too weak). Mount `formGuard` before the
+ * handler.
+ *
+ * This is the dashboard's one role check, as `authedRoute` is the API's: every form changes
+ * something in the current workspace, so it needs an editor (DESIGN §6.4), unless it says
+ * otherwise. `person`: the form is about the person themself (their keys, apps, which workspace
+ * they look at) or names its workspace itself and its service checks the role there (members).
  */
 export async function signedInForm(
   c: Context<AppEnv>,
+  needs: Role | "person" = "editor",
 ): Promise<{ signedIn: SignedIn; form: Record<string, string | File | (string | File)[]> } | { response: Response }> {
   const signedIn = await sessionOf(c);
   if (!signedIn) return { response: c.redirect("/", 303) };
@@ -82,7 +96,31 @@ export async function signedInForm(
   if (limited) return { response: await limited };
   const form = await c.req.parseBody({ all: true });
   if (!(await csrfValid(c, str(form.csrf_token), signedIn.ctx.actor.id))) return { response: await expired(c) };
+  if (needs !== "person") {
+    try {
+      assertRole(signedIn.ctx.workspace, needs);
+    } catch (error) {
+      if (error instanceof HubError) return { response: await renderRefusal(c, signedIn, error.message) };
+      throw error;
+    }
+  }
   return { signedIn, form };
+}
+
+/** A change the person's role does not allow: 403, with what it needs and the way to the members page. */
+export async function renderRefusal(c: Context<AppEnv>, signedIn: SignedIn, message: string) {
+  const csrf = await csrfToken(c, signedIn.ctx.actor.id);
+  return page(
+    c,
+    <Page title="Not allowed" email={signedIn.email} csrf={csrf}>
+      <h1>Not allowed</h1>
+      <ErrorNote message={`${message} Nothing was changed.`} />
+      <p>
+        <a href={`/app/workspaces/${signedIn.ctx.workspace.id}/members`}>See who can change your role</a> · <a href="/">Back to the start</a>
+      </p>
+    </Page>,
+    403,
+  );
 }
 
 /**
@@ -152,7 +190,10 @@ export function page(
   c.header("X-Frame-Options", "DENY");
   c.header("Cache-Control", "no-store");
   c.header("Referrer-Policy", "same-origin");
-  return c.html(body, status);
+  const signedIn = signedInOf.get(c);
+  if (!signedIn) return c.html(body, status);
+  const shown = { ctx: signedIn.ctx, path: new URL(c.req.url).pathname };
+  return c.html(<PageWorkspaceContext.Provider value={shown}>{body}</PageWorkspaceContext.Provider>, status);
 }
 
 export const str = (value: unknown) => (typeof value === "string" ? value : undefined);

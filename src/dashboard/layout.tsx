@@ -2,6 +2,7 @@ import type { Child } from "hono/jsx";
 import { raw } from "hono/html";
 import { SCOPES, type Scope } from "../core/scopes";
 import { HtmlDocument } from "../http/html-document";
+import { SWITCHER_STYLE, ViewerNote, WorkspaceSwitcher } from "./workspace-switcher";
 
 /**
  * Plain, readable pages: system fonts, contrast well above WCAG AA, visible focus, and one column
@@ -91,7 +92,7 @@ export function Page(props: { title: string; email?: string; csrf?: string; styl
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title>{`${props.title} · Agent Automation Hub`}</title>
           {/* The style sheet is a constant of this file: raw, so its quotes are not escaped. */}
-          <style>{raw(STYLE)}</style>
+          <style>{raw(STYLE + SWITCHER_STYLE)}</style>
           {props.style ? <style>{raw(props.style)}</style> : null}
           {props.script ? <script src={props.script} defer /> : null}
         </head>
@@ -111,6 +112,7 @@ export function Page(props: { title: string; email?: string; csrf?: string; styl
                     ))}
                   </ul>
                 </nav>
+                <WorkspaceSwitcher csrf={props.csrf} />
                 <form class="inline" method="post" action="/">
                   <input type="hidden" name="csrf_token" value={props.csrf} />
                   <button type="submit" name="step" value="sign_out" aria-label={`Sign out ${props.email}`}>
@@ -122,7 +124,10 @@ export function Page(props: { title: string; email?: string; csrf?: string; styl
               <a href="/docs">API reference</a>
             )}
           </header>
-          <main>{props.children}</main>
+          <main>
+            {props.email ? <ViewerNote /> : null}
+            {props.children}
+          </main>
         </body>
       </html>
     </HtmlDocument>

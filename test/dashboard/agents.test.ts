@@ -300,7 +300,8 @@ describe("the dashboard's agents pages", () => {
     );
     expect(refusedHtml).not.toContain("Oldest flow");
     expect(refusedHtml).toContain('<option value="" selected="">Choose a workflow</option>');
-    expect(refusedHtml).not.toMatch(/<option value="\d+" selected/);
+    // The workflow menu selects none (the header's workspace menu selects the workspace shown).
+    expect(refusedHtml.match(/<select id="agent-workflow"[\s\S]*?<\/select>/)![0]).not.toMatch(/<option value="\d+" selected/);
     expect(refusedHtml).toContain(`<option value="${stranger.workflowId}">Stranger flow</option>`);
     // The interval field sets no browser-side minimum that could block another schedule type.
     expect(refusedHtml).not.toMatch(/id="interval_seconds"[^>]*\smin=/);

@@ -13,6 +13,7 @@ import { clientAddress, consumeRateLimits } from "../../http/rate-limit";
 import { OverviewPage, SignInPage } from "./home";
 import { KeysPage } from "./keys";
 import { type RefusalStatus, messageOf, positiveIdOf, statusOf } from "../common";
+import { forgetWorkspace } from "../workspace-choice";
 import { type SignedIn, chosenScopes, expired, formGuard, page, renderError, signedInContext, signedInForm, str } from "../kit";
 
 /** The overview counts up to this many of each thing, then says "100+". */
@@ -48,6 +49,7 @@ export const dashboardPages = new Hono<AppEnv>()
 
     if (step === "sign_out") {
       await endBrowserSession(c);
+      forgetWorkspace(c);
       return c.redirect("/", 303);
     }
     if (!anonymousForm) return renderError(c, "Unknown form action.", 400);
@@ -93,7 +95,8 @@ export const dashboardPages = new Hono<AppEnv>()
     return renderKeys(c, signedIn);
   })
   .post("/app/keys", formGuard, async (c) => {
-    const posted = await signedInForm(c);
+    // A person's keys are theirs, whatever workspace the dashboard shows.
+    const posted = await signedInForm(c, "person");
     if ("response" in posted) return posted.response;
     const { signedIn, form } = posted;
     try {

@@ -19,7 +19,8 @@ export const appsPages = new Hono<AppEnv>()
     return renderApps(c, signedIn);
   })
   .post("/app/apps", formGuard, async (c) => {
-    const posted = await signedInForm(c);
+    // A person's OAuth apps and the apps they approved are theirs, whatever workspace the dashboard shows.
+    const posted = await signedInForm(c, "person");
     if ("response" in posted) return posted.response;
     const { signedIn, form } = posted;
     const step = str(form.step);

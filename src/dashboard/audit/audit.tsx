@@ -1,6 +1,7 @@
 import type { presentAudit } from "../../tools/audit";
 import { DataTable, JsonBlock, formatTime } from "../common";
 import { Page } from "../layout";
+import { AuditTabs } from "./audit-tabs";
 
 export type AuditRow = ReturnType<typeof presentAudit>;
 
@@ -15,10 +16,11 @@ summary{cursor:pointer;color:#1d4ed8}
  * `/app/audit`: the person's own tool calls, newest first, a page at a time. Arguments are shown
  * as the audit log stored them: with secrets already redacted.
  */
-export function AuditPage(props: { email: string; csrf: string; entries: AuditRow[]; olderBefore?: number; paged: boolean }) {
+export function AuditPage(props: { email: string; csrf: string; workspaceId: number; entries: AuditRow[]; olderBefore?: number; paged: boolean }) {
   return (
     <Page title="Audit log" email={props.email} csrf={props.csrf} style={AUDIT_STYLE}>
       <h1>Audit log</h1>
+      <AuditTabs current="calls" workspaceId={props.workspaceId} />
       <p>Every tool call made with your account, from the API, chats, workflows and agents. Secrets in arguments are redacted.</p>
       {props.entries.length === 0 ? (
         <p>{props.paged ? "No older tool calls." : "No tool calls yet."}</p>

@@ -1,4 +1,5 @@
 import { ErrorNote, Page } from "../layout";
+import { EditorsOnly } from "../workspace-switcher";
 import { EDITOR_STYLE, WorkflowErrors, WorkflowFields, type WorkflowDraft } from "./workflow-editor";
 import { DataTable, formatDuration, formatTime } from "../common";
 import { type StepErrorGroup, stepAnchor } from "./workflow-fields";
@@ -64,7 +65,10 @@ export function WorkflowPage(props: WorkflowPageProps) {
     <Page title={workflow.name} email={props.email} csrf={csrf} style={EDITOR_STYLE + GRAPH_STYLE}>
       <h1>{workflow.name}</h1>
       <p>
-        <a href="/app/workflows">Back to workflows</a> · <a href={`/app/agents/new?workflow_id=${workflow.id}`}>Deploy as an agent</a>
+        <a href="/app/workflows">Back to workflows</a> · <a href={`/app/agents/new?workflow_id=${workflow.id}`}>Deploy as an agent</a> ·{" "}
+        <a href={`/app/workflows/${workflow.id}/export`} download>
+          Export
+        </a>
       </p>
       <p>
         Status: {statusText(workflow.status)} · version {workflow.version} · updated {formatTime(workflow.updated_at)}
@@ -95,52 +99,56 @@ export function WorkflowPage(props: WorkflowPageProps) {
         <h2 id="workflow-steps">{props.graphFromDraft ? "Steps as entered (not saved)" : "Steps"}</h2>
         <StepGraph steps={props.graphSteps} label={`Steps of ${workflow.name}, in order`} problems={problems} />
       </section>
-      <section class="card" aria-labelledby="run-workflow">
-        <h2 id="run-workflow">Run</h2>
-        <ErrorNote message={props.runError} />
-        <form method="post" action={action}>
-          <input type="hidden" name="csrf_token" value={csrf} />
-          <label for="run-input">Input (JSON)</label>
-          <p id="run-input-hint" class="hint">
-            A JSON object; its keys are <code>{"{{input.…}}"}</code> in the steps and override the workflow's variables.
-          </p>
-          <textarea id="run-input" class="json" name="input" rows={4} spellcheck={false} aria-describedby="run-input-hint">
-            {props.runInput}
-          </textarea>
-          <button type="submit" name="step" value="run">
-            Run workflow
-          </button>
-        </form>
-      </section>
-      <RecentExecutions executions={props.executions} />
-      <section class="card" aria-labelledby="edit-workflow">
-        <h2 id="edit-workflow">Edit</h2>
-        <form method="post" action={action}>
-          <input type="hidden" name="csrf_token" value={csrf} />
-          <WorkflowFields prefix="edit-workflow" draft={props.draft} withActive />
-          <StepTestFields prefix="edit-workflow" codeStepIds={codeStepIds(draftSteps(props))} test={props.stepTest} />
-          <div class="actions">
-            <button type="submit" name="step" value="save">
-              Save changes
+      <EditorsOnly>
+        <section class="card" aria-labelledby="run-workflow">
+          <h2 id="run-workflow">Run</h2>
+          <ErrorNote message={props.runError} />
+          <form method="post" action={action}>
+            <input type="hidden" name="csrf_token" value={csrf} />
+            <label for="run-input">Input (JSON)</label>
+            <p id="run-input-hint" class="hint">
+              A JSON object; its keys are <code>{"{{input.…}}"}</code> in the steps and override the workflow's variables.
+            </p>
+            <textarea id="run-input" class="json" name="input" rows={4} spellcheck={false} aria-describedby="run-input-hint">
+              {props.runInput}
+            </textarea>
+            <button type="submit" name="step" value="run">
+              Run workflow
             </button>
-            {props.placeholderWarnings?.length ? (
-              <button type="submit" class="secondary" name="step" value="save_anyway" id="edit-workflow-save-anyway">
-                Save anyway
+          </form>
+        </section>
+      </EditorsOnly>
+      <RecentExecutions executions={props.executions} />
+      <EditorsOnly>
+        <section class="card" aria-labelledby="edit-workflow">
+          <h2 id="edit-workflow">Edit</h2>
+          <form method="post" action={action}>
+            <input type="hidden" name="csrf_token" value={csrf} />
+            <WorkflowFields prefix="edit-workflow" draft={props.draft} withActive />
+            <StepTestFields prefix="edit-workflow" codeStepIds={codeStepIds(draftSteps(props))} test={props.stepTest} />
+            <div class="actions">
+              <button type="submit" name="step" value="save">
+                Save changes
               </button>
-            ) : null}
-          </div>
-        </form>
-      </section>
-      <section class="card" aria-labelledby="delete-workflow">
-        <h2 id="delete-workflow">Delete</h2>
-        <p>Deleting the workflow deletes its executions and any agent deployed from it. It cannot be undone.</p>
-        <form method="post" action={action}>
-          <input type="hidden" name="csrf_token" value={csrf} />
-          <button class="danger" type="submit" name="step" value="delete" aria-label={`Delete ${workflow.name}`}>
-            Delete
-          </button>
-        </form>
-      </section>
+              {props.placeholderWarnings?.length ? (
+                <button type="submit" class="secondary" name="step" value="save_anyway" id="edit-workflow-save-anyway">
+                  Save anyway
+                </button>
+              ) : null}
+            </div>
+          </form>
+        </section>
+        <section class="card" aria-labelledby="delete-workflow">
+          <h2 id="delete-workflow">Delete</h2>
+          <p>Deleting the workflow deletes its executions and any agent deployed from it. It cannot be undone.</p>
+          <form method="post" action={action}>
+            <input type="hidden" name="csrf_token" value={csrf} />
+            <button class="danger" type="submit" name="step" value="delete" aria-label={`Delete ${workflow.name}`}>
+              Delete
+            </button>
+          </form>
+        </section>
+      </EditorsOnly>
     </Page>
   );
 }

@@ -1,4 +1,5 @@
 import { Page } from "../layout";
+import { EditorsOnly } from "../workspace-switcher";
 import { EDITOR_STYLE, WorkflowErrors, WorkflowFields, type WorkflowDraft } from "./workflow-editor";
 import { DataTable, formatTime } from "../common";
 import type { StepErrorGroup } from "./workflow-fields";
@@ -31,6 +32,9 @@ export function WorkflowsListPage(props: {
   return (
     <Page title="Workflows" email={props.email} csrf={props.csrf} style={EDITOR_STYLE}>
       <h1>Workflows</h1>
+      <p>
+        <a href="/app/workflows/import">Import a bundle or an n8n export</a>
+      </p>
       <section class="card" aria-labelledby="your-workflows">
         <h2 id="your-workflows">Your workflows</h2>
         {props.workflows.length === 0 ? (
@@ -61,25 +65,27 @@ export function WorkflowsListPage(props: {
           </>
         )}
       </section>
-      <section class="card" aria-labelledby="new-workflow">
-        <h2 id="new-workflow">New workflow</h2>
-        <WorkflowErrors message={props.error} groups={props.stepErrors} />
-        <PlaceholderWarnings groups={props.placeholderWarnings} anyway={{ id: "new-workflow-create-anyway", label: "Create anyway" }} />
-        <form method="post" action="/app/workflows">
-          <input type="hidden" name="csrf_token" value={props.csrf} />
-          <WorkflowFields prefix="new-workflow" draft={props.draft} />
-          <div class="actions">
-            <button type="submit" name="step" value="create">
-              Create workflow
-            </button>
-            {props.placeholderWarnings?.length ? (
-              <button type="submit" class="secondary" name="step" value="create_anyway" id="new-workflow-create-anyway">
-                Create anyway
+      <EditorsOnly>
+        <section class="card" aria-labelledby="new-workflow">
+          <h2 id="new-workflow">New workflow</h2>
+          <WorkflowErrors message={props.error} groups={props.stepErrors} />
+          <PlaceholderWarnings groups={props.placeholderWarnings} anyway={{ id: "new-workflow-create-anyway", label: "Create anyway" }} />
+          <form method="post" action="/app/workflows">
+            <input type="hidden" name="csrf_token" value={props.csrf} />
+            <WorkflowFields prefix="new-workflow" draft={props.draft} />
+            <div class="actions">
+              <button type="submit" name="step" value="create">
+                Create workflow
               </button>
-            ) : null}
-          </div>
-        </form>
-      </section>
+              {props.placeholderWarnings?.length ? (
+                <button type="submit" class="secondary" name="step" value="create_anyway" id="new-workflow-create-anyway">
+                  Create anyway
+                </button>
+              ) : null}
+            </div>
+          </form>
+        </section>
+      </EditorsOnly>
     </Page>
   );
 }
