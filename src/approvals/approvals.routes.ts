@@ -93,5 +93,5 @@ export const approvalRoutes = createRouter()
   .openapi(read, async (c) => c.json(await getApproval(c.var.ctx, c.req.valid("param").id), 200))
   .openapi(decide, async (c) => {
     const ctx = c.var.ctx;
-    return c.json(await decideApproval(ctx, c.req.valid("param").id, c.req.valid("json"), `user:${ctx.workspace.id}`), 200);
+    return c.json(await decideApproval(ctx, c.req.valid("param").id, c.req.valid("json"), `user:${ctx.actor.id}`), 200);
   });

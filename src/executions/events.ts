@@ -76,7 +76,7 @@ type WaitStep = Extract<Step, { type: "wait_for_event" }>;
  */
 async function executionForApprover(ctx: ServiceContext, id: string): Promise<Execution> {
   const row = await ctx.db.select().from(executions).where(eq(executions.id, id)).get();
-  if (row && (row.userId === ctx.workspace.id || namesApprover(row.steps as Step[], ctx.workspace.id))) return row;
+  if (row && (row.userId === ctx.workspace.id || namesApprover(row.steps as Step[], ctx.actor.id))) return row;
   throw notFound("Execution");
 }
 
@@ -90,7 +90,8 @@ function namesApprover(steps: Step[], userId: number): boolean {
 function approvalRefusal(ctx: ServiceContext, execution: Execution, step: WaitStep): string | undefined {
   const approvers = step.approvers ?? "any";
   if (Array.isArray(approvers)) {
-    return approvers.includes(ctx.workspace.id) ? undefined : `Step "${step.id}" may be approved only by the users it names (approvers).`;
+    // Approvers are people: whoever acts, in whichever workspace.
+    return approvers.includes(ctx.actor.id) ? undefined : `Step "${step.id}" may be approved only by the users it names (approvers).`;
   }
   if (execution.userId !== ctx.workspace.id) return `Step "${step.id}" may be approved only by the run's owner.`;
   // An approval is a second look: the key that started the run cannot give it to itself.

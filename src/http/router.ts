@@ -89,6 +89,8 @@ export function authedRoute<const R extends Omit<RouteConfig, "security" | "midd
   return createRoute({
     ...config,
     security: [{ bearerAuth: [...scopes] }],
+    // Machine-readable for clients and the contract test: the workspace role the call needs.
+    "x-hub-role": role ?? "person",
     middleware: (options.firstPartyOnly ? [check, requireFirstParty] : [check]) as [typeof check],
     responses: { ...commonErrors, ...config.responses },
     description: `${config.description ?? ""}\n\nRequires scope${scopes.length > 1 ? "s" : ""} ${needs}.${note}${roleNote}`.trim(),

@@ -14,6 +14,8 @@ interface Operation {
   method: string;
   path: string;
   scopes: string[];
+  /** The workspace role it needs (x-hub-role), or "person" for operations about the caller. */
+  role: string;
 }
 
 async function authenticatedOperations(): Promise<Operation[]> {
@@ -22,7 +24,7 @@ async function authenticatedOperations(): Promise<Operation[]> {
   for (const [path, item] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
       const scopes: string[] = (op.security ?? []).flatMap((s: any) => s.bearerAuth ?? []);
-      if (scopes.length) operations.push({ method: method.toUpperCase(), path, scopes });
+      if (scopes.length) operations.push({ method: method.toUpperCase(), path, scopes, role: op["x-hub-role"] });
     }
   }
   return operations;
@@ -46,13 +48,17 @@ const BODIES: Record<string, unknown> = {
   "POST /v1/agents/{agent_id}/evals": { cases: [{ input: "hello" }] },
   "POST /v1/workflows/{workflow_id}/executions/replay": { status: "failed" },
   "POST /v1/workflows/{workflow_id}/test": { input_data: {} },
+  "PATCH /v1/workspaces/{workspace_id}": { name: "renamed" },
+  "POST /v1/workspaces/{workspace_id}/members": { email: "someone@example.com", role: "viewer" },
+  "PATCH /v1/workspaces/{workspace_id}/members/{user_id}": { role: "viewer" },
 };
 
 const fill = (path: string, ids: Record<string, string | number>) => path.replace(/\{(\w+)\}/g, (_, name: string) => String(ids[name] ?? "1"));
-const send = (op: Operation, ids: Record<string, string | number>, token?: string) =>
+const send = (op: Operation, ids: Record<string, string | number>, token?: string, workspace?: number) =>
   call(fill(op.path, ids), {
     method: op.method,
     token,
+    ...(workspace ? { headers: { "Hub-Workspace": String(workspace) } } : {}),
     ...(op.method === "GET" || op.method === "DELETE" ? {} : { json: BODIES[`${op.method} ${op.path}`] ?? {} }),
   });
 
@@ -66,7 +72,35 @@ const PLACEHOLDER_IDS = {
   id: 999_999,
   client_id: "ahc_none",
   template_id: "none",
+  workspace_id: 999_999,
+  user_id: 999_999,
 };
+
+/** A workspace's objects, one of each kind an operation can name in its path, made with `key`. */
+async function objectsOf(key: string, workspace?: number) {
+  const headers = workspace ? { "Hub-Workspace": String(workspace) } : undefined;
+  const post = async (path: string, body: unknown) => {
+    const response = await call(path, { token: key, json: body, headers });
+    if (response.status >= 300) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+    return json(response);
+  };
+  const workflow = await post("/v1/workflows", { workflow_name: "Test flow", description: "for tests", steps: [{ id: "hold", type: "delay", seconds: 600 }] });
+  const execution = await post(`/v1/workflows/${workflow.id}/execute`, { input_data: {} });
+  const agent = await post("/v1/agents/deploy", { workflow_id: workflow.id });
+  const conversation = await post("/v1/conversations", {});
+  const connection = await post("/v1/connections", {
+    platform: "webhook",
+    name: "Mine",
+    config: { url: `${env.TEST_FAKE_URL}/s/contract/hook`, signing_secret: "a-long-enough-signing-secret" },
+  });
+  return {
+    workflow_id: workflow.id,
+    execution_id: execution.execution_id,
+    agent_id: agent.agent_id,
+    conversation_id: conversation.id,
+    connection_id: connection.connection_id,
+  };
+}
 
 describe("the API contract, operation by operation", () => {
   it("every authenticated operation answers 401 without a credential", async () => {
@@ -119,7 +153,7 @@ describe("the API contract, operation by operation", () => {
       execution_id: executionId,
       agent_id: agent.agent_id,
       conversation_id: conversation.id,
-      connection_id: connection.id,
+      connection_id: connection.connection_id,
       id: keyId,
       client_id: app.client_id,
     };
@@ -144,5 +178,57 @@ describe("the API contract, operation by operation", () => {
     expect((await call(`/v1/agents/${agent.agent_id}`, { token: key })).status).toBe(200);
     expect((await call(`/v1/me`, { token: key })).status).toBe(200);
     await call(`/v1/executions/${executionId}/cancel`, { method: "POST", token: key });
+  });
+
+  it("in a team workspace, every operation answers 404 to a non-member and 403 insufficient_role to a viewer for what a viewer may not do", async () => {
+    const owner = await newUser();
+    const team = await json(await call("/v1/workspaces", { token: owner.accessToken, json: { name: "Contract" } }));
+    const ownerKey = (await newApiKey(owner)).key;
+    const viewer = await newUser();
+    await call(`/v1/workspaces/${team.id}/members`, { token: owner.accessToken, json: { email: viewer.email, role: "viewer" } });
+    const viewerKey = (await newApiKey(viewer)).key;
+    const stranger = (await newApiKey(await newUser())).key;
+    const ids = { ...PLACEHOLDER_IDS, ...(await objectsOf(ownerKey, team.id)), workspace_id: team.id, user_id: owner.id };
+    const operations = await authenticatedOperations();
+    expect(operations.filter((op) => !["person", "viewer", "editor", "admin", "owner"].includes(op.role)).map((op) => `${op.method} ${op.path}`)).toEqual([]);
+
+    // Not a member: the workspace names nothing, whatever the operation.
+    for (const op of operations) {
+      await expectProblem(await send(op, ids, stranger, team.id), 404, "not_found").catch((error) => {
+        throw new Error(`${op.method} ${op.path} as a non-member: ${error.message}`);
+      });
+    }
+
+    // A viewer: refused whatever needs more than reading; never refused what reading needs.
+    const refused: string[] = [];
+    for (const op of operations) {
+      // Operations on a workspace itself check the role the path's workspace gives (admin for changes).
+      const onWorkspace = op.path.startsWith("/v1/workspaces/{workspace_id}") && op.method !== "GET";
+      const needsMore = onWorkspace || (op.role !== "person" && op.role !== "viewer");
+      const response = await send(op, ids, viewerKey, team.id);
+      if (needsMore) {
+        await expectProblem(response, 403, "insufficient_role").catch((error) => {
+          throw new Error(`${op.method} ${op.path} as a viewer: ${error.message}`);
+        });
+        refused.push(`${op.method} ${op.path}`);
+      } else {
+        const body: any = response.status === 403 ? await response.clone().json() : undefined;
+        expect(body?.code, `${op.method} ${op.path} as a viewer`).not.toBe("insufficient_role");
+      }
+    }
+    expect(refused).toContain("POST /v1/workflows");
+    expect(refused).toContain("DELETE /v1/workflows/{workflow_id}");
+    expect(refused).toContain("POST /v1/workspaces/{workspace_id}/members");
+
+    // Nothing of the workspace's was touched by those calls.
+    const headers = { "Hub-Workspace": String(team.id) };
+    for (const path of [`/v1/workflows/${ids.workflow_id}`, `/v1/agents/${ids.agent_id}`, `/v1/connections/${ids.connection_id}`]) {
+      const response = await call(path, { token: ownerKey, headers });
+      expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
+    }
+    expect((await json(await call(`/v1/executions/${ids.execution_id}`, { token: ownerKey, headers }))).status).not.toBe("cancelled");
+    const members = (await json(await call(`/v1/workspaces/${team.id}/members`, { token: ownerKey }))).data;
+    expect(members.map((m: any) => m.role).sort()).toEqual(["owner", "viewer"]);
+    await call(`/v1/executions/${ids.execution_id}/cancel`, { method: "POST", token: ownerKey, headers });
   });
 });
