@@ -3,11 +3,13 @@ import { HubError } from "../core/errors";
 import { type SavedWorkflow, presentWorkflow } from "../workflows/service";
 import type { Bundle } from "./bundle";
 import { importBundle } from "./import-bundle";
+import { importN8n } from "./n8n/import-n8n";
 
 /** The body of `POST /v1/workflows/import`: exactly one of `bundle` (this hub's format) or `n8n` (an n8n workflow export). */
 export interface ImportBody {
   bundle?: Bundle;
-  n8n?: Record<string, unknown>;
+  /** An n8n workflow export, or a list of them imported together (see n8n/import-n8n.ts). */
+  n8n?: unknown;
   connections?: Record<string, number>;
 }
 
@@ -34,9 +36,7 @@ export async function importWorkflows(ctx: ServiceContext, body: ImportBody): Pr
     const imported = await importBundle(ctx, body.bundle, body.connections);
     return result(imported.workflow, imported.children, []);
   }
-  throw new HubError("validation_failed", "Importing n8n workflows is not supported yet.", {
-    errors: [{ location: "body", field: "n8n", message: "Not supported yet." }],
-  });
+  return importN8n(ctx, body.n8n);
 }
 
 function result(workflow: SavedWorkflow, children: (SavedWorkflow & { ref: string })[], warnings: ImportWarning[]): ImportResult {

@@ -5,6 +5,7 @@ import { WorkflowId, WorkflowSchema } from "../workflows/schemas";
 import { BundleSchema, MAX_BUNDLE_CHARS, MAX_BUNDLE_WORKFLOWS } from "./bundle";
 import { exportWorkflow } from "./export";
 import { importWorkflows } from "./import";
+import { MAX_N8N_WORKFLOWS } from "./n8n/import-n8n";
 
 const exportRoute = authedRoute("data:read", {
   method: "get",
@@ -37,7 +38,12 @@ const importRoute = authedRoute("data:write", {
         "application/json": {
           schema: z.object({
             bundle: BundleSchema.optional(),
-            n8n: JsonObject.optional().openapi({ description: "An n8n workflow export (its JSON)." }),
+            n8n: z
+              .union([JsonObject, z.array(JsonObject).min(1).max(MAX_N8N_WORKFLOWS)])
+              .optional()
+              .openapi({
+                description: `An n8n workflow export (its JSON), or a list of up to ${MAX_N8N_WORKFLOWS} imported together (an Execute Workflow node then calls the imported workflow). Nodes the hub cannot take over are listed in \`warnings\`; when none maps, 422 naming \`n8n.nodes\`.`,
+              }),
             connections: z
               .record(z.string().min(1).max(100), z.number().int().positive())
               .refine((map) => Object.keys(map).length <= 100, "At most 100 platforms.")
