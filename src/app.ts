@@ -24,6 +24,7 @@ import { toolRoutes } from "./tools/tools.routes";
 import { conversationRoutes } from "./conversations/conversations.routes";
 import { chatRoutes } from "./conversations/chat.routes";
 import { workflowRoutes } from "./workflows/workflows.routes";
+import { portabilityRoutes } from "./portability/portability.routes";
 import { versionRoutes } from "./workflows/versions.routes";
 import { builderRoutes } from "./workflows/builder.routes";
 import { testStepRoutes } from "./executions/test-step.routes";
@@ -53,6 +54,8 @@ import { connectionsPages } from "./dashboard/connections/connections.routes";
 import { toolsPages } from "./dashboard/tools/tools.routes";
 import { conversationsPages } from "./dashboard/chat/conversations.routes";
 import { workflowsPages } from "./dashboard/workflows/workflows.routes";
+import { workflowTransferPages } from "./dashboard/workflows/workflow-transfer.routes";
+import { dashboardRoot, renderPageNotFound, wantsPage } from "./dashboard/not-found";
 import { agentsPages } from "./dashboard/agents/agents.routes";
 import { approvalsPages } from "./dashboard/approvals/approvals.routes";
 import { runsPages } from "./dashboard/runs/runs.routes";
@@ -61,6 +64,7 @@ import { auditPages } from "./dashboard/audit/audit.routes";
 import { usagePages } from "./dashboard/usage/usage.routes";
 import { tracesPages } from "./dashboard/traces/traces.routes";
 import { platformsPages } from "./dashboard/platforms/platforms.routes";
+import { workspacesPages } from "./dashboard/workspaces/workspaces.routes";
 import { PageRefused } from "./dashboard/kit";
 import { mcpRoutes, protectedResourceMetadata } from "./mcp-server/mcp.routes";
 import { onTriggerChange } from "./workflows/service";
@@ -81,17 +85,22 @@ export function createApp() {
   app.use("*", initRequest);
   // A dashboard page refused for the person's limits is answered with its own page.
   app.onError((error, c) => (error instanceof PageRefused ? error.response : problemResponse(c, toHubError(error, c.get("requestId")))));
-  app.notFound((c) => problemResponse(c, new HubError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)));
+  // A browser asking for a dashboard address that does not exist gets a page with a way back; API callers a problem.
+  app.notFound((c) =>
+    wantsPage(c) ? renderPageNotFound(c) : problemResponse(c, new HubError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)),
+  );
 
   // Liveness for load balancers and uptime checks: no credential, no storage.
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   // Pages a person uses in a browser.
   app.route("/", dashboardPages);
+  app.route("/", dashboardRoot);
   app.route("/", appsPages);
   app.route("/", connectionsPages);
   app.route("/", toolsPages);
   app.route("/", conversationsPages);
+  app.route("/", workflowTransferPages);
   app.route("/", workflowsPages);
   app.route("/", agentsPages);
   app.route("/", approvalsPages);
@@ -101,6 +110,7 @@ export function createApp() {
   app.route("/", usagePages);
   app.route("/", tracesPages);
   app.route("/", platformsPages);
+  app.route("/", workspacesPages);
   app.route("/", approvalLinkPages);
   app.route("/", authorizePage);
   app.route("/", oauthMetadata);
@@ -149,6 +159,7 @@ export function createApp() {
   authed.route("/", chatRoutes);
   authed.route("/", builderRoutes);
   authed.route("/", testStepRoutes);
+  authed.route("/", portabilityRoutes);
   authed.route("/", workflowRoutes);
   authed.route("/", versionRoutes);
   authed.route("/", executionRoutes);
