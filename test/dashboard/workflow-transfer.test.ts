@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call } from "../helpers/api";
 import { newWorkflow } from "../helpers/runs";
+import tenSets from "../fixtures/n8n/webhook-ten-sets-if.json";
 import { Browser, newEmail } from "./browser";
 
 async function signedIn() {
@@ -36,6 +37,13 @@ describe("exporting and importing on the dashboard", () => {
     expect(imported.html).toContain("1 workflow was created.");
     const [, id] = imported.html.match(/href="\/app\/workflows\/(\d+)">Weekly digest</) ?? [];
     expect(Number(id)).toBeGreaterThan(workflow.id);
+  });
+
+  it("tells an n8n export from a bundle by its content", async () => {
+    const browser = await signedIn();
+    const imported = await importForm(browser, JSON.stringify(tenSets));
+    expect(imported.status).toBe(200);
+    expect(imported.html).toContain("1 workflow was created.");
   });
 
   it("shows what is wrong with what was pasted, naming the field", async () => {

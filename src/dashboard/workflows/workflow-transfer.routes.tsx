@@ -73,10 +73,10 @@ async function importFromForm(c: Context<AppEnv>, signedIn: SignedIn, document: 
       return refuse("This is not a workflow bundle this hub can read.", problems);
     }
     body.bundle = bundle.data;
-  } else if (isRecord(parsed.value) && Array.isArray(parsed.value.nodes)) {
+  } else if (isN8nExport(parsed.value) || (Array.isArray(parsed.value) && parsed.value.length > 0 && parsed.value.every(isN8nExport))) {
     body.n8n = parsed.value;
   } else {
-    return refuse("This is neither a workflow bundle (it has a format) nor an n8n workflow export (it has nodes).");
+    return refuse("This is neither a workflow bundle (it has a format) nor an n8n workflow export (it has nodes) or a list of them.");
   }
 
   try {
@@ -102,6 +102,8 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; me
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+/** An n8n workflow export has its nodes; a list of them is imported together. */
+const isN8nExport = (value: unknown) => isRecord(value) && Array.isArray(value.nodes);
 
 function isConnectionMap(value: unknown): value is Record<string, number> | undefined {
   if (value === undefined) return true;
