@@ -72,8 +72,8 @@ export function ViewerNote() {
   if (canEdit(shown)) return null;
   return (
     <p class="notice" role="note">
-      You are a viewer in this workspace: you can see everything in it and change nothing. An admin can change your role on the{" "}
-      <a href={`/app/workspaces/${shown!.ctx.workspace.id}/members`}>members page</a>.
+      You are a viewer in this workspace: you can see its workflows, runs, agents and connections, and change none of them (your own keys and apps stay yours to
+      manage). An admin can change your role on the <a href={`/app/workspaces/${shown!.ctx.workspace.id}/members`}>members page</a>.
     </p>
   );
 }
