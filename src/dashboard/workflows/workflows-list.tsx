@@ -32,9 +32,11 @@ export function WorkflowsListPage(props: {
   return (
     <Page title="Workflows" email={props.email} csrf={props.csrf} style={EDITOR_STYLE}>
       <h1>Workflows</h1>
-      <p>
-        <a href="/app/workflows/import">Import a bundle or an n8n export</a>
-      </p>
+      <EditorsOnly>
+        <p>
+          <a href="/app/workflows/import">Import a bundle or an n8n export</a>
+        </p>
+      </EditorsOnly>
       <section class="card" aria-labelledby="your-workflows">
         <h2 id="your-workflows">Your workflows</h2>
         {props.workflows.length === 0 ? (
