@@ -1,6 +1,8 @@
 import type { ServiceContext } from "../../core/context";
 import { HubError } from "../../core/errors";
 import { type SavedWorkflow, checkedSteps, createWorkflow, deleteWorkflow, presentWorkflow } from "../../workflows/service";
+import { describeBytes } from "../../lib/bytes";
+import { MAX_BUNDLE_CHARS } from "../bundle";
 import { type Conversion, type ConvertedWorkflow, calledWorkflowIds, convertN8n } from "./convert";
 import type { ImportWarning, ImportedWorkflow } from "./types";
 
@@ -31,6 +33,14 @@ export async function importN8n(ctx: ServiceContext, n8n: unknown) {
     throw new HubError("validation_failed", "Nothing to import.", {
       errors: [{ location: "body", field: "n8n", message: `An n8n workflow export, or a list of 1 to ${MAX_N8N_WORKFLOWS}.` }],
     });
+  }
+  // The same bound as a bundle's: converting is work for every node and expression.
+  const size = JSON.stringify(n8n).length;
+  if (size > MAX_BUNDLE_CHARS) {
+    throw new HubError(
+      "payload_too_large",
+      `An n8n import may hold ${MAX_BUNDLE_CHARS} characters of JSON (${describeBytes(MAX_BUNDLE_CHARS)}); this one has ${size}.`,
+    );
   }
   const order = calleesFirst(exports);
   // Everything is converted and checked before anything is created: a bad export creates nothing.

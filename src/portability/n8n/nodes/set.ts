@@ -89,11 +89,11 @@ function objectAt(parent: Record<string, unknown>, key: string): Record<string, 
 }
 
 function setStep(ctx: NodeContext, values: Record<string, unknown>): NodeResult {
+  const keep = keepsOtherFields(ctx);
+  // No fields: no step, and nothing of its own to read.
+  if (!Object.keys(values).length) return { steps: [], output: keep ? ctx.input : [] };
   const own = resultOf(ctx.stepId, Object.keys(values));
-  return {
-    steps: Object.keys(values).length ? [{ id: ctx.stepId, type: "set", name: ctx.node.name, values }] : [],
-    output: keepsOtherFields(ctx) ? [...ctx.input, own] : [own],
-  };
+  return { steps: [{ id: ctx.stepId, type: "set", name: ctx.node.name, values }], output: keep ? [...ctx.input, own] : [own] };
 }
 
 /** JSON Output mode: a constant JSON object becomes the values; one with expressions is not taken over. */
