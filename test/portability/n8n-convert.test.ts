@@ -151,6 +151,50 @@ describe("n8n → hub conversion", () => {
     expect(alone.warnings).toContainEqual({ node: "Execute Workflow", reason: expect.stringContaining("not imported with it") });
   });
 
+  it("runs a node both IF branches feed once, after the condition, and skips disabled nodes", () => {
+    const set = (name: string, field: string, value: string, position: [number, number]) =>
+      node(
+        name,
+        "n8n-nodes-base.set",
+        { assignments: { assignments: [{ id: name, name: field, value, type: "string" }] }, includeOtherFields: true },
+        3.4,
+        position,
+      );
+    const { workflow, warnings } = convertN8n({
+      nodes: [
+        node("Start", "n8n-nodes-base.manualTrigger"),
+        node(
+          "Check",
+          "n8n-nodes-base.if",
+          {
+            conditions: { conditions: [{ leftValue: "={{ $json.ok }}", rightValue: "", operator: { type: "boolean", operation: "true" } }], combinator: "and" },
+          },
+          2,
+          [200, 0],
+        ),
+        set("Yes", "answer", "yes", [400, -100]),
+        set("No", "answer", "no", [400, 100]),
+        { ...set("Off", "unused", "x", [500, 100]), disabled: true },
+        set("After", "done", "={{ $json.answer }}!", [600, 0]),
+      ],
+      connections: {
+        Start: { main: [[{ node: "Check", type: "main", index: 0 }]] },
+        Check: { main: [[{ node: "Yes", type: "main", index: 0 }], [{ node: "No", type: "main", index: 0 }]] },
+        Yes: { main: [[{ node: "After", type: "main", index: 0 }]] },
+        No: { main: [[{ node: "Off", type: "main", index: 0 }]] },
+        Off: { main: [[{ node: "After", type: "main", index: 0 }]] },
+      },
+    });
+    expect(workflow.steps).toMatchObject([
+      { id: "Check", condition: { field: "{{input.ok}}", operator: "equals", value: true }, then: [{ id: "Yes" }], else: [{ id: "No" }] },
+      { id: "After", values: { done: '{{steps.Yes.result.answer | default: ""}}!' } },
+    ]);
+    expect(warnings).toEqual([
+      { node: "Off", reason: "It is disabled in n8n: left out." },
+      { node: "After", reason: expect.stringContaining("Branches meet here") },
+    ]);
+  });
+
   it("warns about nodes it cannot map and keeps the rest", () => {
     const { workflow, warnings } = convertN8n({
       name: "Mixed",
