@@ -15611,7 +15611,7 @@ export interface components {
             /** @example Invalid email address */
             message: string;
         };
-        ImportedWorkflows: {
+        ImportedWorkflows: components["schemas"]["Workflow"] & {
             /** @description The bundle's other workflows, each with its bundle reference. */
             children: (components["schemas"]["Workflow"] & {
                 ref: string;

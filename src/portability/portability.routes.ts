@@ -17,13 +17,13 @@ const exportRoute = authedRoute("data:read", {
   responses: { 200: { description: "The bundle", content: { "application/json": { schema: BundleSchema } } }, ...notFoundError },
 });
 
-const ImportedSchema = z
-  .object({
-    workflow: WorkflowSchema,
-    children: z.array(WorkflowSchema.extend({ ref: z.string() })).openapi({ description: "The bundle's other workflows, each with its bundle reference." }),
-    warnings: z.array(z.object({ node: z.string().optional(), reason: z.string() })).openapi({ description: "What could not be carried over as it was." }),
-  })
-  .openapi("ImportedWorkflows");
+// The answer is the root workflow itself (DESIGN §6.6: "201 a workflow"), with the whole import
+// beside it: the root again as `workflow`, the other workflows and the warnings.
+const ImportedSchema = WorkflowSchema.extend({
+  workflow: WorkflowSchema,
+  children: z.array(WorkflowSchema.extend({ ref: z.string() })).openapi({ description: "The bundle's other workflows, each with its bundle reference." }),
+  warnings: z.array(z.object({ node: z.string().optional(), reason: z.string() })).openapi({ description: "What could not be carried over as it was." }),
+}).openapi("ImportedWorkflows");
 
 const importRoute = authedRoute("data:write", {
   method: "post",
@@ -59,4 +59,7 @@ const importRoute = authedRoute("data:write", {
 
 export const portabilityRoutes = createRouter()
   .openapi(exportRoute, async (c) => c.json(await exportWorkflow(c.var.ctx, c.req.valid("param").workflow_id), 200))
-  .openapi(importRoute, async (c) => c.json(await importWorkflows(c.var.ctx, c.req.valid("json")), 201));
+  .openapi(importRoute, async (c) => {
+    const imported = await importWorkflows(c.var.ctx, c.req.valid("json"));
+    return c.json({ ...imported.workflow, ...imported }, 201);
+  });

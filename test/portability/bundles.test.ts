@@ -74,6 +74,8 @@ describe("workflow bundles", () => {
     expect(response.status).toBe(201);
     const imported = await json(response);
     expect(imported.warnings).toEqual([]);
+    // The answer is the root workflow itself, with the rest of the import beside it.
+    expect(imported).toMatchObject({ id: imported.workflow.id, name: imported.workflow.name, steps: imported.workflow.steps });
     expect(imported.children.map((c: any) => c.ref)).toEqual(["child-1", "child-2"]);
     const [newChild, newGrandchild] = imported.children;
     expect(imported.workflow.steps[0].workflow_id).toBe(newChild.id);
