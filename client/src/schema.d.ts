@@ -2886,7 +2886,7 @@ export interface paths {
          * List OAuth apps
          * @description The caller's apps, newest first, without their secrets. Paginated with `limit` and `cursor`.
          *
-         *     Requires scope `data:read`. Only with a login token or an API key, not with a token issued to an OAuth app.
+         *     Requires scope `data:read`. Only with a login token or an API key, not with a token issued to an OAuth app. Not with an API key bound to a workspace.
          */
         get: {
             parameters: {
@@ -2993,7 +2993,7 @@ export interface paths {
          * Register an OAuth 2.0 app
          * @description Returns `client_id` and `client_secret`; the secret is shown only in this response. Redirect URIs are matched exactly. The app's scopes may not exceed the calling credential's. A client-credentials token acts for the app's owner within these scopes.
          *
-         *     Requires scope `data:write`. Only with a login token or an API key, not with a token issued to an OAuth app.
+         *     Requires scope `data:write`. Only with a login token or an API key, not with a token issued to an OAuth app. Not with an API key bound to a workspace.
          */
         post: {
             parameters: {
@@ -3125,7 +3125,7 @@ export interface paths {
          * Delete an OAuth app
          * @description Every token issued to the app stops working at once.
          *
-         *     Requires scope `data:write`. Only with a login token or an API key, not with a token issued to an OAuth app.
+         *     Requires scope `data:write`. Only with a login token or an API key, not with a token issued to an OAuth app. Not with an API key bound to a workspace.
          */
         delete: {
             parameters: {
@@ -3244,7 +3244,7 @@ export interface paths {
          * List the OAuth apps you approved
          * @description Apps you approved on the consent page whose access you have not withdrawn, newest first.
          *
-         *     Requires scope `data:read`. Only with a login token or an API key, not with a token issued to an OAuth app.
+         *     Requires scope `data:read`. Only with a login token or an API key, not with a token issued to an OAuth app. Not with an API key bound to a workspace.
          */
         get: {
             parameters: {
@@ -3362,7 +3362,7 @@ export interface paths {
          * Revoke an app's access
          * @description Withdraws every authorization you gave the app: its access and refresh tokens stop working at once, and agents it deployed stop. The app can ask again through the consent page.
          *
-         *     Requires scope `data:write`. Only with a login token or an API key, not with a token issued to an OAuth app.
+         *     Requires scope `data:write`. Only with a login token or an API key, not with a token issued to an OAuth app. Not with an API key bound to a workspace.
          */
         delete: {
             parameters: {
@@ -8435,7 +8435,7 @@ export interface paths {
          * Set the account's alerts
          * @description Messages to Slack, email or a signed webhook (channels as for approvals) when a run fails, an agent is stopped, a connection expires or a budget stops a model request. Each channel gets at most one message per `min_interval_seconds` (default 900), a digest of what happened since its last one; a failed send is tried again at the next minute's sweep. See docs/production.md. An empty `on` turns them off. The webhook signing secret is answered once, by the first PUT (or one with `rotate_signing_secret`).
          *
-         *     Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the editor role there.
+         *     Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the admin role there.
          */
         put: {
             parameters: {
@@ -8538,7 +8538,7 @@ export interface paths {
          * Turn alerts off and forget them
          * @description Removes the alerts, their channels, what was waiting to be sent and the signing secret. Answers 204 whether or not any were set.
          *
-         *     Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the editor role there.
+         *     Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the admin role there.
          */
         delete: {
             parameters: {
@@ -8744,7 +8744,7 @@ export interface paths {
          * Set the account's budget
          * @description Before each model request of the account (chat turns, llm steps, builders), what it has spent this UTC calendar month and used this UTC day is checked against these: a budget reached stops the request (a turn ends `budget_exceeded`, a step fails with that code). See docs/governance.md. A field left out keeps its value; null clears it.
          *
-         *     Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the editor role there.
+         *     Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the admin role there.
          */
         put: {
             parameters: {
@@ -8958,7 +8958,7 @@ export interface paths {
          * Replace the account's tool policy rules
          * @description The first rule that matches a call decides whether it runs (`allow`), waits for a person (`ask`) or is refused (`deny`). An agent's `agent_config.tool_policies` come first, then these, then the default [{"effect":"destructive","action":"ask"}]; a call no rule matches runs. At most 50 rules. See docs/governance.md.
          *
-         *     Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the editor role there.
+         *     Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the admin role there.
          */
         put: {
             parameters: {
@@ -9895,7 +9895,7 @@ export interface paths {
         post?: never;
         /**
          * Unpublish a template you published
-         * @description Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the editor role there.
+         * @description Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the admin role there.
          */
         delete: {
             parameters: {
@@ -12079,7 +12079,7 @@ export interface paths {
          * Publish a workflow as a template
          * @description Other users see it in the marketplace. The copy keeps the automation, never your credentials: fields whose name says they hold a credential (password, api_key, token, authorization, …) and values that are credentials by their look (bearer tokens, provider keys, JWTs, Slack/Discord/Telegram webhook URLs) become `{{<step>_<field>}}` variables with an empty default, header values become `{{header_<name>}}` variables (Content-Type, Accept and values that are only placeholders stay), every web address loses `user:password@` and credential-named query and fragment parameters (`token`, `key`, `sig`, `code`, `*_key`, …), connection ids are dropped, secret variables keep their name with an empty default, and `trigger_config` keeps only type, cron_expression, timezone, interval_seconds, event and verify. Placeholders are kept as written. A workflow holding values stored truncated, or steps that are not valid (before or after that cleaning), is refused with 422. Each publication is a new template with a random id and counts against your quota of published templates.
          *
-         *     Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the editor role there.
+         *     Requires scope `data:write`. Acts in the workspace of the `Hub-Workspace` header (else the credential's, else the personal one) and needs the admin role there.
          */
         post: {
             parameters: {
@@ -13736,7 +13736,7 @@ export interface paths {
          * Create a workspace
          * @description A workspace a team shares, with the caller as its owner. Everything a person made before lives in their personal workspace.
          *
-         *     Requires scope `data:write`.
+         *     Requires scope `data:write`. Not with an API key bound to a workspace.
          */
         post: {
             parameters: {

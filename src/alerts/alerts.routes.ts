@@ -13,24 +13,32 @@ const read = authedRoute("data:read", {
   responses: { 200: { description: "The alerts and each channel's delivery state", content: { "application/json": { schema: AlertsSchema } } } },
 });
 
-const write = authedRoute("data:write", {
-  method: "put",
-  path: "/me/alerts",
-  tags: ["Account"],
-  summary: "Set the account's alerts",
-  description: `${ALERTS_DOC} An empty \`on\` turns them off. The webhook signing secret is answered once, by the first PUT (or one with \`rotate_signing_secret\`).`,
-  request: { body: { required: true, content: { "application/json": { schema: AlertsChange } } } },
-  responses: { 200: { description: "The alerts as stored", content: { "application/json": { schema: AlertsSchema } } } },
-});
+const write = authedRoute(
+  "data:write",
+  {
+    method: "put",
+    path: "/me/alerts",
+    tags: ["Account"],
+    summary: "Set the account's alerts",
+    description: `${ALERTS_DOC} An empty \`on\` turns them off. The webhook signing secret is answered once, by the first PUT (or one with \`rotate_signing_secret\`).`,
+    request: { body: { required: true, content: { "application/json": { schema: AlertsChange } } } },
+    responses: { 200: { description: "The alerts as stored", content: { "application/json": { schema: AlertsSchema } } } },
+  },
+  { role: "admin" },
+);
 
-const remove = authedRoute("data:write", {
-  method: "delete",
-  path: "/me/alerts",
-  tags: ["Account"],
-  summary: "Turn alerts off and forget them",
-  description: "Removes the alerts, their channels, what was waiting to be sent and the signing secret. Answers 204 whether or not any were set.",
-  responses: { 204: { description: "Removed" } },
-});
+const remove = authedRoute(
+  "data:write",
+  {
+    method: "delete",
+    path: "/me/alerts",
+    tags: ["Account"],
+    summary: "Turn alerts off and forget them",
+    description: "Removes the alerts, their channels, what was waiting to be sent and the signing secret. Answers 204 whether or not any were set.",
+    responses: { 204: { description: "Removed" } },
+  },
+  { role: "admin" },
+);
 
 export const alertRoutes = createRouter()
   .openapi(read, async (c) => c.json(await readAlerts(c.var.ctx), 200))

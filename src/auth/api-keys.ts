@@ -45,8 +45,14 @@ export async function createApiKey(
       errors: [{ location: "body", field: "expires_at", message: "Must be in the future." }],
     });
   }
-  // A key bound to a workspace acts only there; the person must belong to it.
-  const workspaceId = input.workspaceId ?? null;
+  // A key bound to a workspace acts only there, and so does every key it makes: it cannot mint a
+  // credential that reaches the person's other workspaces.
+  const bound = ctx.credential.workspaceId ?? null;
+  if (bound !== null && input.workspaceId != null && input.workspaceId !== bound) {
+    throw new HubError("forbidden", `This key is bound to workspace ${bound}: the keys it creates are bound there too.`);
+  }
+  const workspaceId = bound ?? input.workspaceId ?? null;
+  // The person must belong to it.
   if (workspaceId !== null && workspaceId !== ctx.actor.id && !(await memberRole(ctx.db, workspaceId, ctx.actor.id))) {
     throw new HubError("not_found", `Workspace ${workspaceId} not found, or you are not a member of it.`);
   }
@@ -92,7 +98,7 @@ export function listApiKeys(ctx: ServiceContext, limit: number, beforeId?: numbe
   return ctx.db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.userId, ctx.actor.id), isNull(apiKeys.revokedAt), beforeId ? lt(apiKeys.id, beforeId) : undefined))
+    .where(and(eq(apiKeys.userId, ctx.actor.id), isNull(apiKeys.revokedAt), sameBinding(ctx), beforeId ? lt(apiKeys.id, beforeId) : undefined))
     .orderBy(desc(apiKeys.id))
     .limit(limit)
     .all();
@@ -102,7 +108,7 @@ export async function revokeApiKey(ctx: ServiceContext, id: number): Promise<voi
   const key = await ctx.db
     .select({ workspaceId: apiKeys.workspaceId, name: apiKeys.name })
     .from(apiKeys)
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, ctx.actor.id), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, ctx.actor.id), isNull(apiKeys.revokedAt), sameBinding(ctx)))
     .get();
   if (!key) throw notFound("API key");
   const [revoked] = await ctx.db.batch([
@@ -120,6 +126,9 @@ export async function revokeApiKey(ctx: ServiceContext, id: number): Promise<voi
   if (revoked.length === 0) throw notFound("API key");
   forgetApiKey(id);
 }
+
+/** A key bound to a workspace lists and revokes only the person's keys bound to the same one. */
+const sameBinding = (ctx: ServiceContext) => (ctx.credential.workspaceId != null ? eq(apiKeys.workspaceId, ctx.credential.workspaceId) : undefined);
 
 export function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKey | undefined> {
   return db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get();

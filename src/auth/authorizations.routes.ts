@@ -30,7 +30,7 @@ const list = authedRoute(
     description: "Apps you approved on the consent page whose access you have not withdrawn, newest first.",
     responses: { 200: { description: "Approved apps", content: { "application/json": { schema: z.object({ data: z.array(AuthorizationSchema) }) } } } },
   },
-  { firstPartyOnly: true, role: "person" },
+  { firstPartyOnly: true, role: "person", unboundOnly: true },
 );
 
 const revoke = authedRoute(
@@ -45,7 +45,7 @@ const revoke = authedRoute(
     request: { params: ClientIdParam },
     responses: { 204: { description: "Revoked" }, ...notFoundError },
   },
-  { firstPartyOnly: true, role: "person" },
+  { firstPartyOnly: true, role: "person", unboundOnly: true },
 );
 
 export const authorizationRoutes = createRouter()

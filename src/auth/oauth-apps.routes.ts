@@ -48,7 +48,7 @@ const createApp = authedRoute(
       ...conflictError,
     },
   },
-  { firstPartyOnly: true, role: "person" },
+  { firstPartyOnly: true, role: "person", unboundOnly: true },
 );
 
 const listApps = authedRoute(
@@ -62,7 +62,7 @@ const listApps = authedRoute(
     request: { query: PageQuery },
     responses: { 200: { description: "Apps", content: { "application/json": { schema: pageOf(OAuthAppSchema) } } } },
   },
-  { firstPartyOnly: true, role: "person" },
+  { firstPartyOnly: true, role: "person", unboundOnly: true },
 );
 
 const deleteApp = authedRoute(
@@ -83,7 +83,7 @@ const deleteApp = authedRoute(
     },
     responses: { 204: { description: "Deleted" }, ...notFoundError },
   },
-  { firstPartyOnly: true, role: "person" },
+  { firstPartyOnly: true, role: "person", unboundOnly: true },
 );
 
 export const oauthAppRoutes = createRouter()

@@ -1,3 +1,5 @@
+import { roleAtLeast } from "../core/roles";
+import { memberRole } from "../workspaces/resolve";
 import { and, eq } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
@@ -33,19 +35,23 @@ export type CallbackOutcome =
  * stored sealed and the connection becomes `active`. `?error=` from the provider marks the
  * connection `error` with the reason. A bad, expired, reused or someone else's state changes nothing.
  */
-export async function completeAuthorization(ctx: ServiceContext, callbackUrl: URL): Promise<CallbackOutcome> {
+export async function completeAuthorization(caller: ServiceContext, callbackUrl: URL): Promise<CallbackOutcome> {
   const parameters = callbackUrl.searchParams;
   const state = parameters.get("state");
   if (!state || state.length > 200)
     return { kind: "refused", status: 400, message: "This page needs the state the provider sends back; start connecting again." };
   const stateHash = await hashSecret(state);
-  const row = await ctx.db.select().from(oauthAuthorizations).where(eq(oauthAuthorizations.stateHash, stateHash)).get();
+  const row = await caller.db.select().from(oauthAuthorizations).where(eq(oauthAuthorizations.stateHash, stateHash)).get();
   if (!row) return { kind: "refused", status: 400, message: "This authorization link is unknown or was already used. Start connecting again." };
-  if (row.userId !== ctx.workspace.id) {
+  // Only the person who started it completes it, in the workspace it was started for, while they
+  // may still change that workspace's connections (whichever workspace the browser has chosen).
+  const ctx = await startersContext(caller, row);
+  if (!ctx) {
     return {
       kind: "refused",
       status: 403,
-      message: "This authorization was started by another account. Sign in to the hub as the person who started it, then open the link again.",
+      message:
+        "This authorization was started by someone else, or for a workspace where you may no longer add connections. Sign in to the hub as the person who started it, then open the link again.",
     };
   }
   if (row.expiresAt.getTime() <= Date.now())
@@ -150,4 +156,13 @@ async function markFailed(ctx: ServiceContext, connection: Connection, message: 
     .returning();
   forgetConnectionInUse(connection.id);
   return row ?? connection;
+}
+
+/** The context of the authorization's workspace, if the caller started it and is an editor there. */
+async function startersContext(caller: ServiceContext, row: { userId: number; actorUserId: number | null }): Promise<ServiceContext | undefined> {
+  if ((row.actorUserId ?? row.userId) !== caller.actor.id) return undefined;
+  if (row.userId === caller.workspace.id) return roleAtLeast(caller.workspace.role, "editor") ? caller : undefined;
+  const role = row.userId === caller.actor.id ? "owner" : await memberRole(caller.db, row.userId, caller.actor.id);
+  if (!role || !roleAtLeast(role, "editor")) return undefined;
+  return { ...caller, workspace: { id: row.userId, role, personal: row.userId === caller.actor.id } };
 }

@@ -249,6 +249,7 @@ async function recordAuthorization(
   const insert = ctx.db.insert(oauthAuthorizations).values({
     stateHash,
     userId: ctx.workspace.id,
+    actorUserId: ctx.actor.id,
     connectionId: input.connectionId,
     connectionUid: input.uid,
     platform: input.platform.id,

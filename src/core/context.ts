@@ -37,6 +37,8 @@ export interface Credential {
   kind: Principal["kind"] | "delegated";
   /** The OAuth app acting for the user, if any. */
   clientId: string | null;
+  /** The one workspace the credential may act in (an API key bound to it), else null. */
+  workspaceId?: number | null;
 }
 
 /**
@@ -95,7 +97,7 @@ export function contextForPrincipal(runtime: Runtime, principal: Principal, work
     ...runtime,
     workspace,
     actor: { id: principal.userId },
-    credential: { id: principal.credentialId, kind: principal.kind, clientId: principal.clientId },
+    credential: { id: principal.credentialId, kind: principal.kind, clientId: principal.clientId, workspaceId: principal.workspaceId },
     scopes: principal.scopes,
   };
 }

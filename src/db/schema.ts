@@ -220,6 +220,8 @@ export const oauthAuthorizations = sqliteTable(
     connectionId: integer("connection_id").references(() => connections.id, { onDelete: "cascade" }),
     connectionUid: text("connection_uid").notNull(),
     platform: text("platform").notNull(),
+    /** Who started it: only they complete it (null on rows from before teams, where user_id is the person). */
+    actorUserId: integer("actor_user_id").references(() => users.id, { onDelete: "cascade" }),
     draft: text("draft", { mode: "json" }).$type<{ name: string; config: Record<string, unknown> }>(),
     sealed: text("sealed").notNull(),
     redirectUri: text("redirect_uri").notNull(),

@@ -16,15 +16,19 @@ const read = authedRoute("data:read", {
   responses: { 200: { description: "The rules, in the order they are tried", content: { "application/json": { schema: Rules } } } },
 });
 
-const write = authedRoute("data:write", {
-  method: "put",
-  path: "/me/tool-policies",
-  tags: ["Account"],
-  summary: "Replace the account's tool policy rules",
-  description: RULES_DOC,
-  request: { body: { required: true, content: { "application/json": { schema: Rules } } } },
-  responses: { 200: { description: "The rules as stored", content: { "application/json": { schema: Rules } } } },
-});
+const write = authedRoute(
+  "data:write",
+  {
+    method: "put",
+    path: "/me/tool-policies",
+    tags: ["Account"],
+    summary: "Replace the account's tool policy rules",
+    description: RULES_DOC,
+    request: { body: { required: true, content: { "application/json": { schema: Rules } } } },
+    responses: { 200: { description: "The rules as stored", content: { "application/json": { schema: Rules } } } },
+  },
+  { role: "admin" },
+);
 
 export const toolPolicyRoutes = createRouter()
   .openapi(read, async (c) => c.json({ rules: await accountRules(c.var.ctx) }, 200))

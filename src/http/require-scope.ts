@@ -29,6 +29,16 @@ export function requireScope(scope: Scope | readonly Scope[], role?: Role) {
 }
 
 /**
+ * What reaches beyond one workspace (OAuth apps and grants, which act as the whole person; new
+ * workspaces) is not for a key bound to a workspace: it would break out of its binding.
+ */
+export const requireUnbound = createMiddleware<AppEnv>(async (c, next) => {
+  const bound = c.get("principal").workspaceId;
+  if (bound !== null) throw new HubError("forbidden", `This key is bound to workspace ${bound}; sign in or use a key that is not bound to a workspace.`);
+  await next();
+});
+
+/**
  * Managing credentials (API keys, OAuth apps) is for the account holder only: a token an app
  * obtained could otherwise mint credentials that outlive the app's revocation.
  */

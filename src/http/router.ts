@@ -3,7 +3,7 @@ import type { Hook } from "@hono/zod-openapi";
 import type { AppEnv } from "./app-env";
 import { validationFailed, type FieldError } from "../core/errors";
 import { ProblemSchema } from "./schemas";
-import { requireFirstParty, requireScope } from "./require-scope";
+import { requireFirstParty, requireScope, requireUnbound } from "./require-scope";
 import type { Scope } from "../core/scopes";
 import { roleForScopes, type Role } from "../core/roles";
 
@@ -67,6 +67,8 @@ export interface RouteAccess {
    * about the caller's own account (keys, profile, workspaces they belong to), in any workspace.
    */
   role?: Role | "person";
+  /** Not with an API key bound to a workspace: the operation reaches beyond it. */
+  unboundOnly?: boolean;
 }
 
 /**
@@ -80,7 +82,9 @@ export function authedRoute<const R extends Omit<RouteConfig, "security" | "midd
 ) {
   const scopes: readonly Scope[] = typeof scope === "string" ? [scope] : scope;
   const role = options.role === "person" ? undefined : (options.role ?? roleForScopes(scopes));
-  const note = options.firstPartyOnly ? " Only with a login token or an API key, not with a token issued to an OAuth app." : "";
+  const note =
+    (options.firstPartyOnly ? " Only with a login token or an API key, not with a token issued to an OAuth app." : "") +
+    (options.unboundOnly ? " Not with an API key bound to a workspace." : "");
   const roleNote = role
     ? ` Acts in the workspace of the \`Hub-Workspace\` header (else the credential's, else the personal one) and needs the ${role} role there.`
     : "";
@@ -91,7 +95,7 @@ export function authedRoute<const R extends Omit<RouteConfig, "security" | "midd
     security: [{ bearerAuth: [...scopes] }],
     // Machine-readable for clients and the contract test: the workspace role the call needs.
     "x-hub-role": role ?? "person",
-    middleware: (options.firstPartyOnly ? [check, requireFirstParty] : [check]) as [typeof check],
+    middleware: [check, ...(options.firstPartyOnly ? [requireFirstParty] : []), ...(options.unboundOnly ? [requireUnbound] : [])] as [typeof check],
     responses: { ...commonErrors, ...config.responses },
     description: `${config.description ?? ""}\n\nRequires scope${scopes.length > 1 ? "s" : ""} ${needs}.${note}${roleNote}`.trim(),
   });

@@ -138,7 +138,7 @@ export async function listProviders(ctx: ServiceContext): Promise<{ default: Pro
 }
 
 async function defaultProviderId(ctx: ServiceContext, providers: ProviderInfo[]): Promise<ProviderId> {
-  const user = await ctx.db.select({ defaultProvider: users.defaultProvider }).from(users).where(eq(users.id, ctx.workspace.id)).get();
+  const user = await ctx.db.select({ defaultProvider: users.defaultProvider }).from(users).where(eq(users.id, ctx.actor.id)).get();
   const configured = (id: string | null | undefined) => providers.find((p) => p.id === id && p.configured)?.id;
   return configured(user?.defaultProvider) ?? configured(ctx.config.providers.defaultProvider) ?? "local";
 }

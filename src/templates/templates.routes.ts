@@ -154,51 +154,59 @@ const use = authedRoute("data:write", {
   },
 });
 
-const publish = authedRoute("data:write", {
-  method: "post",
-  path: "/workflows/{workflow_id}/publish",
-  tags: ["Templates"],
-  summary: "Publish a workflow as a template",
-  description:
-    "Other users see it in the marketplace. The copy keeps the automation, never your credentials: fields whose name says they hold a credential (password, api_key, token, authorization, …) and values that are credentials by their look (bearer tokens, provider keys, JWTs, Slack/Discord/Telegram webhook URLs) become `{{<step>_<field>}}` variables with an empty default, header values become `{{header_<name>}}` variables (Content-Type, Accept and values that are only placeholders stay), every web address loses `user:password@` and credential-named query and fragment parameters (`token`, `key`, `sig`, `code`, `*_key`, …), connection ids are dropped, secret variables keep their name with an empty default, and `trigger_config` keeps only type, cron_expression, timezone, interval_seconds, event and verify. Placeholders are kept as written. A workflow holding values stored truncated, or steps that are not valid (before or after that cleaning), is refused with 422. Each publication is a new template with a random id and counts against your quota of published templates.",
-  request: {
-    params: z.object({
-      workflow_id: z.coerce
-        .number()
-        .int()
-        .positive()
-        .openapi({ param: { name: "workflow_id", in: "path" } }),
-    }),
-    body: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: z.object({
-            category: z.string().trim().min(1).max(50),
-            difficulty: Difficulty.default("beginner"),
-            tags: z.array(z.string().max(50)).max(20).default([]),
-          }),
+const publish = authedRoute(
+  "data:write",
+  {
+    method: "post",
+    path: "/workflows/{workflow_id}/publish",
+    tags: ["Templates"],
+    summary: "Publish a workflow as a template",
+    description:
+      "Other users see it in the marketplace. The copy keeps the automation, never your credentials: fields whose name says they hold a credential (password, api_key, token, authorization, …) and values that are credentials by their look (bearer tokens, provider keys, JWTs, Slack/Discord/Telegram webhook URLs) become `{{<step>_<field>}}` variables with an empty default, header values become `{{header_<name>}}` variables (Content-Type, Accept and values that are only placeholders stay), every web address loses `user:password@` and credential-named query and fragment parameters (`token`, `key`, `sig`, `code`, `*_key`, …), connection ids are dropped, secret variables keep their name with an empty default, and `trigger_config` keeps only type, cron_expression, timezone, interval_seconds, event and verify. Placeholders are kept as written. A workflow holding values stored truncated, or steps that are not valid (before or after that cleaning), is refused with 422. Each publication is a new template with a random id and counts against your quota of published templates.",
+    request: {
+      params: z.object({
+        workflow_id: z.coerce
+          .number()
+          .int()
+          .positive()
+          .openapi({ param: { name: "workflow_id", in: "path" } }),
+      }),
+      body: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: z.object({
+              category: z.string().trim().min(1).max(50),
+              difficulty: Difficulty.default("beginner"),
+              tags: z.array(z.string().max(50)).max(20).default([]),
+            }),
+          },
         },
       },
     },
-  },
-  responses: {
-    201: { description: "Published", content: { "application/json": { schema: envelope(TemplateSchema) } } },
-    409: {
-      description: "You have as many published templates as an account may have (MAX_PUBLISHED_TEMPLATES_PER_USER): `quota_exceeded`; unpublish one first.",
+    responses: {
+      201: { description: "Published", content: { "application/json": { schema: envelope(TemplateSchema) } } },
+      409: {
+        description: "You have as many published templates as an account may have (MAX_PUBLISHED_TEMPLATES_PER_USER): `quota_exceeded`; unpublish one first.",
+      },
+      ...notFoundError,
     },
-    ...notFoundError,
   },
-});
+  { role: "admin" },
+);
 
-const withdraw = authedRoute("data:write", {
-  method: "delete",
-  path: "/templates/{template_id}",
-  tags: ["Templates"],
-  summary: "Unpublish a template you published",
-  request: { params: TemplateId },
-  responses: { 204: { description: "Unpublished" }, ...notFoundError },
-});
+const withdraw = authedRoute(
+  "data:write",
+  {
+    method: "delete",
+    path: "/templates/{template_id}",
+    tags: ["Templates"],
+    summary: "Unpublish a template you published",
+    request: { params: TemplateId },
+    responses: { 204: { description: "Unpublished" }, ...notFoundError },
+  },
+  { role: "admin" },
+);
 
 export const templateRoutes = createRouter()
   .openapi(categories, async (c) => {

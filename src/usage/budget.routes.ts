@@ -14,15 +14,19 @@ const read = authedRoute("data:read", {
   responses: { 200: { description: "The budget; null fields have no limit", content: { "application/json": { schema: AccountBudgetSchema } } } },
 });
 
-const write = authedRoute("data:write", {
-  method: "put",
-  path: "/me/budget",
-  tags: ["Account"],
-  summary: "Set the account's budget",
-  description: `${BUDGET_DOC} A field left out keeps its value; null clears it.`,
-  request: { body: { required: true, content: { "application/json": { schema: AccountBudgetChange } } } },
-  responses: { 200: { description: "The budget as stored", content: { "application/json": { schema: AccountBudgetSchema } } } },
-});
+const write = authedRoute(
+  "data:write",
+  {
+    method: "put",
+    path: "/me/budget",
+    tags: ["Account"],
+    summary: "Set the account's budget",
+    description: `${BUDGET_DOC} A field left out keeps its value; null clears it.`,
+    request: { body: { required: true, content: { "application/json": { schema: AccountBudgetChange } } } },
+    responses: { 200: { description: "The budget as stored", content: { "application/json": { schema: AccountBudgetSchema } } } },
+  },
+  { role: "admin" },
+);
 
 export const budgetRoutes = createRouter()
   .openapi(read, async (c) => c.json(await readAccountBudget(c.var.ctx), 200))

@@ -8,7 +8,7 @@ import { handOverWork } from "./hand-over";
 import { memberRole } from "./resolve";
 import { revokeBoundKeys, workspaceForCaller } from "./service";
 
-type Caller = Pick<ServiceContext, "db" | "actor" | "workspace">;
+type Caller = Pick<ServiceContext, "db" | "actor" | "workspace" | "credential">;
 
 export interface MemberView {
   user_id: number;

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, count, eq, isNull, notExists, sql } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import { HubError } from "../core/errors";
 import { assertRole, type Role } from "../core/roles";
@@ -6,7 +6,7 @@ import { agents, apiKeys, connections, conversations, users, workflows, workspac
 import { auditStatement } from "./audit";
 import { memberRole, parseWorkspaceId } from "./resolve";
 
-type Caller = Pick<ServiceContext, "db" | "actor" | "workspace">;
+type Caller = Pick<ServiceContext, "db" | "actor" | "workspace"> & { credential?: ServiceContext["credential"] };
 
 /** A team workspace's account has an address nobody can receive mail at, and no password. */
 const workspaceEmail = () => `workspace+${crypto.randomUUID()}@workspaces.invalid`;
@@ -30,6 +30,9 @@ const notAMember = (id: string | number) => new HubError("not_found", `Workspace
 export async function workspaceForCaller(ctx: Caller, idText: string | number) {
   const id = parseWorkspaceId(idText);
   if (id === undefined) throw notAMember(String(idText).slice(0, 40));
+  // A key bound to a workspace knows no other.
+  const bound = ctx.credential?.workspaceId;
+  if (bound != null && id !== bound) throw notAMember(id);
   if (id === ctx.actor.id) return { id, role: "owner" as Role, personal: true };
   const role = await memberRole(ctx.db, id, ctx.actor.id);
   if (!role) throw notAMember(id);
@@ -75,7 +78,9 @@ export async function listWorkspaces(ctx: Caller): Promise<WorkspaceView[]> {
       .where(eq(workspaceMembers.userId, ctx.actor.id))
       .orderBy(asc(workspaceMembers.createdAt), asc(users.id)),
   ]);
-  return [...own.map((row) => present(row, "owner")), ...teams.map((row) => present(row, row.role))];
+  const all = [...own.map((row) => present(row, "owner")), ...teams.map((row) => present(row, row.role))];
+  const bound = ctx.credential?.workspaceId;
+  return bound != null ? all.filter((workspace) => workspace.id === bound) : all;
 }
 
 /** `GET /v1/workspaces/{id}`: any member. */
@@ -111,17 +116,25 @@ export async function deleteWorkspace(ctx: Caller, idText: string): Promise<void
   const workspace = await workspaceForCaller(ctx, idText);
   assertRole(workspace, "owner");
   if (workspace.personal) throw new HubError("conflict", "A personal workspace is deleted with its account, not on its own.");
-  const owned = (table: typeof workflows | typeof agents | typeof connections | typeof conversations) =>
-    ctx.db.select({ n: count() }).from(table).where(eq(table.userId, workspace.id));
-  const [w, a, c, v] = await ctx.db.batch([owned(workflows), owned(agents), owned(connections), owned(conversations)]);
-  const left = Object.entries({ workflows: w[0]!.n, agents: a[0]!.n, connections: c[0]!.n, conversations: v[0]!.n }).filter(([, n]) => n > 0);
-  if (left.length) {
-    throw new HubError(
-      "conflict",
-      `The workspace is not empty: it still has ${left.map(([what, n]) => `${n} ${what}`).join(", ")}. Delete or move them first.`,
-    );
-  }
-  await ctx.db.delete(users).where(and(eq(users.id, workspace.id), eq(users.kind, "workspace")));
+  // Emptiness is checked in the delete itself, so nothing created meanwhile is swept away with it.
+  const tables = [workflows, agents, connections, conversations] as const;
+  const names = ["workflows", "agents", "connections", "conversations"];
+  const held = (table: (typeof tables)[number]) => ctx.db.select({ one: sql`1` }).from(table).where(eq(table.userId, workspace.id));
+  const owned = (table: (typeof tables)[number]) => ctx.db.select({ n: count() }).from(table).where(eq(table.userId, workspace.id));
+  const [deleted, ...counts] = await ctx.db.batch([
+    ctx.db
+      .delete(users)
+      .where(and(eq(users.id, workspace.id), eq(users.kind, "workspace"), ...tables.map((table) => notExists(held(table)))))
+      .returning({ id: users.id }),
+    owned(workflows),
+    owned(agents),
+    owned(connections),
+    owned(conversations),
+  ]);
+  if (deleted.length) return;
+  const left = counts.map((rows, i) => [names[i], rows[0]?.n ?? 0] as const).filter(([, n]) => n > 0);
+  if (!left.length) throw notAMember(workspace.id); // deleted meanwhile
+  throw new HubError("conflict", `The workspace is not empty: it still has ${left.map(([what, n]) => `${n} ${what}`).join(", ")}. Delete or move them first.`);
 }
 
 /** Keys a person bound to a workspace stop at once when they leave it. */

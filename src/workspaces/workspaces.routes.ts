@@ -7,6 +7,7 @@ import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces, updateW
 // These operations name their workspace in the path; who may do what is checked against the
 // caller's role there (service.ts, members.ts), not against the Hub-Workspace header.
 const person = { role: "person" } as const;
+// A key bound to a workspace reaches no other: it creates none (and sees only its own, service.ts).
 const tags = ["Workspaces"];
 const json = <T>(schema: T) => ({ "application/json": { schema } });
 
@@ -21,7 +22,7 @@ const create = authedRoute(
     request: { body: { required: true, content: json(WorkspaceChange) } },
     responses: { 201: { description: "Created", content: json(WorkspaceSchema) } },
   },
-  person,
+  { ...person, unboundOnly: true },
 );
 
 const list = authedRoute(

@@ -188,7 +188,7 @@ describe("connecting with OAuth 2.0", () => {
     const stranger = await signedInPerson();
     const theirs = await stranger.browser.request(callback);
     expect(theirs.status).toBe(403);
-    expect(await theirs.text()).toContain("another account");
+    expect(await theirs.text()).toContain("started by someone else");
     // Nobody signed in: asked to sign in, nothing used.
     const anonymous = await new Browser().request(callback);
     expect(anonymous.status).toBe(401);

@@ -193,4 +193,39 @@ describe("workspaces", () => {
     expect(trail.next_cursor).toBeNull();
     await expectProblem(await call(`/v1/workspaces/${team.id}/audit`, { token: (await newUser()).accessToken }), 404, "not_found");
   });
+
+  it("keeps a key bound to a workspace inside it: the keys it makes are bound there, and it makes no apps or workspaces", async () => {
+    const [owner, member] = await Promise.all([newUser(), newUser()]);
+    const team = await newTeam(owner);
+    await addMember(owner, team.id, member, "viewer");
+    const other = await newTeam(member, "Elsewhere");
+    const bound = await newApiKey(member, { workspace_id: team.id });
+
+    // A key it creates is bound to the same workspace, whatever it asks for.
+    const made = await json(await call("/v1/auth/api-keys", { token: bound.key, json: { name: "made by a bound key" } }));
+    expect(made.workspace_id).toBe(team.id);
+    await expectProblem(await call("/v1/auth/api-keys", { token: bound.key, json: { name: "escape", workspace_id: other.id } }), 403, "forbidden");
+    await expectProblem(await call("/v1/workflows", { token: made.key, headers: { "Hub-Workspace": String(member.id) } }), 404, "not_found");
+    // It sees only keys bound where it is, and only that workspace.
+    const keys = (await json(await call("/v1/auth/api-keys", { token: bound.key }))).data;
+    expect(keys.every((k: any) => k.workspace_id === team.id)).toBe(true);
+    expect((await json(await call("/v1/workspaces", { token: bound.key }))).data.map((w: any) => w.id)).toEqual([team.id]);
+    await expectProblem(await call(`/v1/workspaces/${other.id}/members`, { token: bound.key }), 404, "not_found");
+    // OAuth apps and new workspaces would act beyond it.
+    await expectProblem(await call("/v1/workspaces", { token: bound.key, json: { name: "Mine" } }), 403, "forbidden");
+    await expectProblem(await call("/v1/auth/apps", { token: bound.key, json: { name: "App", redirect_uris: ["https://example.com/cb"] } }), 403, "forbidden");
+  });
+
+  it("leaves the workspace's settings (policies, budget, alerts, publishing) to admins", async () => {
+    const [owner, editor] = await Promise.all([newUser(), newUser()]);
+    const team = await newTeam(owner);
+    await addMember(owner, team.id, editor, "editor");
+    const asEditor = (path: string, method: string, body?: unknown) => inWorkspace(editor, team.id, path, { method, json: body });
+    await expectProblem(await asEditor("/v1/me/tool-policies", "PUT", { rules: [] }), 403, "insufficient_role");
+    await expectProblem(await asEditor("/v1/me/budget", "PUT", { monthly_usd: 5 }), 403, "insufficient_role");
+    await expectProblem(await asEditor("/v1/me/alerts", "DELETE"), 403, "insufficient_role");
+    // Reading them is any member's.
+    expect((await asEditor("/v1/me/tool-policies", "GET")).status).toBe(200);
+    expect((await asEditor("/v1/me/budget", "GET")).status).toBe(200);
+  });
 });

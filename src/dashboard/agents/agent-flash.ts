@@ -32,7 +32,7 @@ export type TakenFlash = DeployFlash | { alreadyShown: true };
 
 export async function flashWebhookSecret(c: Context<AppEnv>, ctx: ServiceContext, agentId: string, flash: DeployFlash): Promise<void> {
   const payload = JSON.stringify({ ...flash, id: randomToken(16), expires: Date.now() + LIFETIME_SECONDS * 1000 });
-  const sealed = await (await ctx.secrets()).seal(payload, sealContext(ctx.workspace.id, agentId));
+  const sealed = await (await ctx.secrets()).seal(payload, sealContext(ctx.actor.id, agentId));
   setCookie(c, COOKIE, sealed, { httpOnly: true, sameSite: "Lax", path: pathOf(agentId), secure: secure(c), maxAge: LIFETIME_SECONDS });
 }
 
@@ -43,7 +43,7 @@ export async function takeWebhookSecret(c: Context<AppEnv>, ctx: ServiceContext,
   deleteCookie(c, COOKIE, { path: pathOf(agentId), secure: secure(c) });
   let flash: { id: unknown; secret: unknown; expires: unknown; scheduleError: unknown };
   try {
-    flash = JSON.parse(await (await ctx.secrets()).open(sealed, sealContext(ctx.workspace.id, agentId)));
+    flash = JSON.parse(await (await ctx.secrets()).open(sealed, sealContext(ctx.actor.id, agentId)));
   } catch {
     // Another person's or another agent's cookie, or a tampered one: nothing to show.
     return undefined;
