@@ -3,6 +3,7 @@ import type { Env } from "./env";
 import { runtimeFor } from "./core/context";
 import type { WorkflowRunMessage } from "./core/messages";
 import { removeExpiredCredentials } from "./scheduled/housekeeping";
+import { forgetOldAuditRecords } from "./workspaces/audit";
 import { removeUnusedClients } from "./auth/client-registration";
 import { forgetOldExecutionKeys, forgetOldFlowWindows, resumeStaleExecutions } from "./executions/sweep";
 import { resumeDueNotifications } from "./executions/notifications";
@@ -48,6 +49,7 @@ export default {
         sweepOverduePolls(runtime),
         forgetOldAuthorizations(runtime.db),
         sendDueAlerts(runtime),
+        forgetOldAuditRecords(runtime.db),
       ]).then(() => undefined),
     );
   },

@@ -1,4 +1,4 @@
-import { and, desc, eq, is, lt, SQL, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, is, lt, SQL, sql } from "drizzle-orm";
 import type { ServiceContext } from "../core/context";
 import type { Db } from "../db/client";
 import { users, workspaceAudit } from "../db/schema";
@@ -77,4 +77,19 @@ export async function readAudit(db: Db, workspaceId: number, before?: number) {
     })),
     next_cursor: rows.length > AUDIT_PAGE_SIZE ? String(page.at(-1)!.id) : null,
   };
+}
+
+/** How long the trail keeps a record: a year, then the every-minute cron forgets it. */
+export const AUDIT_RETENTION_DAYS = 365;
+const AUDIT_SWEEP_BATCH = 1000;
+
+/** Forgets audit records older than AUDIT_RETENTION_DAYS, at most a batch per sweep (bounded work). */
+export async function forgetOldAuditRecords(db: Db, now = Date.now()): Promise<number> {
+  const old = db
+    .select({ id: workspaceAudit.id })
+    .from(workspaceAudit)
+    .where(lt(workspaceAudit.at, new Date(now - AUDIT_RETENTION_DAYS * 86_400_000)))
+    .limit(AUDIT_SWEEP_BATCH);
+  const removed = await db.delete(workspaceAudit).where(inArray(workspaceAudit.id, old)).returning({ id: workspaceAudit.id });
+  return removed.length;
 }

@@ -2,6 +2,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { decideApproval, requestApproval } from "../../src/approvals/service";
 import { delegatedContext, runtimeFor } from "../../src/core/context";
+import { createDb } from "../../src/db/client";
+import { AUDIT_RETENTION_DAYS, forgetOldAuditRecords } from "../../src/workspaces/audit";
 import { call, expectProblem, json, newUser, type TestUser } from "../helpers/api";
 
 const textStep = [{ id: "hello", type: "tool", tool: "text_template", arguments: { template: "hi {{input.name}}" } }];
@@ -116,5 +118,19 @@ describe("workspace audit trail", () => {
     expect(text).not.toContain("/s/audit/hook");
     // The editor's own workspace saw none of it.
     expect((await trailOf(editor, editor.id)).map((entry: any) => entry.action)).not.toContain("workflow.created");
+  });
+});
+
+describe("the audit trail's retention", () => {
+  it("forgets records older than a year, a bounded batch per sweep, and keeps the rest", async () => {
+    const owner = await newUser();
+    const team = await json(await call("/v1/workspaces", { token: owner.accessToken, json: { name: "Old" } }));
+    const longAgo = Date.now() - (AUDIT_RETENTION_DAYS + 1) * 86_400_000;
+    await env.DB.prepare("INSERT INTO workspace_audit (workspace_id, at, action, target_type, target_id) VALUES (?, ?, 'workflow.created', 'workflow', '1')")
+      .bind(team.id, longAgo)
+      .run();
+    expect(await forgetOldAuditRecords(createDb(env.DB))).toBeGreaterThanOrEqual(1);
+    const kept = (await json(await call(`/v1/workspaces/${team.id}/audit`, { token: owner.accessToken }))).data;
+    expect(kept.map((e: any) => e.action)).toEqual(["workspace.created"]);
   });
 });
